@@ -1,0 +1,20 @@
+"""The registry of connection kinds: one line per kind."""
+
+from __future__ import annotations
+
+from broker.kinds.base import KindSpec
+from broker.kinds.db import rules as db_rules
+from broker.kinds.files import rules as files_rules
+from broker.kinds.http import rules as http_rules
+from broker.kinds.mcp import rules as mcp_rules
+
+KINDS: dict[str, KindSpec] = {
+    spec.name: spec
+    for spec in (
+        KindSpec("http", http_rules),
+        KindSpec("mcp", mcp_rules),
+        KindSpec("tdt-mcp", mcp_rules),
+        KindSpec("files", files_rules),
+        KindSpec("db", db_rules),
+    )
+}

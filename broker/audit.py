@@ -1,0 +1,63 @@
+"""The audit log of write decisions: ``<home>/audit.jsonl``, one JSON object per line.
+
+Each record: time (UTC ISO), workspace, extension, connection, kind, operation, decision
+(confirmed | declined | expired | refused), outcome (``ok`` or an error code), the title the
+user saw and the digest of the exact request. Argument values are not logged (they can hold
+personal data); the digest identifies them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class AuditRecord:
+    workspace: str
+    extension: str
+    connection: str
+    kind: str
+    operation: str
+    decision: str
+    outcome: str
+    title: str = ""
+    request_digest: str = ""
+    time: str = ""
+
+
+class AuditLog:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+
+    def record(self, rec: AuditRecord) -> None:
+        if not rec.time:
+            rec = AuditRecord(**{**asdict(rec), "time": datetime.now(UTC).isoformat(timespec="seconds")})
+        line = json.dumps(asdict(rec), ensure_ascii=False, sort_keys=True) + "\n"
+        with self._lock:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                os.write(fd, line.encode("utf-8"))
+            finally:
+                os.close(fd)
+
+    def records(self) -> Iterator[AuditRecord]:
+        try:
+            fh = self.path.open(encoding="utf-8")
+        except FileNotFoundError:
+            return
+        with fh:
+            for line in fh:
+                try:
+                    raw: Any = json.loads(line)
+                    yield AuditRecord(**raw)
+                except (ValueError, TypeError):
+                    continue  # a torn last line after a crash; the rest stays readable

@@ -1,0 +1,94 @@
+"""Helm's broker errors: one hierarchy, documented here.
+
+``HelmError`` is the root. Two families hang from it:
+
+* ``CallError`` carries one of the contract's error codes (``ErrorCode``) and ends a
+  single call. Kind adapters raise it; the broker turns it into the kind's envelope in
+  exactly one place (``broker.envelope``). Its message is written by Helm, never copied from
+  a library exception, so it cannot carry a secret.
+* Configuration errors (``ManifestError``, ``SettingsError``, ``CredentialStoreError``,
+  ``ProfileError``) are raised to the user of the CLI or the UI, with a message that says
+  what is wrong and where.
+
+Foreign exceptions (httpx, asyncpg, OSError…) are translated at the boundary of the module
+that calls the library: ``raise CallError(...) from exc``.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+
+class ErrorCode(StrEnum):
+    """Every error code an extension can receive (connection contract v1, plus rate_limited)."""
+
+    REFUSED = "refused"
+    NOT_CONFIGURED = "not_configured"
+    NOT_AUTHORIZED = "not_authorized"
+    UNAVAILABLE = "unavailable"
+    TIMEOUT = "timeout"
+    TOO_LARGE = "too_large"
+    TOO_MANY_ROWS = "too_many_rows"
+    NOT_JSON = "not_json"
+    REDIRECT = "redirect"
+    HTTP_ERROR = "http_error"
+    TOOL_ERROR = "tool_error"
+    QUERY_FAILED = "query_failed"
+    CONFLICT = "conflict"
+    DECLINED = "declined"
+    CONFIRMATION_REQUIRED = "confirmation_required"
+    RATE_LIMITED = "rate_limited"
+
+
+class HelmError(Exception):
+    """Root of every error the broker raises on purpose."""
+
+
+class CallError(HelmError):
+    """Ends one call with a contract error code.
+
+    ``data`` is what the envelope's ``data`` carries (an http error body, an MCP result with
+    isError); ``status`` is the HTTP status for the http kind; ``retry_after`` (seconds) is set
+    for ``rate_limited``.
+    """
+
+    def __init__(
+        self,
+        code: ErrorCode,
+        message: str,
+        *,
+        data: Any = None,
+        status: int | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+        self.status = status
+        self.retry_after = retry_after
+
+    def __repr__(self) -> str:
+        return f"CallError({self.code.value!r}, {self.message!r})"
+
+
+class ManifestError(HelmError):
+    """A manifest failed validation; ``issues`` lists every problem with its JSON path."""
+
+    def __init__(self, issues: list[Any]) -> None:
+        self.issues = issues
+        lines = "\n".join(f"{i.path}: {i.message}" for i in issues)
+        super().__init__(f"invalid manifest ({len(issues)} problem(s)):\n{lines}")
+
+
+class SettingsError(HelmError):
+    """The settings file is unreadable, corrupt, of an unknown version, or a change is invalid."""
+
+
+class ProfileError(SettingsError):
+    """A service, MCP server or database profile is invalid."""
+
+
+class CredentialStoreError(HelmError):
+    """The credential store cannot be used safely (e.g. a fallback file with a wrong mode)."""

@@ -1,0 +1,61 @@
+"""Manifest rules and review for ``db`` connections (no I/O)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from broker.kinds.base import ConnectionReview, Issue, ReviewItem
+from broker.kinds.db.sqlscan import scan
+
+PLACEHOLDER_HELP = {
+    "sqlite": "? placeholders",
+    "mysql": "? placeholders",
+    "postgres": "$1, $2… placeholders",
+}
+
+
+def operations(conn: Mapping[str, Any]) -> dict[str, bool]:
+    return {name: bool(q.get("write", False)) for name, q in conn["queries"].items()}
+
+
+def sql_problems(sql: str, engine: str, params: list[str]) -> Iterator[tuple[str, str]]:
+    """(field, message) for each problem of one query's SQL against its params."""
+    s = scan(sql, engine)
+    if s.unterminated:
+        yield "sql", "has an unterminated string, identifier or comment"
+        return
+    if s.statements != 1:
+        yield "sql", f"must be exactly one statement (found {s.statements})"
+    if s.named:
+        yield "sql", "use ? placeholders; named and numbered parameters are not supported"
+    if engine == "postgres":
+        used = {int(p[1:]) for p in s.placeholders}
+        expected = set(range(1, len(params) + 1))
+        if used != expected:
+            yield (
+                "params",
+                (
+                    f"the SQL uses {', '.join(f'${u}' for u in sorted(used)) or 'no placeholders'} "
+                    f"but params names {len(params)} argument(s); use $1…${len(params)} each at least once"
+                ),
+            )
+    elif len(s.placeholders) != len(params):
+        yield "params", (f"the SQL has {len(s.placeholders)} ? placeholder(s) but params names {len(params)}")
+
+
+def lint(conn: Mapping[str, Any], path: str, manifest: Mapping[str, Any]) -> Iterator[Issue]:
+    engine = conn["engine"]
+    for name, query in conn["queries"].items():
+        at = f"{path}.queries.{name}"
+        params = list(query.get("params", []))
+        for field, message in sql_problems(query["sql"], engine, params):
+            yield Issue(f"{at}.{field}", message + f" ({engine} uses {PLACEHOLDER_HELP[engine]})")
+
+
+def review(conn: Mapping[str, Any]) -> ConnectionReview:
+    items = []
+    for name, q in conn["queries"].items():
+        params = ", ".join(q.get("params", [])) or "no arguments"
+        items.append(ReviewItem(f"query {name} ({params})", q["sql"], bool(q.get("write"))))
+    return ConnectionReview(conn["id"], "db", f"database {conn['service']} ({conn['engine']})", tuple(items))

@@ -1,0 +1,48 @@
+"""Manifest rules and review for ``files`` connections (no I/O)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from broker.kinds.base import ConnectionReview, Issue, ReviewItem
+
+
+def operations(conn: Mapping[str, Any]) -> dict[str, bool]:
+    return {op: op == "write" for op in conn["operations"]}
+
+
+def glob_problem(glob: str) -> str | None:
+    if "\x00" in glob or "\\" in glob:
+        return "must not contain NUL or backslashes"
+    if glob.startswith(("/", "~")) or (len(glob) > 1 and glob[1] == ":"):
+        return "must be relative (no leading /, ~ or drive)"
+    for segment in glob.split("/"):
+        if segment == "":
+            return "must not have empty segments (//) or a trailing /"
+        if segment in (".", ".."):
+            return "must not contain . or .. segments"
+        if "**" in segment and segment != "**":
+            return "** must be a whole segment"
+        if "[" in segment or "]" in segment or "{" in segment or "}" in segment:
+            return "only * and ? are wildcards; [ ] { } are not allowed"
+    return None
+
+
+def lint(conn: Mapping[str, Any], path: str, manifest: Mapping[str, Any]) -> Iterator[Issue]:
+    for i, glob in enumerate(conn["paths"]):
+        if (problem := glob_problem(glob)) is not None:
+            yield Issue(f"{path}.paths[{i}]", problem)
+
+
+def review(conn: Mapping[str, Any]) -> ConnectionReview:
+    where = "a project (chosen per call)" if conn["root"] == "project" else "the workspace"
+    ops = conn["operations"]
+    reads = ", ".join(op for op in ops if op != "write") or "none"
+    items = [ReviewItem(f"files {glob}", reads, False) for glob in conn["paths"]]
+    if "write" in ops:
+        items += [
+            ReviewItem(f"files {glob}", "replace existing files — confirmed each time", True)
+            for glob in conn["paths"]
+        ]
+    return ConnectionReview(conn["id"], "files", f"files in {where}", tuple(items))

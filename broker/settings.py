@@ -1,0 +1,247 @@
+"""Helm's settings: one versioned JSON file in the Helm home.
+
+Format (``settings.json``, version 1)::
+
+    {
+      "version": 1,
+      "services":    {NAME: {...http profile...}},
+      "mcp_servers": {NAME: {...mcp profile...}},
+      "databases":   {NAME: {...db profile...}},
+      "workspaces":  {NAME: {"root": PATH, "projects": {ID: PATH},
+                             "everyday": false, "tdt_command": [ARG, ...] | null,
+                             "extensions": {EXT_ID: {"path": DIR, "enabled": true,
+                                                     "approval": {"digest": HEX,
+                                                                  "approved_at": ISO,
+                                                                  "pins": {...}} | null}}}}
+    }
+
+Profiles are stored as plain JSON objects and validated by their kind. Secrets never go here:
+they live in the credential store. Every change is written atomically under a lock; a file
+that cannot be read is reported and left exactly as it is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from broker.atomic import write_atomic
+from broker.errors import SettingsError
+from broker.jsonutil import DuplicateKeyError, loads_strict
+
+VERSION = 1
+PROFILE_SECTIONS = ("services", "mcp_servers", "databases")
+
+
+@dataclass
+class Approval:
+    digest: str
+    approved_at: str
+    pins: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class InstalledExtension:
+    id: str
+    path: Path
+    enabled: bool = True
+    approval: Approval | None = None
+
+
+@dataclass
+class Workspace:
+    name: str
+    root: Path
+    projects: dict[str, Path] = field(default_factory=dict)
+    extensions: dict[str, InstalledExtension] = field(default_factory=dict)
+    everyday: bool = False
+    tdt_command: list[str] | None = None
+
+
+@dataclass
+class Settings:
+    services: dict[str, dict[str, Any]] = field(default_factory=dict)
+    mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    databases: dict[str, dict[str, Any]] = field(default_factory=dict)
+    workspaces: dict[str, Workspace] = field(default_factory=dict)
+
+    def workspace(self, name: str) -> Workspace:
+        try:
+            return self.workspaces[name]
+        except KeyError:
+            raise SettingsError(f"no workspace named {name!r}") from None
+
+    def profiles(self, section: str) -> dict[str, dict[str, Any]]:
+        if section not in PROFILE_SECTIONS:
+            raise ValueError(section)
+        profiles: dict[str, dict[str, Any]] = getattr(self, section)
+        return profiles
+
+    # -- serialisation -------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": VERSION,
+            "services": self.services,
+            "mcp_servers": self.mcp_servers,
+            "databases": self.databases,
+            "workspaces": {n: _workspace_to_json(w) for n, w in sorted(self.workspaces.items())},
+        }
+
+    @classmethod
+    def from_json(cls, raw: Any) -> Settings:
+        if not isinstance(raw, dict):
+            raise SettingsError("the top level must be a JSON object")
+        version = raw.get("version")
+        if version != VERSION:
+            raise SettingsError(
+                f"unsupported settings version {version!r} (this Helm reads version {VERSION})"
+            )
+        try:
+            settings = cls(
+                **{s: _profiles(raw.get(s, {}), s) for s in PROFILE_SECTIONS},
+                workspaces={
+                    str(n): _workspace_from_json(str(n), w)
+                    for n, w in _object(raw.get("workspaces", {}), "workspaces").items()
+                },
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise SettingsError(f"malformed settings: {exc}") from exc
+        return settings
+
+
+def _object(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise SettingsError(f"{where} must be a JSON object")
+    return value
+
+
+def _profiles(value: Any, where: str) -> dict[str, dict[str, Any]]:
+    out = _object(value, where)
+    for name, profile in out.items():
+        _object(profile, f"{where}.{name}")
+    return out
+
+
+def _workspace_to_json(w: Workspace) -> dict[str, Any]:
+    return {
+        "root": str(w.root),
+        "projects": {k: str(v) for k, v in sorted(w.projects.items())},
+        "everyday": w.everyday,
+        "tdt_command": w.tdt_command,
+        "extensions": {
+            e.id: {
+                "path": str(e.path),
+                "enabled": e.enabled,
+                "approval": None
+                if e.approval is None
+                else {
+                    "digest": e.approval.digest,
+                    "approved_at": e.approval.approved_at,
+                    "pins": e.approval.pins,
+                },
+            }
+            for e in sorted(w.extensions.values(), key=lambda e: e.id)
+        },
+    }
+
+
+def _workspace_from_json(name: str, raw: Any) -> Workspace:
+    raw = _object(raw, f"workspaces.{name}")
+    extensions = {}
+    for ext_id, e in _object(raw.get("extensions", {}), f"workspaces.{name}.extensions").items():
+        e = _object(e, f"workspaces.{name}.extensions.{ext_id}")
+        a = e.get("approval")
+        approval = (
+            None if a is None else Approval(str(a["digest"]), str(a["approved_at"]), dict(a.get("pins", {})))
+        )
+        extensions[ext_id] = InstalledExtension(
+            ext_id, Path(e["path"]), bool(e.get("enabled", True)), approval
+        )
+    tdt = raw.get("tdt_command")
+    return Workspace(
+        name=name,
+        root=Path(raw["root"]),
+        projects={str(k): Path(v) for k, v in _object(raw.get("projects", {}), "projects").items()},
+        extensions=extensions,
+        everyday=bool(raw.get("everyday", False)),
+        tdt_command=None if tdt is None else [str(a) for a in tdt],
+    )
+
+
+class Home:
+    """The Helm home folder: settings, credentials fallback, audit log.
+
+    ``settings`` is re-read when the file changes on disk (another Helm process, the CLI), so
+    a long-running broker always acts on what the user last saved.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.settings_path = path / "settings.json"
+        self._cached: Settings | None = None
+        self._stamp: tuple[int, int] | None = None
+
+    @classmethod
+    def default_path(cls) -> Path:
+        env = os.environ.get("HELM_HOME")
+        return Path(env).expanduser() if env else Path.home() / ".helm"
+
+    def ensure(self) -> None:
+        self.path.mkdir(mode=0o700, parents=True, exist_ok=True)
+
+    def _stat(self) -> tuple[int, int] | None:
+        try:
+            st = self.settings_path.stat()
+        except FileNotFoundError:
+            return None
+        return (st.st_mtime_ns, st.st_size)
+
+    def settings(self) -> Settings:
+        stamp = self._stat()
+        if self._cached is None or stamp != self._stamp:
+            self._cached = self._read()
+            self._stamp = stamp
+        return self._cached
+
+    def _read(self) -> Settings:
+        try:
+            text = self.settings_path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return Settings()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise SettingsError(f"cannot read {self.settings_path}: {exc}") from exc
+        try:
+            raw = loads_strict(text)
+        except (ValueError, DuplicateKeyError) as exc:
+            raise SettingsError(
+                f"{self.settings_path} is not valid JSON ({exc}); it was left as it is — "
+                "fix or move it away, then start Helm again"
+            ) from exc
+        try:
+            return Settings.from_json(raw)
+        except SettingsError as exc:
+            raise SettingsError(f"{self.settings_path}: {exc}; it was left as it is") from exc
+
+    @contextlib.contextmanager
+    def update(self) -> Iterator[Settings]:
+        """Read, let the caller change, and write back atomically, under an exclusive lock.
+
+        If the body raises, nothing is written.
+        """
+        self.ensure()
+        with open(self.path / ".settings.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                settings = self._read()
+                yield settings
+                data = json.dumps(settings.to_json(), indent=2, sort_keys=False) + "\n"
+                write_atomic(self.settings_path, data.encode("utf-8"), mode=0o600)
+                self._cached = None
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)

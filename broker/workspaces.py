@@ -1,0 +1,57 @@
+"""Workspaces and their registered projects."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from broker.errors import SettingsError
+from broker.settings import Home, Workspace
+
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+def _check_name(what: str, name: str) -> None:
+    if not NAME.match(name):
+        raise SettingsError(
+            f"{what} {name!r} is not a valid name: use letters, digits, '_', '.', '-' "
+            "(up to 64, starting with a letter or digit)"
+        )
+
+
+def _existing_folder(what: str, path: Path) -> Path:
+    resolved = path.expanduser().resolve()
+    if not resolved.is_dir():
+        raise SettingsError(f"{what} {path} is not an existing folder")
+    return resolved
+
+
+def add_workspace(home: Home, name: str, root: Path) -> Workspace:
+    _check_name("workspace", name)
+    folder = _existing_folder("workspace root", root)
+    with home.update() as settings:
+        if name in settings.workspaces:
+            raise SettingsError(f"workspace {name!r} already exists")
+        ws = settings.workspaces[name] = Workspace(name, folder)
+    return ws
+
+
+def add_project(home: Home, workspace: str, project_id: str, path: Path) -> Path:
+    _check_name("project", project_id)
+    folder = _existing_folder("project", path)
+    with home.update() as settings:
+        ws = settings.workspace(workspace)
+        if project_id in ws.projects:
+            raise SettingsError(f"project {project_id!r} already exists in {workspace!r}")
+        ws.projects[project_id] = folder
+    return folder
+
+
+def set_everyday(home: Home, workspace: str, on: bool) -> None:
+    with home.update() as settings:
+        settings.workspace(workspace).everyday = on
+
+
+def set_tdt_command(home: Home, workspace: str, command: list[str] | None) -> None:
+    with home.update() as settings:
+        settings.workspace(workspace).tdt_command = command
