@@ -1,0 +1,1 @@
+"""The ``helm`` subcommands: one module per group, each with ``register(subparsers)``."""

@@ -1,0 +1,33 @@
+"""``helm audit``: the log of write decisions."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import asdict
+from typing import Any
+
+from app.commands.common import add_home_option, home_path, print_json
+from broker.audit import AuditLog
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("audit", help="show the log of write decisions")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--limit", type=int, default=50, help="show the last N records (default 50)")
+    add_home_option(p)
+    p.set_defaults(handler=_show)
+
+
+def _show(args: argparse.Namespace) -> int:
+    records = list(AuditLog(home_path(args) / "audit.jsonl").records())[-args.limit :]
+    if args.json:
+        print_json([asdict(r) for r in records])
+        return 0
+    if not records:
+        print("no write decisions recorded")
+    for r in records:
+        print(
+            f"{r.time}  {r.decision:<9} {r.outcome:<14} {r.workspace}/{r.extension} "
+            f"{r.connection}.{r.operation}  {r.title}"
+        )
+    return 0

@@ -1,0 +1,92 @@
+"""Plumbing shared by every subcommand: the home, the broker, secrets, output and exit codes.
+
+Exit codes: 0 success, 1 the action failed (an error envelope, a refused change), 2 a usage
+error (argparse's own), 3 Helm's settings or credential store cannot be used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import json
+import sys
+from collections.abc import Awaitable, Callable, Coroutine
+from pathlib import Path
+from typing import Any, NoReturn
+
+from broker import Broker
+from broker.credentials import CredentialStore, open_store
+from broker.settings import Home
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+class CommandFailed(Exception):
+    """Ends a command with a message on stderr and exit code 1."""
+
+
+def home_path(args: argparse.Namespace) -> Path:
+    explicit: str | None = getattr(args, "home", None)
+    return Path(explicit).expanduser() if explicit else Home.default_path()
+
+
+def home(args: argparse.Namespace) -> Home:
+    h = Home(home_path(args))
+    h.ensure()
+    return h
+
+
+def credentials(args: argparse.Namespace) -> CredentialStore:
+    return open_store(home_path(args))
+
+
+def open_broker(args: argparse.Namespace) -> Broker:
+    path = home_path(args)
+    return Broker(path, credentials=open_store(path))
+
+
+def run(coro: Coroutine[Any, Any, int]) -> int:
+    return asyncio.run(coro)
+
+
+async def with_broker(args: argparse.Namespace, body: Callable[[Broker], Awaitable[int]]) -> int:
+    async with open_broker(args) as broker:
+        return await body(broker)
+
+
+def read_secret(prompt: str, *, allow_empty: bool = False) -> str:
+    """A secret from the terminal (no echo) or, when stdin is not a terminal, its first line.
+
+    Secrets are never taken from argv: other users can read a process's arguments.
+    """
+    value = getpass.getpass(prompt) if sys.stdin.isatty() else sys.stdin.readline().rstrip("\r\n")
+    if not value and not allow_empty:
+        raise CommandFailed("no secret given (type it at the prompt or pipe it on stdin)")
+    return value
+
+
+def ask_yes_no(question: str) -> bool:
+    """Ask on the terminal; anything but y/yes (including no terminal answer) is No."""
+    print(f"{question} [y/N] ", end="", file=sys.stderr, flush=True)
+    answer = sys.stdin.readline()
+    return answer.strip().lower() in ("y", "yes")
+
+
+def print_json(value: Any) -> None:
+    print(json.dumps(value, indent=2, ensure_ascii=False))
+
+
+def fail(message: str) -> NoReturn:
+    raise CommandFailed(message)
+
+
+def add_home_option(parser: argparse.ArgumentParser, *, top: bool = False) -> None:
+    """``--home``, accepted before or after the subcommand (a subcommand's default must not
+    override a value given before it)."""
+    parser.add_argument(
+        "--home",
+        metavar="DIR",
+        default=None if top else argparse.SUPPRESS,
+        help="Helm home folder (default: $HELM_HOME or ~/.helm)",
+    )

@@ -1,0 +1,184 @@
+"""``helm ext lint|review|install|approve|list|enable|disable|remove``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from app.commands.common import add_home_option, ask_yes_no, home, open_broker, print_json, run
+from broker import extensions
+from broker.errors import ManifestError
+from broker.manifest import Manifest, Review
+from broker.manifest import load as load_manifest
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("ext", help="lint, review, install and manage extensions")
+    s = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    lint = s.add_parser("lint", help="validate an extension's manifest; print every problem")
+    lint.add_argument("dir", type=Path)
+    lint.set_defaults(handler=_lint)
+    review = s.add_parser("review", help="show what an extension may do, as plugin review shows it")
+    review.add_argument("dir", type=Path)
+    review.set_defaults(handler=_review)
+    inst = s.add_parser("install", help="review and install an extension into a workspace")
+    inst.add_argument("dir", type=Path)
+    inst.add_argument("--workspace", "-w", required=True)
+    inst.add_argument("--approve", action="store_true", help="approve without asking (for scripts)")
+    add_home_option(inst)
+    inst.set_defaults(handler=_install)
+    appr = s.add_parser("approve", help="review an installed extension again and approve it")
+    appr.add_argument("id")
+    appr.add_argument("--workspace", "-w", required=True)
+    appr.add_argument("--yes", action="store_true", help="approve without asking (for scripts)")
+    add_home_option(appr)
+    appr.set_defaults(handler=_approve)
+    ls = s.add_parser("list", help="list the extensions of a workspace")
+    ls.add_argument("--workspace", "-w", required=True)
+    ls.add_argument("--json", action="store_true")
+    add_home_option(ls)
+    ls.set_defaults(handler=_list)
+    for name, enabled in (("enable", True), ("disable", False)):
+        e = s.add_parser(name, help=f"{name} an installed extension")
+        e.add_argument("id")
+        e.add_argument("--workspace", "-w", required=True)
+        add_home_option(e)
+        e.set_defaults(handler=_set_enabled, enabled=enabled)
+    rm = s.add_parser("remove", help="remove an extension from a workspace (its folder is kept)")
+    rm.add_argument("id")
+    rm.add_argument("--workspace", "-w", required=True)
+    add_home_option(rm)
+    rm.set_defaults(handler=_remove)
+
+
+def format_review(review: Review) -> str:
+    """Plugin review as plain text: every connection, reads then writes, warnings last."""
+    lines = [f"{review.name} {review.version} ({review.id})"]
+    lines.append("May write: " + ("yes — every write is confirmed by you" if review.may_write else "no"))
+    for conn in review.connections:
+        lines += ["", f"[{conn.id}] {conn.kind} — {conn.target}"]
+        for item in conn.reads:
+            lines.append(f"  read   {item.label}" + (f"  ({item.detail})" if item.detail else ""))
+        for item in conn.writes:
+            lines.append(f"  WRITE  {item.label}" + (f"  ({item.detail})" if item.detail else ""))
+        lines += [f"  ! {w}" for w in conn.warnings]
+    writes = [(c.id, w) for c in review.connections for w in c.writes]
+    if writes:
+        lines += ["", "Writes (each one asks for your confirmation):"]
+        lines += [f"  - [{cid}] {w.label}" for cid, w in writes]
+    return "\n".join(lines)
+
+
+def _print_issues(exc: ManifestError) -> None:
+    for issue in exc.issues:
+        print(f"{issue.path}: {issue.message}", file=sys.stderr)
+
+
+def _load(folder: Path) -> Manifest | None:
+    try:
+        return load_manifest(folder)
+    except ManifestError as exc:
+        _print_issues(exc)
+        print(f"{len(exc.issues)} problem(s) in {folder / 'manifest.json'}", file=sys.stderr)
+        return None
+
+
+def _lint(args: argparse.Namespace) -> int:
+    manifest = _load(args.dir)
+    if manifest is None:
+        return 1
+    print(f"{manifest.id}: manifest OK")
+    return 0
+
+
+def _review(args: argparse.Namespace) -> int:
+    manifest = _load(args.dir)
+    if manifest is None:
+        return 1
+    print(format_review(manifest.review()))
+    return 0
+
+
+def _install(args: argparse.Namespace) -> int:
+    if _load(args.dir) is None:
+        return 1
+    manifest = extensions.install(home(args), args.workspace, args.dir)
+    print(format_review(manifest.review()))
+    print()
+    if not args.approve and not ask_yes_no("Approve this extension?"):
+        print(f"installed {manifest.id}, NOT approved: its calls are refused until you approve it")
+        return 1
+    run(_do_approve(args, manifest.id))
+    print(f"installed and approved {manifest.id} in {args.workspace}")
+    return 0
+
+
+def _approve(args: argparse.Namespace) -> int:
+    async def review_text() -> str:
+        async with open_broker(args) as broker:
+            return format_review(broker.manifest(args.workspace, args.id).review())
+
+    print(run_text(review_text()))
+    if not args.yes and not ask_yes_no("Approve this extension?"):
+        print("not approved")
+        return 1
+    run(_do_approve(args, args.id))
+    print(f"approved {args.id}")
+    return 0
+
+
+def run_text(coro: Any) -> str:
+    import asyncio
+
+    result: str = asyncio.run(coro)
+    return result
+
+
+async def _do_approve(args: argparse.Namespace, ext_id: str) -> int:
+    async with open_broker(args) as broker:
+        await extensions.approve(broker, args.workspace, ext_id)
+    return 0
+
+
+def _list(args: argparse.Namespace) -> int:
+    h = home(args)
+    ws = h.settings().workspace(args.workspace)
+    rows = []
+    for e in sorted(ws.extensions.values(), key=lambda e: e.id):
+        try:
+            m = load_manifest(e.path)
+            state = "approved" if e.approval and e.approval.digest == m.digest() else "needs approval"
+            name, version = m.name, m.version
+        except ManifestError:
+            state, name, version = "invalid manifest", "?", "?"
+        rows.append(
+            {
+                "id": e.id,
+                "name": name,
+                "version": version,
+                "enabled": e.enabled,
+                "state": state,
+                "path": str(e.path),
+            }
+        )
+    if args.json:
+        print_json(rows)
+    else:
+        for r in rows:
+            flag = "enabled" if r["enabled"] else "disabled"
+            print(f"{r['id']}\t{r['version']}\t{flag}\t{r['state']}\t{r['path']}")
+    return 0
+
+
+def _set_enabled(args: argparse.Namespace) -> int:
+    extensions.set_enabled(home(args), args.workspace, args.id, args.enabled)
+    print(f"{args.id} {'enabled' if args.enabled else 'disabled'}")
+    return 0
+
+
+def _remove(args: argparse.Namespace) -> int:
+    extensions.remove(home(args), args.workspace, args.id)
+    print(f"{args.id} removed from {args.workspace}")
+    return 0

@@ -1,0 +1,62 @@
+"""``helm workspace add|list|everyday``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from app.commands.common import add_home_option, home, print_json
+from broker.workspaces import add_workspace, set_everyday
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("workspace", help="add and list workspaces")
+    s = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    add = s.add_parser("add", help="add a workspace rooted at an existing folder")
+    add.add_argument("name")
+    add.add_argument("root", type=Path)
+    add_home_option(add)
+    add.set_defaults(handler=_add)
+    ls = s.add_parser("list", help="list workspaces")
+    ls.add_argument("--json", action="store_true", help="print JSON")
+    add_home_option(ls)
+    ls.set_defaults(handler=_list)
+    ev = s.add_parser("everyday", help="turn the everyday profile (TDT write tools) on or off")
+    ev.add_argument("name")
+    ev.add_argument("state", choices=["on", "off"])
+    add_home_option(ev)
+    ev.set_defaults(handler=_everyday)
+
+
+def _add(args: argparse.Namespace) -> int:
+    ws = add_workspace(home(args), args.name, args.root)
+    print(f"workspace {ws.name} added at {ws.root}")
+    return 0
+
+
+def _list(args: argparse.Namespace) -> int:
+    settings = home(args).settings()
+    rows: list[dict[str, Any]] = [
+        {
+            "name": ws.name,
+            "root": str(ws.root),
+            "projects": sorted(ws.projects),
+            "extensions": sorted(ws.extensions),
+            "everyday": ws.everyday,
+        }
+        for ws in settings.workspaces.values()
+    ]
+    if args.json:
+        print_json(rows)
+    elif not rows:
+        print("no workspaces (add one with: helm workspace add NAME ROOT)")
+    for r in [] if args.json else rows:
+        print(f"{r['name']}\t{r['root']}\tprojects: {len(r['projects'])}\textensions: {len(r['extensions'])}")
+    return 0
+
+
+def _everyday(args: argparse.Namespace) -> int:
+    set_everyday(home(args), args.name, args.state == "on")
+    print(f"everyday profile {args.state} for {args.name}")
+    return 0
