@@ -16,9 +16,10 @@ import socket
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -81,6 +82,7 @@ class ServerProcess:
 
     name: str
     popen: subprocess.Popen[str]
+    stop_signal: signal.Signals = signal.SIGTERM
     lines: list[str] = field(default_factory=list)
     _ready_line: threading.Event = field(default_factory=threading.Event)
     _pattern: str | None = None
@@ -92,7 +94,7 @@ class ServerProcess:
         return self.popen.poll() is None
 
     def stop(self, timeout: float = 10.0) -> None:
-        stop_group(self.popen, timeout)
+        stop_group(self.popen, timeout, self.stop_signal)
 
     def _pump(self) -> None:
         assert self.popen.stdout is not None
@@ -103,11 +105,15 @@ class ServerProcess:
         self._ready_line.set()  # EOF: wake any waiter so it can report the exit
 
 
-def stop_group(popen: subprocess.Popen[str], timeout: float = 10.0) -> None:
-    """SIGTERM the child's whole process group, then SIGKILL it if it lingers."""
+def stop_group(
+    popen: subprocess.Popen[str],
+    timeout: float = 10.0,
+    first: signal.Signals = signal.SIGTERM,
+) -> None:
+    """Signal the child's whole process group (SIGTERM), then SIGKILL it if it lingers."""
     if popen.poll() is not None and not _group_exists(popen.pid):
         return
-    for sig in (signal.SIGTERM, signal.SIGKILL):
+    for sig in (first, signal.SIGKILL):
         with contextlib.suppress(ProcessLookupError):
             os.killpg(popen.pid, sig)
         try:
@@ -144,12 +150,14 @@ def start_server(
     env: Mapping[str, str] | None = None,
     cwd: Path | str | None = None,
     timeout: float = 30.0,
-    preexec: Callable[[], None] | None = None,
+    user: str | None = None,
+    stop_signal: signal.Signals = signal.SIGTERM,
 ) -> ServerProcess:
     """Start ``argv`` in a new process group and wait until it is ready.
 
     Ready means ``ready_line`` appeared in its combined output and/or ``port`` accepts
     connections. On failure the group is stopped and the error carries the server's output.
+    ``user`` runs the server as that OS account (only when we are root).
     """
     full_env = dict(os.environ)
     full_env.update(env or {})
@@ -162,9 +170,9 @@ def start_server(
         env=full_env,
         cwd=cwd,
         start_new_session=True,
-        preexec_fn=preexec,
+        **as_user(user),
     )
-    server = ServerProcess(name=name, popen=popen, _pattern=ready_line)
+    server = ServerProcess(name=name, popen=popen, stop_signal=stop_signal, _pattern=ready_line)
     threading.Thread(target=server._pump, name=f"{name}-output", daemon=True).start()
     try:
         _wait_ready(server, port, host, ready_line, timeout)
@@ -172,6 +180,16 @@ def start_server(
         server.stop()
         raise
     return server
+
+
+def as_user(user: str | None) -> dict[str, Any]:
+    """Popen keyword arguments that drop to ``user`` (with its own group) when we are root."""
+    if user is None or os.geteuid() != 0:
+        return {}
+    import pwd
+
+    entry = pwd.getpwnam(user)
+    return {"user": entry.pw_uid, "group": entry.pw_gid, "extra_groups": []}
 
 
 def _wait_ready(
@@ -193,9 +211,9 @@ def _wait_ready(
 
 
 @contextlib.contextmanager
-def running_server(name: str, argv: Sequence[str], **kwargs: object) -> Iterator[ServerProcess]:
+def running_server(name: str, argv: Sequence[str], **kwargs: Any) -> Iterator[ServerProcess]:
     """``start_server`` as a context manager that always tears the group down."""
-    server = start_server(name, argv, **kwargs)  # type: ignore[arg-type]
+    server = start_server(name, argv, **kwargs)
     try:
         yield server
     finally:

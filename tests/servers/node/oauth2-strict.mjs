@@ -67,15 +67,7 @@ service.on("beforeTokenSigning", (token) => {
   if (config.scope !== null) token.payload.scope = config.scope;
 });
 
-service.on("beforeResponse", (response, req) => {
-  stats.token += 1;
-  const reason = refusal(req.body ?? {});
-  if (reason) {
-    stats.refused += 1;
-    response.statusCode = 400;
-    response.body = { error: "invalid_grant", error_description: reason };
-    return;
-  }
+service.on("beforeResponse", (response) => {
   if (config.scope !== null) response.body.scope = config.scope;
   response.body.expires_in = config.expires_in;
   if (response.body.refresh_token) refreshTokens.add(response.body.refresh_token);
@@ -101,8 +93,26 @@ function control(req, res) {
   });
 }
 
+// The token request is checked before the library sees it, so a refused grant gets the
+// invalid_grant answer a real server gives. Reading the body here leaves the request finished;
+// the library's body parser then keeps the req.body set below.
+function token(req, res) {
+  let text = "";
+  req.on("data", (chunk) => (text += chunk));
+  req.on("end", () => {
+    stats.token += 1;
+    req.body = Object.fromEntries(new URLSearchParams(text));
+    const reason = refusal(req.body);
+    if (!reason) return service.requestHandler(req, res);
+    stats.refused += 1;
+    res.writeHead(400, { "content-type": "application/json", "cache-control": "no-store" });
+    res.end(JSON.stringify({ error: "invalid_grant", error_description: reason }));
+  });
+}
+
 const server = createServer((req, res) => {
   if (req.url.startsWith("/__helm/")) return control(req, res);
+  if (req.method === "POST" && req.url.split("?")[0] === "/token") return token(req, res);
   return service.requestHandler(req, res);
 });
 server.listen(port, host, () => console.log(`oauth2 ready on ${issuer.url}`));

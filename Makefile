@@ -1,0 +1,20 @@
+# The README's commands. Every target sets up what it needs first, so a fresh clone just works.
+.PHONY: run test lint bench bootstrap test-deps
+
+bootstrap:
+	@scripts/bootstrap.sh
+
+test-deps:
+	@scripts/test-deps.sh
+
+run: bootstrap
+	.venv/bin/helm $(ARGS)
+
+test: bootstrap test-deps
+	@scripts/check.sh $(ARGS)
+
+lint: bootstrap
+	@scripts/lint.sh
+
+bench: bootstrap test-deps
+	@scripts/bench.sh $(ARGS)

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The whole gate: lint + strict types, then every test except benchmarks, with real servers and a
+# real keychain. Under CI=true a skipped test is a failure: CI must have every real part.
+# Extra arguments go to pytest (default: the whole tests/ tree).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+scripts/lint.sh
+
+OUT="$(mktemp -d "${TMPDIR:-/tmp}/helm-check.XXXXXX")"
+trap 'rm -rf "$OUT"' EXIT
+[ "$#" -gt 0 ] || set -- tests
+set +e
+dbus-run-session -- scripts/test-session.sh .venv/bin/python -m pytest \
+  --ignore=tests/bench -m "not bench" --junitxml="$OUT/junit.xml" -o junit_family=xunit2 "$@" \
+  2>&1 | tee "$OUT/pytest.log"
+status="${PIPESTATUS[0]}"
+set -e
+
+summary="$(grep -E '^=+ .*( in [0-9.]+s).* =+$' "$OUT/pytest.log" | tail -n 1 || true)"
+skipped=0
+if [ -f "$OUT/junit.xml" ]; then
+  skipped="$(.venv/bin/python scripts/junit_skips.py "$OUT/junit.xml")"
+fi
+
+fail=0
+if [ "$status" -eq 5 ]; then
+  echo "[check] FAILED: pytest collected no tests"; fail=1
+elif [ "$status" -ne 0 ]; then
+  echo "[check] FAILED: pytest exited with $status"; fail=1
+fi
+case "${CI:-}" in true|1|yes)
+  if [ "$skipped" -ne 0 ]; then
+    echo "[check] FAILED: $skipped test(s) skipped; CI must run every test for real"; fail=1
+  fi
+esac
+echo "${summary:-[check] no pytest summary line}"
+exit "$fail"

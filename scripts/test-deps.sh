@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Installs everything Helm's tests start for real: database servers, a Secret Service keychain,
+# the libraries QtWebEngine needs headless, Node test servers and Python MCP/HTTP servers.
+# Idempotent: each step is skipped when already done, so a second run takes a second or two.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+DEPS="$ROOT/.test-deps"
+mkdir -p "$DEPS"
+
+say() { printf '[test-deps] %s\n' "$*"; }
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+# --- Debian packages -------------------------------------------------------------------------
+APT_PACKAGES=(
+  postgresql mariadb-server
+  gnome-keyring dbus dbus-user-session libsecret-tools
+  xvfb libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxcb-cursor0
+  libxcb-xinerama0 libxcb-xkb1 libxkbcommon0 libxkbcommon-x11-0 libegl1 libgl1 libopengl0
+  libfontconfig1 libdbus-1-3 libnss3 libxcomposite1 libxdamage1 libxrandr2 libxtst6 libgbm1
+  libasound2 libxkbfile1 libxshmfence1 fonts-dejavu-core
+  git
+)
+# Node.js 20.19+ is needed (oauth2-mock-server 8); Debian 12's own nodejs is older, so only
+# fall back to it when no node is installed at all.
+command -v node >/dev/null || APT_PACKAGES+=(nodejs npm)
+missing_apt=()
+for pkg in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" \
+    || missing_apt+=("$pkg")
+done
+if [ "${#missing_apt[@]}" -gt 0 ]; then
+  say "apt: installing ${missing_apt[*]}"
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    "${missing_apt[@]}" >/dev/null
+  # Debian starts the packaged servers; tests run their own, so keep the machine quiet.
+  if command -v systemctl >/dev/null && systemctl is-system-running >/dev/null 2>&1; then
+    as_root systemctl disable --now mariadb postgresql >/dev/null 2>&1 || true
+  fi
+else
+  say "apt: all present"
+fi
+
+# An unprivileged account for the database servers, which refuse to run as root.
+if [ "$(id -u)" -eq 0 ] && ! id helmtest >/dev/null 2>&1; then
+  say "creating OS user helmtest for database servers"
+  useradd --system --no-create-home --shell /usr/sbin/nologin helmtest
+fi
+
+# --- Node test servers (pinned by tests/servers/node/package-lock.json) -----------------------
+NODE_SRC="$ROOT/tests/servers/node"
+NODE_DIR="$DEPS/node"
+if ! cmp -s "$NODE_SRC/package-lock.json" "$NODE_DIR/package-lock.json" \
+   || [ ! -d "$NODE_DIR/node_modules" ]; then
+  say "npm: installing test servers into .test-deps/node"
+  mkdir -p "$NODE_DIR"
+  cp "$NODE_SRC/package.json" "$NODE_SRC/package-lock.json" "$NODE_DIR/"
+  npm ci --prefix "$NODE_DIR" --no-audit --no-fund --loglevel=error >/dev/null
+else
+  say "npm: up to date"
+fi
+
+# --- Python servers, each in its own venv (their dependencies clash with Helm's) --------------
+PY="$("$ROOT/scripts/find-python.sh")"
+py_venv() {  # py_venv NAME STAMP_TEXT PACKAGES...
+  local name="$1" want="$2"; shift 2
+  local dir="$DEPS/$name"
+  if [ -f "$dir/.installed" ] && [ "$(cat "$dir/.installed")" = "$want" ]; then
+    say "venv $name: up to date"
+    return
+  fi
+  say "venv $name: installing $*"
+  rm -rf "$dir"
+  "$PY" -m venv "$dir"
+  "$dir/bin/pip" install -q --disable-pip-version-check "$@"
+  echo "$want" > "$dir/.installed"
+}
+py_venv mcp-time "v1" "mcp-server-time==2026.10.19"
+py_venv mcp-git "v1" "mcp-server-git==2026.10.19"
+py_venv httpbin "v1" "httpbin==0.10.4" "gunicorn==27.0.1"
+
+say "done"
+
+# --- more test dependencies ---

@@ -1,0 +1,15 @@
+"""Test-wide set-up: the real-server fixtures and a headless Qt environment."""
+
+from __future__ import annotations
+
+import os
+
+# Qt reads these when the first QApplication starts: headless, and Chromium's sandbox cannot
+# run as root (CI runs as root). scripts/check.sh sets them too; this covers a bare `pytest`.
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+if os.geteuid() == 0 and "--no-sandbox" not in os.environ.get("QTWEBENGINE_CHROMIUM_FLAGS", ""):
+    os.environ["QTWEBENGINE_CHROMIUM_FLAGS"] = (
+        os.environ.get("QTWEBENGINE_CHROMIUM_FLAGS", "") + " --no-sandbox"
+    ).strip()
+
+pytest_plugins = ["tests.servers.fixtures"]
