@@ -15,11 +15,15 @@ as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 APT_PACKAGES=(
   postgresql mariadb-server
   gnome-keyring dbus dbus-user-session libsecret-tools
-  xvfb libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0 libxcb-cursor0
-  libxcb-xinerama0 libxcb-xkb1 libxkbcommon0 libxkbcommon-x11-0 libegl1 libgl1 libopengl0
-  libfontconfig1 libdbus-1-3 libnss3 libxcomposite1 libxdamage1 libxrandr2 libxtst6 libgbm1
-  libasound2 libxkbfile1 libxshmfence1 fonts-dejavu-core
-  git
+  git iproute2 xvfb fonts-dejavu-core
+  # Qt (xcb and offscreen platforms) and QtWebEngine, read off `ldd` of PySide6's libraries:
+  libglib2.0-0 libfontconfig1 libfreetype6 libdbus-1-3 libegl1 libgl1 libglx0 libopengl0
+  libgbm1 libdrm2 libwayland-server0 libnss3 libnspr4 libasound2 libxkbfile1 libxshmfence1
+  libx11-6 libx11-xcb1 libxext6 libxfixes3 libxrender1 libxtst6 libxcomposite1 libxdamage1
+  libxrandr2 libxkbcommon0 libxkbcommon-x11-0 libxcb1 libxcb-cursor0 libxcb-dri3-0
+  libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0 libxcb-render-util0
+  libxcb-render0 libxcb-shape0 libxcb-shm0 libxcb-sync1 libxcb-util1 libxcb-xfixes0
+  libxcb-xkb1 libxcb-xinerama0
 )
 # Node.js 20.19+ is needed (oauth2-mock-server 8); Debian 12's own nodejs is older, so only
 # fall back to it when no node is installed at all.
@@ -73,7 +77,7 @@ py_venv() {  # py_venv NAME STAMP_TEXT PACKAGES...
   say "venv $name: installing $*"
   rm -rf "$dir"
   "$PY" -m venv "$dir"
-  "$dir/bin/pip" install -q --disable-pip-version-check "$@"
+  "$dir/bin/pip" install -q --disable-pip-version-check "$@" 2> >(grep -v "^WARNING: Location" >&2)
   echo "$want" > "$dir/.installed"
 }
 py_venv mcp-time "v1" "mcp-server-time==2026.10.19"
