@@ -1,0 +1,94 @@
+"""Confirmation tokens and call admission, as pure decisions with an injected clock."""
+
+from __future__ import annotations
+
+import pytest
+
+from broker.ratelimit import CallAdmission
+from broker.tokens import Binding, Redemption, TokenBook
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+B = Binding("ws", "com.example.a", "conn", "op", "digest-1")
+
+
+def test_a_token_redeems_once() -> None:
+    book = TokenBook()
+    token, ttl = book.mint(B)
+    assert ttl == 300
+    assert book.redeem(token, B) is Redemption.VALID
+    assert book.redeem(token, B) is Redemption.UNKNOWN
+
+
+def test_a_token_expires_after_five_minutes() -> None:
+    clock = Clock()
+    book = TokenBook(clock)
+    token, _ = book.mint(B)
+    clock.now += 299.9
+    assert not book.expired(token)
+    clock.now += 0.2
+    assert book.redeem(token, B) is Redemption.EXPIRED
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        pytest.param(Binding("ws2", B.extension, B.connection, B.operation, B.request_digest), id="workspace"),
+        pytest.param(Binding(B.workspace, "com.example.b", B.connection, B.operation, B.request_digest), id="extension"),
+        pytest.param(Binding(B.workspace, B.extension, "other", B.operation, B.request_digest), id="connection"),
+        pytest.param(Binding(B.workspace, B.extension, B.connection, "op2", B.request_digest), id="operation"),
+        pytest.param(Binding(B.workspace, B.extension, B.connection, B.operation, "digest-2"), id="arguments"),
+    ],
+)
+def test_a_token_minted_for_another_call_does_not_redeem_and_is_spent(other: Binding) -> None:
+    book = TokenBook()
+    token, _ = book.mint(B)
+    assert book.redeem(token, other) is Redemption.MISMATCH
+    assert book.redeem(token, B) is Redemption.UNKNOWN
+
+
+def test_an_unknown_token_does_not_redeem() -> None:
+    assert TokenBook().redeem("made-up", B) is Redemption.UNKNOWN
+
+
+def test_sixty_calls_a_minute_per_instance_then_rate_limited() -> None:
+    clock = Clock()
+    gate = CallAdmission(clock)
+    for _ in range(60):
+        assert gate.admit("a").admitted
+        gate.release("a")
+    refused = gate.admit("a")
+    assert not refused.admitted
+    assert 0 < refused.retry_after <= 60
+    assert gate.admit("b").admitted  # another instance has its own budget
+    clock.now += 60
+    assert gate.admit("a").admitted
+
+
+def test_the_window_slides() -> None:
+    clock = Clock()
+    gate = CallAdmission(clock)
+    for i in range(60):
+        clock.now = 1000.0 + i
+        assert gate.admit("a").admitted
+        gate.release("a")
+    clock.now = 1060.0  # the first call left the window
+    assert gate.admit("a").admitted
+    assert not gate.admit("a").admitted
+
+
+def test_calls_in_flight_are_capped_per_instance_and_in_total() -> None:
+    gate = CallAdmission(per_minute=10_000, in_flight_per_instance=3, in_flight_total=5)
+    assert all(gate.admit("a").admitted for _ in range(3))
+    assert not gate.admit("a").admitted
+    assert all(gate.admit("b").admitted for _ in range(2))
+    assert not gate.admit("c").admitted
+    gate.release("a")
+    assert gate.admit("c").admitted
