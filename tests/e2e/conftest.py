@@ -1,0 +1,73 @@
+"""The real web view, headless: engine set-up before the QApplication, and an asyncio loop.
+
+pytest-qt owns the one QApplication; this module is imported before it exists, which is when
+the ``helm-ext`` scheme must be registered and WebRTC egress closed. Coroutines run on a qasync
+loop marked as already running, each driven by a nested Qt event loop that quits when it is
+done (the application's own ``exec()`` is entered at most once per process).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine, Iterator
+from typing import Any, TypeVar
+
+import pytest
+import qasync
+
+from ui.host import prepare_engine
+from ui.qt import QApplication, QEventLoop, QTimer
+
+T = TypeVar("T")
+
+_DEAD_END = prepare_engine()
+
+# Chromium and the offscreen platform say these on every start; they are not Helm's warnings.
+QT_NOISE = (
+    r"QRhiGles2: .*",
+    r"Failed to create RHI .*",
+    r"This plugin does not support .*",
+    r"QVulkanInstance: .*",
+    r"GBM is not supported .*",
+    r"GPUInfo not initialized .*",
+    r"Release of profile requested but WebEnginePage still not deleted.*",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "/e2e/" in str(item.path) or "/bench/" in str(item.path):
+            item.add_marker(pytest.mark.qt_log_ignore(*QT_NOISE))
+
+
+@pytest.fixture(scope="session")
+def qloop(qapp: QApplication) -> Iterator[asyncio.AbstractEventLoop]:
+    loop = qasync.QEventLoop(qapp, already_running=True)
+    asyncio.set_event_loop(loop)
+    yield loop
+
+
+def drive(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, T], timeout: float = 30.0) -> T:
+    """Run ``coro`` on the qasync loop inside a nested Qt event loop; fail after ``timeout``."""
+    task = loop.create_task(coro)
+    nested = QEventLoop()
+    task.add_done_callback(lambda _: nested.quit())
+    timer = QTimer()
+    timer.setSingleShot(True)
+    timer.timeout.connect(nested.quit)
+    timer.start(int(timeout * 1000))
+    if not task.done():
+        nested.exec()
+    timer.stop()
+    if not task.done():
+        task.cancel()
+        raise TimeoutError(f"gave up after {timeout} s")
+    return task.result()
+
+
+@pytest.fixture
+def run(qloop: asyncio.AbstractEventLoop) -> Any:
+    def runner(coro: Coroutine[Any, Any, T], timeout: float = 30.0) -> T:
+        return drive(qloop, coro, timeout)
+
+    return runner

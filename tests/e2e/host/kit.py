@@ -1,0 +1,108 @@
+"""Test kit for extension frames: folders, views, and evaluating page code."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from broker.context import CallContext
+from broker.summary import Confirmer, Decision, WriteSummary
+from ui.host import ExtensionProfile, ExtensionView, extension_host
+from ui.host.bridge import CallHandler
+from ui.qt import QWebEngineScript
+
+PAGES = Path(__file__).parent / "pages"
+_ids = itertools.count(1)
+
+
+class EchoHandler:
+    """A call handler that answers at once with its input (bridge mechanics, no broker)."""
+
+    def __init__(self) -> None:
+        self.seen: list[CallContext] = []
+
+    async def request_json(
+        self, ctx: CallContext, connection_id: str, operation: str, args_json: str, confirm: Confirmer
+    ) -> str:
+        self.seen.append(ctx)
+        if operation == "big":
+            size = int(json.loads(args_json)["bytes"])
+            return json.dumps({"ok": True, "data": "x" * size, "error": None})
+        return (
+            '{"ok":true,"data":{"connection":' + json.dumps(connection_id) + ',"operation":'
+            + json.dumps(operation) + ',"args":' + args_json + "},\"error\":null}"
+        )
+
+
+class RefuseConfirmer:
+    async def __call__(self, summary: WriteSummary) -> Decision:
+        return Decision.DECLINED
+
+
+def copy_page(name: str, dest: Path) -> Path:
+    shutil.copytree(PAGES / name, dest, dirs_exist_ok=True)
+    return dest
+
+
+def make_view(
+    folder: Path,
+    handler: CallHandler,
+    *,
+    workspace: str = "ws",
+    extension: str = "com.example.test",
+    instance: str = "frame-1",
+    entry: str = "index.html",
+    confirm: Confirmer | None = None,
+    profile: ExtensionProfile | None = None,
+) -> ExtensionView:
+    profile = profile or ExtensionProfile(folder, extension_host(workspace, extension))
+    view = ExtensionView(
+        profile, entry, CallContext(workspace, extension, instance), handler, confirm or RefuseConfirmer()
+    )
+    view._test_profile = profile  # type: ignore[attr-defined]  # keep the profile alive with the view
+    view.resize(640, 480)
+    return view
+
+
+async def wait_ready(view: ExtensionView, timeout: float = 20.0) -> None:
+    ready = asyncio.get_running_loop().create_future()
+
+    def on_ready() -> None:
+        if not ready.done():
+            ready.set_result(None)
+
+    view.ready.connect(on_ready)
+    try:
+        view.load()
+        await asyncio.wait_for(ready, timeout)
+    finally:
+        view.ready.disconnect(on_ready)
+
+
+async def evaluate(view: ExtensionView, expression: str, timeout: float = 20.0) -> Any:
+    """Await the JSON value of ``expression`` (a promise is awaited) in the page's world."""
+    tag = f"helm-test-{next(_ids)}:"
+    result = asyncio.get_running_loop().create_future()
+
+    def on_console(_level: int, message: str, _line: int, _source: str) -> None:
+        if message.startswith(tag) and not result.done():
+            result.set_result(json.loads(message[len(tag):]))
+
+    view.page.console.connect(on_console)
+    script = (
+        f"Promise.resolve().then(() => ({expression})).then("
+        f"v => console.log({json.dumps(tag)} + JSON.stringify({{value: v}})),"
+        f"e => console.log({json.dumps(tag)} + JSON.stringify({{error: String(e)}})))"
+    )
+    try:
+        view.page.runJavaScript(script, QWebEngineScript.ScriptWorldId.MainWorld.value)
+        outcome = await asyncio.wait_for(result, timeout)
+    finally:
+        view.page.console.disconnect(on_console)
+    if "error" in outcome:
+        raise AssertionError(f"page code failed: {outcome['error']}")
+    return outcome.get("value")

@@ -1,0 +1,29 @@
+"""The bridge in a real web view: calls go out through helm.call and results come back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.e2e.host.kit import EchoHandler, copy_page, evaluate, wait_ready
+
+
+def test_a_page_call_reaches_the_handler_with_the_frames_identity_and_returns_the_result(
+    run: Any, frames: Any, tmp_path: Path
+) -> None:
+    handler = EchoHandler()
+    view = frames(copy_page("probe", tmp_path / "ext"), handler, instance="dash-3")
+
+    async def scenario() -> Any:
+        await wait_ready(view)
+        return await evaluate(view, "probe.call('files', 'list', {project: 'p', n: 1})")
+
+    result = run(scenario())
+    assert result == {
+        "ok": True,
+        "data": {"connection": "files", "operation": "list", "args": {"project": "p", "n": 1}},
+        "error": None,
+    }
+    assert [(c.workspace, c.extension, c.instance) for c in handler.seen] == [
+        ("ws", "com.example.test", "dash-3")
+    ]

@@ -1,0 +1,120 @@
+"""The bridge object one extension frame's web channel exposes to Helm's isolated world.
+
+The frame's identity (``CallContext``) is fixed when the bridge is made, from the frame the
+host created, and never read from the page. A slot cannot await, so each call starts a task
+the bridge owns; its JSON result comes back through the ``done`` signal with the request id.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import Protocol
+
+from broker.context import CallContext
+from broker.summary import Confirmer
+from ui.qt import QObject, Signal, Slot
+
+log = logging.getLogger(__name__)
+
+MAX_NAME_CHARS = 256
+MAX_ARGS_CHARS = 4 * 1024 * 1024
+"""Far above any contract limit (the broker enforces those); only keeps a page from making
+Helm hold arbitrarily large strings."""
+
+
+class CallHandler(Protocol):
+    """What the bridge calls; ``broker.Broker`` is one."""
+
+    async def request_json(
+        self, ctx: CallContext, connection_id: str, operation: str, args_json: str, confirm: Confirmer
+    ) -> str: ...
+
+
+def _refusal(message: str) -> str:
+    return json.dumps(
+        {"ok": False, "data": None, "error": {"code": "refused", "message": message}},
+        separators=(",", ":"),
+    )
+
+
+_FAILED = json.dumps(
+    {
+        "ok": False,
+        "data": None,
+        "error": {"code": "unavailable", "message": "Helm could not complete this call"},
+    },
+    separators=(",", ":"),
+)
+
+
+class Bridge(QObject):
+    """``call`` and ``ready`` are the only slots the isolated world uses."""
+
+    done = Signal(str, str)
+    """(request id, result envelope as JSON text)"""
+
+    pageReady = Signal()
+    """The page's ``window.helm`` is connected."""
+
+    def __init__(
+        self, handler: CallHandler, ctx: CallContext, confirm: Confirmer, parent: QObject | None = None
+    ) -> None:
+        super().__init__(parent)
+        self._handler = handler
+        self._ctx = ctx
+        self._confirm = confirm
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    @property
+    def ctx(self) -> CallContext:
+        return self._ctx
+
+    @Slot(str, str, str, str)
+    def call(self, request_id: str, connection_id: str, operation: str, args_json: str) -> None:
+        if len(request_id) > MAX_NAME_CHARS:
+            return
+        if len(connection_id) > MAX_NAME_CHARS or len(operation) > MAX_NAME_CHARS:
+            self.done.emit(request_id, _refusal("connection id or operation name is too long"))
+            return
+        if len(args_json) > MAX_ARGS_CHARS:
+            self.done.emit(request_id, _refusal("the call message is too large"))
+            return
+        task = asyncio.ensure_future(self._run(request_id, connection_id, operation, args_json))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    @Slot()
+    def ready(self) -> None:
+        self.pageReady.emit()
+
+    @property
+    def in_flight(self) -> int:
+        return len(self._tasks)
+
+    async def _run(self, request_id: str, connection_id: str, operation: str, args_json: str) -> None:
+        try:
+            result = await self._handler.request_json(
+                self._ctx, connection_id, operation, args_json, self._confirm
+            )
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the top of a task: the page must always get an answer
+            log.exception(
+                "call %s.%s of %s failed inside Helm", connection_id, operation, self._ctx.extension
+            )
+            result = _FAILED
+        self.done.emit(request_id, result)
+
+    async def aclose(self) -> None:
+        """Cancel the calls still running (the frame is closing) and wait for them to end."""
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=5.0)
+
+    def cancel_all(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()

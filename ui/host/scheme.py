@@ -1,0 +1,76 @@
+"""The ``helm-ext`` URL scheme: registration and the handler serving one extension's folder.
+
+A thin adapter: the decisions (which file, which MIME type, which policy) are in ``files`` and
+``policy``; this module only speaks Qt.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ui.host.files import NotServed, read_served
+from ui.host.policy import SCHEME, content_security_policy
+from ui.qt import (
+    QBuffer,
+    QByteArray,
+    QIODevice,
+    QObject,
+    QUrl,
+    QWebEngineUrlRequestJob,
+    QWebEngineUrlScheme,
+    QWebEngineUrlSchemeHandler,
+)
+
+_registered = False
+
+
+def register_scheme() -> None:
+    """Declare ``helm-ext`` to the engine; must run before the QApplication is created.
+
+    Secure (pages are secure contexts). Not "local": a local scheme counts as file-like
+    content, which the profile's ``LocalContentCanAccessFileUrls=False`` would then cut off from
+    its own files. No CORS, fetch, service worker or local access flag either.
+    """
+    global _registered
+    if _registered:
+        return
+    scheme = QWebEngineUrlScheme(SCHEME.encode())
+    scheme.setSyntax(QWebEngineUrlScheme.Syntax.Host)
+    scheme.setFlags(QWebEngineUrlScheme.Flag.SecureScheme)
+    QWebEngineUrlScheme.registerScheme(scheme)
+    _registered = True
+
+
+RESPONSE_HEADERS: dict[bytes, list[bytes]] = {
+    b"Content-Security-Policy": [content_security_policy().encode()],
+    b"X-Content-Type-Options": [b"nosniff"],
+    b"Referrer-Policy": [b"no-referrer"],
+    b"Cross-Origin-Opener-Policy": [b"same-origin"],
+    b"Cross-Origin-Resource-Policy": [b"same-origin"],
+}
+
+
+class ExtensionSchemeHandler(QWebEngineUrlSchemeHandler):
+    """Serves the files of one extension folder, and only for that extension's host."""
+
+    def __init__(self, root: Path, host: str, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._root = root
+        self._host = host
+
+    def requestStarted(self, job: QWebEngineUrlRequestJob) -> None:
+        url = job.requestUrl()
+        if url.host().lower() != self._host or bytes(job.requestMethod().data()) != b"GET":
+            job.fail(QWebEngineUrlRequestJob.Error.RequestDenied)
+            return
+        served = read_served(self._root, url.path(QUrl.ComponentFormattingOption.FullyEncoded))
+        if isinstance(served, NotServed):
+            job.fail(QWebEngineUrlRequestJob.Error.UrlNotFound)
+            return
+        # The binding takes a list per header (its stub says otherwise); a plain value garbles
+        # the header and the policy would silently not apply.
+        job.setAdditionalResponseHeaders(RESPONSE_HEADERS)  # type: ignore[arg-type]
+        buffer = QBuffer(job)
+        buffer.setData(QByteArray(served.data))
+        buffer.open(QIODevice.OpenModeFlag.ReadOnly)
+        job.reply(served.mime.encode(), buffer)

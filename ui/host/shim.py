@@ -1,0 +1,49 @@
+"""The scripts that give a page its ``window.helm``: Helm's isolated world and the page's.
+
+The isolated world holds the web channel (``qt.webChannelTransport`` exists only there); the
+page's world gets a frozen ``helm`` object talking to it over a private MessagePort. Both run
+only in the main frame, so subframes never reach the bridge.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+
+from ui.qt import QFile, QIODevice, QWebEngineScript
+
+World = QWebEngineScript.ScriptWorldId
+
+
+def _resource(name: str) -> str:
+    return resources.files("resources").joinpath("shim", name).read_text(encoding="utf-8")
+
+
+@cache
+def _qwebchannel_js() -> str:
+    source = QFile(":/qtwebchannel/qwebchannel.js")
+    if not source.open(QIODevice.OpenModeFlag.ReadOnly):
+        raise RuntimeError("Qt's qwebchannel.js is missing from this PySide6 installation")
+    try:
+        return bytes(source.readAll().data()).decode("utf-8")
+    finally:
+        source.close()
+
+
+def _script(name: str, source: str, world: int) -> QWebEngineScript:
+    script = QWebEngineScript()
+    script.setName(name)
+    script.setSourceCode(source)
+    script.setWorldId(world)
+    script.setInjectionPoint(QWebEngineScript.InjectionPoint.DocumentCreation)
+    script.setRunsOnSubFrames(False)
+    return script
+
+
+def bridge_scripts() -> tuple[QWebEngineScript, QWebEngineScript]:
+    """The isolated-world bridge and the page-world ``helm`` object."""
+    isolated = _qwebchannel_js() + "\n" + _resource("bridge-isolated.js")
+    return (
+        _script("helm-bridge", isolated, World.ApplicationWorld.value),
+        _script("helm-main", _resource("helm-main.js"), World.MainWorld.value),
+    )

@@ -1,0 +1,101 @@
+"""``ExtensionView``: one running extension frame, the widget the main window embeds.
+
+It ties together the extension's profile, a page that stays home, the page-side ``helm``
+scripts and a bridge whose identity is fixed here. The instance id is given by the caller and
+kept across reloads, so the broker's rate limit for the frame survives a reload.
+"""
+
+from __future__ import annotations
+
+from broker.context import CallContext
+from broker.summary import Confirmer
+from ui.host.bridge import Bridge, CallHandler
+from ui.host.page import HostPage
+from ui.host.policy import entry_url
+from ui.host.profile import ExtensionProfile
+from ui.host.shim import bridge_scripts
+from ui.qt import (
+    QUrl,
+    QVBoxLayout,
+    QWebChannel,
+    QWebEngineScript,
+    QWebEngineView,
+    QWidget,
+    Signal,
+)
+
+BRIDGE_OBJECT = "helm"
+
+
+class ExtensionView(QWidget):
+    """A sandboxed web frame showing one extension instance."""
+
+    ready = Signal()
+    """The page loaded and its ``window.helm`` is connected (after every load or reload)."""
+
+    loadFailed = Signal()
+
+    def __init__(
+        self,
+        profile: ExtensionProfile,
+        entry: str,
+        ctx: CallContext,
+        handler: CallHandler,
+        confirm: Confirmer,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self.entry = entry
+        self._profile = profile
+        self.web = QWebEngineView(self)
+        self.page = HostPage(profile.profile, profile.host, self.web)
+        self.web.setPage(self.page)
+        self.web.setContextMenuPolicy(self.web.contextMenuPolicy().NoContextMenu)
+        for script in bridge_scripts():
+            self.page.scripts().insert(script)
+        self.bridge = Bridge(handler, ctx, confirm, self)
+        self.channel = QWebChannel(self.page)
+        self.channel.registerObject(BRIDGE_OBJECT, self.bridge)
+        self.page.setWebChannel(self.channel, QWebEngineScript.ScriptWorldId.ApplicationWorld.value)
+        self._loaded = self._connected = False
+        self.bridge.pageReady.connect(self._bridge_connected)
+        self.page.loadStarted.connect(self._load_started)
+        self.page.loadFinished.connect(self._load_finished)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.web)
+
+    @property
+    def url(self) -> str:
+        return entry_url(self._profile.host, self.entry)
+
+    def load(self) -> None:
+        self.page.load(QUrl(self.url))
+
+    def reload(self) -> None:
+        self.page.triggerAction(self.page.WebAction.ReloadAndBypassCache)
+
+    def _load_started(self) -> None:
+        self._loaded = self._connected = False
+
+    def _bridge_connected(self) -> None:
+        self._connected = True
+        if self._loaded:
+            self.ready.emit()
+
+    def _load_finished(self, ok: bool) -> None:
+        if not ok:
+            self.loadFailed.emit()
+            return
+        self._loaded = True
+        if self._connected:
+            self.ready.emit()
+
+    async def aclose(self) -> None:
+        """Stop the frame: cancel its calls, then let Qt delete the page and the widget."""
+        self.page.setWebChannel(None)  # type: ignore[arg-type]
+        await self.bridge.aclose()
+        self.web.setPage(None)  # type: ignore[arg-type]
+        self.page.deleteLater()
+        self.deleteLater()
