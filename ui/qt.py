@@ -8,8 +8,8 @@ Add names here as ``ui/`` needs them.
 from __future__ import annotations
 
 from PySide6.QtCore import (
-    QByteArray,
     QBuffer,
+    QByteArray,
     QEvent,
     QIODevice,
     QMimeDatabase,
@@ -21,26 +21,49 @@ from PySide6.QtCore import (
     Signal,
     Slot,
 )
-from PySide6.QtGui import QAction, QColor, QFont, QIcon, QKeySequence, QTextCharFormat, QTextCursor
+from PySide6.QtGui import (
+    QAction,
+    QBrush,
+    QCloseEvent,
+    QColor,
+    QFont,
+    QFontDatabase,
+    QIcon,
+    QKeySequence,
+    QPalette,
+    QShowEvent,
+    QTextCharFormat,
+    QTextCursor,
+)
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QApplication,
+    QButtonGroup,
     QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
+    QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
+    QFrame,
+    QGridLayout,
     QGroupBox,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QPlainTextEdit,
+    QProgressBar,
     QPushButton,
+    QRadioButton,
     QScrollArea,
+    QSizePolicy,
     QSpinBox,
     QSplitter,
     QStackedWidget,
@@ -55,21 +78,30 @@ from PySide6.QtWidgets import (
 )
 
 __all__ = [
+    "QAbstractItemView",
     "QAction",
     "QApplication",
+    "QBrush",
     "QBuffer",
+    "QButtonGroup",
     "QByteArray",
     "QCheckBox",
+    "QCloseEvent",
     "QColor",
     "QComboBox",
     "QDialog",
     "QDialogButtonBox",
+    "QDoubleSpinBox",
     "QEvent",
     "QFileDialog",
     "QFont",
+    "QFontDatabase",
     "QFormLayout",
+    "QFrame",
+    "QGridLayout",
     "QGroupBox",
     "QHBoxLayout",
+    "QHeaderView",
     "QIODevice",
     "QIcon",
     "QKeySequence",
@@ -78,13 +110,19 @@ __all__ = [
     "QListWidget",
     "QListWidgetItem",
     "QMainWindow",
+    "QMenu",
     "QMessageBox",
     "QMimeDatabase",
     "QObject",
+    "QPalette",
     "QPlainTextEdit",
+    "QProgressBar",
     "QPushButton",
+    "QRadioButton",
     "QScrollArea",
+    "QShowEvent",
     "QSize",
+    "QSizePolicy",
     "QSpinBox",
     "QSplitter",
     "QStackedWidget",
@@ -107,9 +145,9 @@ __all__ = [
 
 # The extension host's web engine. Importing QtWebEngineWidgets before the QApplication exists
 # is what lets the engine share its GL context; ``ui.host`` registers its URL scheme then too.
-from PySide6.QtCore import QFile  # noqa: E402
-from PySide6.QtWebChannel import QWebChannel  # noqa: E402
-from PySide6.QtWebEngineCore import (  # noqa: E402
+from PySide6.QtCore import QEventLoop, QFile
+from PySide6.QtWebChannel import QWebChannel
+from PySide6.QtWebEngineCore import (
     QWebEngineDesktopMediaRequest,
     QWebEngineDownloadRequest,
     QWebEngineFileSystemAccessRequest,
@@ -127,9 +165,10 @@ from PySide6.QtWebEngineCore import (  # noqa: E402
     QWebEngineUrlScheme,
     QWebEngineUrlSchemeHandler,
 )
-from PySide6.QtWebEngineWidgets import QWebEngineView  # noqa: E402
+from PySide6.QtWebEngineWidgets import QWebEngineView
 
 __all__ += [
+    "QEventLoop",
     "QFile",
     "QWebChannel",
     "QWebEngineDesktopMediaRequest",
