@@ -2,5 +2,6 @@
 # Runs the benchmarks in tests/bench and prints one table of their results.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+export HELM_BENCH=1
 exec dbus-run-session -- scripts/test-session.sh .venv/bin/python -m pytest tests/bench \
-  -m bench -q -p no:randomly "$@"
+  -m bench -q "$@"

@@ -19,5 +19,7 @@ if [ -f "$STAMP" ] && [ "$STAMP" -nt "$ROOT/pyproject.toml" ] && "$VENV/bin/pyth
 fi
 echo "[bootstrap] installing Helm and its test tools into .venv"
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip
-"$VENV/bin/python" -m pip install -q --disable-pip-version-check -e "$ROOT[test]"
+# This machine's pip configuration may name local mirrors that do not exist; keep that noise out.
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check -e "$ROOT[test]" \
+  2> >(grep -v "^WARNING: Location" >&2)
 touch "$STAMP"

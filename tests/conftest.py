@@ -13,3 +13,7 @@ if os.geteuid() == 0 and "--no-sandbox" not in os.environ.get("QTWEBENGINE_CHROM
     ).strip()
 
 pytest_plugins = ["tests.servers.fixtures"]
+
+# Benchmarks run only through `make bench` (scripts/bench.sh sets HELM_BENCH=1): they are slow
+# and their numbers are reported as a table, not as pass/fail.
+collect_ignore = [] if os.environ.get("HELM_BENCH") == "1" else ["bench"]

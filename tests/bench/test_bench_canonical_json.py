@@ -1,0 +1,29 @@
+"""Canonical JSON (the digest behind every write token) against plain json.dumps."""
+
+from __future__ import annotations
+
+import json
+
+from broker.jsonutil import canonical, loads_strict
+from tests.bench.conftest import Bench
+
+ARGS = {
+    "owner": "helm",
+    "rows": [{"id": i, "name": f"item {i}", "tags": ["a", "b"], "qty": i * 1.5} for i in range(200)],
+    "note": "x" * 4000,
+}
+TEXT = json.dumps(ARGS)
+
+
+def test_canonical_json_costs_little_more_than_sorted_dumps(bench: Bench):
+    helm = bench.time(lambda: canonical(ARGS), repeat=300)
+    raw = bench.time(lambda: json.dumps(ARGS, sort_keys=True, separators=(",", ":")), repeat=300)
+    bench.record("canonical JSON of 200-row arguments", helm, raw, note="vs json.dumps")
+    assert helm > 0
+
+
+def test_strict_json_parsing_costs_little_more_than_json_loads(bench: Bench):
+    helm = bench.time(lambda: loads_strict(TEXT), repeat=300)
+    raw = bench.time(lambda: json.loads(TEXT), repeat=300)
+    bench.record("strict JSON parse (duplicate keys refused)", helm, raw, note="vs json.loads")
+    assert helm > 0
