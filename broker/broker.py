@@ -260,15 +260,15 @@ class Broker:
         )
 
     async def _run(self, r: _Resolved, confirmation: str | None) -> dict[str, Any]:
-        adapter = self.adapter(r.kind)
         if not r.call.write:
-            return await self._execute(adapter, r.call)
-        details = await adapter.describe(r.call)
-        request_digest = digest(details.binding)
+            return await self._execute(self.adapter(r.kind), r.call)
         if confirmation is None:
             raise CallError(
                 ErrorCode.CONFIRMATION_REQUIRED, "a write needs the user's confirmation; nothing was sent"
             )
+        adapter = self.adapter(r.kind)
+        details = await adapter.describe(r.call)
+        request_digest = digest(details.binding)
         verdict = self.tokens.redeem(confirmation, self._binding(r, request_digest))
         if verdict is not Redemption.VALID:
             decision = "expired" if verdict is Redemption.EXPIRED else "refused"
