@@ -1,0 +1,135 @@
+"""The shape every Helm question dialog shares: a decision, Cancel by default, an input guard.
+
+A question is answered once, with a ``Decision``: Confirm/Approve gives ``CONFIRMED``; Cancel,
+Esc or closing the window gives ``DECLINED``; a deadline running out gives ``EXPIRED``. The
+``decided`` signal carries it, so callers await the answer instead of running ``exec()``.
+
+The input guard exists because a dialog can appear under a click or key press the user aimed
+at something else a moment before (a button in a widget, Enter in a form). For a short time
+after the dialog is shown, mouse and key events addressed to it are dropped.
+"""
+
+from __future__ import annotations
+
+from broker.summary import Decision
+from ui.qt import (
+    QApplication,
+    QDialog,
+    QEvent,
+    QHBoxLayout,
+    QObject,
+    QPushButton,
+    QShowEvent,
+    Qt,
+    QTimer,
+    QWidget,
+    Signal,
+)
+
+GUARD_MS = 500
+"""How long after appearing a dialog ignores clicks and key presses."""
+
+_GUARDED_EVENTS = frozenset(
+    {
+        QEvent.Type.MouseButtonPress,
+        QEvent.Type.MouseButtonRelease,
+        QEvent.Type.MouseButtonDblClick,
+        QEvent.Type.KeyPress,
+        QEvent.Type.KeyRelease,
+        QEvent.Type.ShortcutOverride,
+    }
+)
+
+
+class InputGuard(QObject):
+    """Drops mouse and key events addressed to ``dialog`` until ``ms`` after it is shown."""
+
+    def __init__(self, dialog: QWidget, ms: int) -> None:
+        super().__init__(dialog)
+        self._dialog = dialog
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(ms)
+        self._timer.timeout.connect(self.release)
+        self.active = False
+
+    def arm(self) -> None:
+        app = QApplication.instance()
+        if app is None or self._timer.interval() <= 0:
+            return
+        if not self.active:
+            app.installEventFilter(self)
+        self.active = True
+        self._timer.start()
+
+    def release(self) -> None:
+        app = QApplication.instance()
+        if self.active and app is not None:
+            app.removeEventFilter(self)
+        self.active = False
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() not in _GUARDED_EVENTS or not isinstance(watched, QWidget):
+            return False
+        return watched is self._dialog or self._dialog.isAncestorOf(watched)
+
+
+class QuestionDialog(QDialog):
+    """A dialog that ends with one ``Decision``; subclasses fill ``body`` and name the buttons."""
+
+    decided = Signal(object)
+    """The ``Decision``, emitted once."""
+
+    def __init__(
+        self,
+        title: str,
+        accept_text: str,
+        parent: QWidget | None = None,
+        *,
+        guard_ms: int = GUARD_MS,
+        cancel_text: str = "Cancel",
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(title)
+        self.setWindowModality(Qt.WindowModality.WindowModal)
+        self.decision: Decision | None = None
+        self.guard = InputGuard(self, guard_ms)
+        self.accept_button = QPushButton(accept_text, self)
+        self.cancel_button = QPushButton(cancel_text, self)
+        # Cancel is the default and has the focus: Enter or Space on a dialog that appeared
+        # unexpectedly must never confirm anything.
+        self.accept_button.setAutoDefault(False)
+        self.accept_button.setDefault(False)
+        self.cancel_button.setAutoDefault(True)
+        self.cancel_button.setDefault(True)
+        self.accept_button.clicked.connect(self.accept)
+        self.cancel_button.clicked.connect(self.reject)
+        self.buttons = QHBoxLayout()
+        self.buttons.addStretch(1)
+        self.buttons.addWidget(self.cancel_button)
+        self.buttons.addWidget(self.accept_button)
+        self.finished.connect(self._finished)
+
+    def focus_cancel(self) -> None:
+        self.cancel_button.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self.focus_cancel()
+        self.guard.arm()
+
+    @property
+    def guarded(self) -> bool:
+        return self.guard.active
+
+    def decide(self, decision: Decision) -> None:
+        """Record the answer once and tell whoever is waiting."""
+        if self.decision is not None:
+            return
+        self.decision = decision
+        self.guard.release()
+        self.decided.emit(decision)
+
+    def _finished(self, result: int) -> None:
+        accepted = result == QDialog.DialogCode.Accepted.value
+        self.decide(Decision.CONFIRMED if accepted else Decision.DECLINED)

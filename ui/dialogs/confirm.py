@@ -1,0 +1,216 @@
+"""The write confirmation dialog, one per kind, and the ``Confirmer`` that shows it.
+
+The dialog shows who wants to do what, where, and the exact request — every string of it from
+the broker's ``WriteSummary`` as plain text (``ui.text``). Cancel has the focus and is the
+default; Esc cancels; the input guard drops a click already on its way. The write's token has
+a deadline: when it passes with the dialog still open, the dialog says so and answers
+``EXPIRED`` (the call ends with ``confirmation_required``; nothing was sent).
+
+``DialogConfirmer`` is what the broker awaits: it shows one dialog at a time per extension,
+queueing the rest, and awaits the dialog's answer as a future — no ``exec()``, no nested loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from broker.summary import Decision, WriteSummary
+from ui.dialogs.base import GUARD_MS, QuestionDialog
+from ui.qt import (
+    QBrush,
+    QColor,
+    QFormLayout,
+    QLabel,
+    QPlainTextEdit,
+    QTextCharFormat,
+    QTextCursor,
+    QTimer,
+    QVBoxLayout,
+    QWidget,
+)
+from ui.text import monospace, plain_box, plain_label, value_widget, visible
+
+
+@dataclass(frozen=True)
+class KindDialog:
+    """What is constant about one kind's dialog: the contract's title and the sentence."""
+
+    title: str
+    wants: str
+    request_label: str
+
+
+KIND_DIALOGS: dict[str, KindDialog] = {
+    "db": KindDialog("Confirm database write", "wants to run a write query", "SQL and arguments"),
+    "http": KindDialog("Confirm request", "wants to send a request", "Request"),
+    "mcp": KindDialog("Confirm tool call", "wants to call a tool of an MCP server", "Tool call"),
+    "tdt-mcp": KindDialog("Confirm tool call", "wants to call a TDT tool", "Tool call"),
+    "files": KindDialog("Confirm file change", "wants to change a file", "Change"),
+}
+
+EXPIRY_MARGIN_SECONDS = 2.0
+"""End the dialog this long before the token runs out, so a Confirm always finds it valid."""
+
+EXPIRED_TEXT = (
+    "This request expired before you answered. Nothing was sent; the extension was told "
+    "that the write needs a new confirmation."
+)
+
+_DIFF_COLOURS = {"+": ("#0a5d1a", "#e6f6e6"), "-": ("#8a1111", "#fbe9e9"), "@": ("#1f4e8c", "#eef3fb")}
+
+
+def kind_dialog(summary: WriteSummary) -> KindDialog:
+    return KIND_DIALOGS.get(summary.kind, KindDialog(summary.title, "wants to write", "Request"))
+
+
+class ConfirmDialog(QuestionDialog):
+    """Asks the user to confirm one write, exactly as ``summary`` describes it."""
+
+    def __init__(
+        self,
+        summary: WriteSummary,
+        parent: QWidget | None = None,
+        *,
+        remaining: float | None = None,
+        guard_ms: int = GUARD_MS,
+    ) -> None:
+        spec = kind_dialog(summary)
+        super().__init__(spec.title, "Confirm", parent, guard_ms=guard_ms)
+        self.summary = summary
+        self.setMinimumWidth(560)
+        layout = QVBoxLayout(self)
+        heading = plain_label(f"{summary.extension_name} ({summary.extension}) {spec.wants}.", self)
+        heading.setObjectName("heading")
+        font = heading.font()
+        font.setBold(True)
+        heading.setFont(font)
+        layout.addWidget(heading)
+        form = QFormLayout()
+        form.addRow("Workspace", plain_label(summary.workspace, self))
+        for label, value in summary.fields:
+            form.addRow(visible(label), value_widget(value, self))
+        layout.addLayout(form)
+        self.request_box: QPlainTextEdit | None = None
+        if summary.request:
+            layout.addWidget(QLabel(spec.request_label + " — exactly as Helm will send it", self))
+            self.request_box = plain_box(summary.request, self, max_lines=10)
+            layout.addWidget(self.request_box)
+        self.diff_box: QPlainTextEdit | None = None
+        if summary.diff:
+            layout.addWidget(QLabel("Line changes", self))
+            self.diff_box = diff_view(summary.diff, self)
+            layout.addWidget(self.diff_box)
+        self.notice = plain_label("", self)
+        self.notice.setObjectName("notice")
+        self.notice.setStyleSheet("color: #8a1111; font-weight: bold;")
+        self.notice.hide()
+        layout.addWidget(self.notice)
+        layout.addWidget(plain_label("Nothing is sent unless you click Confirm.", self))
+        layout.addLayout(self.buttons)
+        self.expiry = QTimer(self)
+        self.expiry.setSingleShot(True)
+        self.expiry.timeout.connect(self.expire)
+        if remaining is not None:
+            self.expiry.start(max(int(remaining * 1000), 0))
+        self.focus_cancel()
+
+    def expire(self) -> None:
+        """The token ran out: answer EXPIRED and leave the dialog open to say so."""
+        if self.decision is not None:
+            return
+        self.expiry.stop()
+        self.decide(Decision.EXPIRED)
+        self.accept_button.hide()
+        self.cancel_button.setText("Close")
+        self.notice.setText(EXPIRED_TEXT)
+        self.notice.show()
+
+
+def diff_view(diff: str, parent: QWidget | None = None) -> QPlainTextEdit:
+    """A read-only box with the unified diff, added lines green and removed lines red."""
+    box = QPlainTextEdit(parent)
+    box.setReadOnly(True)
+    box.setFont(monospace())
+    box.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+    cursor = box.textCursor()
+    cursor.movePosition(QTextCursor.MoveOperation.End)
+    lines = diff.splitlines()
+    for i, line in enumerate(lines):
+        fmt = QTextCharFormat()
+        colours = None if line.startswith(("+++", "---")) else _DIFF_COLOURS.get(line[:1])
+        if colours is not None:
+            fmt.setForeground(QBrush(QColor(colours[0])))
+            fmt.setBackground(QBrush(QColor(colours[1])))
+        # insertText with a format inserts characters, never markup.
+        cursor.insertText(visible(line) + ("\n" if i < len(lines) - 1 else ""), fmt)
+    box.moveCursor(QTextCursor.MoveOperation.Start)
+    box.setMinimumHeight(160)
+    return box
+
+
+class ConfirmDialogFactory(Protocol):
+    def __call__(
+        self, summary: WriteSummary, parent: QWidget | None, *, remaining: float | None
+    ) -> ConfirmDialog: ...
+
+
+class DialogConfirmer:
+    """The broker's ``Confirmer`` for the desktop: Helm's own dialog, one per extension at a time."""
+
+    def __init__(
+        self,
+        parent: QWidget | None = None,
+        *,
+        factory: ConfirmDialogFactory = ConfirmDialog,
+        margin: float = EXPIRY_MARGIN_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._parent = parent
+        self._factory = factory
+        self._margin = margin
+        self._clock = clock
+        self._turns: dict[tuple[str, str], asyncio.Lock] = {}
+        self.open_dialogs: list[ConfirmDialog] = []
+
+    async def __call__(self, summary: WriteSummary) -> Decision:
+        received = self._clock()
+        turn = self._turns.setdefault((summary.workspace, summary.extension), asyncio.Lock())
+        async with turn:
+            remaining = summary.expires_in - (self._clock() - received) - self._margin
+            if remaining <= 0:
+                return Decision.EXPIRED  # its turn came too late; the token is as good as gone
+            return await self._ask(summary, remaining)
+
+    async def _ask(self, summary: WriteSummary, remaining: float) -> Decision:
+        dialog = self._factory(summary, self._parent, remaining=remaining)
+        answer: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+
+        def decided(decision: object) -> None:
+            if not answer.done() and isinstance(decision, Decision):
+                answer.set_result(decision)
+
+        dialog.decided.connect(decided)
+        self.open_dialogs.append(dialog)
+        dialog.finished.connect(lambda _result: self._forget(dialog))
+        dialog.open()
+        try:
+            # The dialog expires itself; the extra second only bounds the wait if it did not.
+            return await asyncio.wait_for(answer, remaining + 1.0)
+        except TimeoutError:
+            dialog.expire()
+            return Decision.EXPIRED
+        finally:
+            if dialog.decision is Decision.EXPIRED and dialog.isVisible():
+                # An expired dialog stays open to say so until the user closes it.
+                dialog.finished.connect(dialog.deleteLater)
+            else:
+                dialog.close()
+                dialog.deleteLater()
+
+    def _forget(self, dialog: ConfirmDialog) -> None:
+        if dialog in self.open_dialogs:
+            self.open_dialogs.remove(dialog)
