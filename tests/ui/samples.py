@@ -51,3 +51,58 @@ def summary(
         request_digest="d" * 64,
         diff=diff,
     )
+
+
+def manifest_raw(**extra: object) -> dict[str, object]:
+    """A valid manifest with one connection of each kind, writes included."""
+    raw: dict[str, object] = {
+        "id": "com.example.board",
+        "name": "Board",
+        "version": "1.2.0",
+        "kind": "widget",
+        "entry": "index.html",
+        "permissions": {"write": True},
+        "settings": {
+            "repo": {"type": "string", "label": "Repository", "required": True, "maxLength": 100},
+            "limit": {"type": "integer", "label": "Items", "default": 20, "minimum": 1, "maximum": 100},
+            "state": {"type": "choice", "label": "State", "choices": ["open", "closed"], "default": "open"},
+            "compact": {"type": "boolean", "label": "Compact rows", "default": False},
+        },
+        "connections": [
+            {
+                "id": "gh",
+                "kind": "http",
+                "service": "github",
+                "calls": {
+                    "issues": {"method": "GET", "path": "/repos/{owner}/{repo}/issues"},
+                    "close": {
+                        "method": "PATCH",
+                        "path": "/repos/{owner}/{repo}/issues/{number}",
+                        "body": {"state": "closed"},
+                        "write": True,
+                    },
+                },
+            },
+            {
+                "id": "tools",
+                "kind": "mcp",
+                "server": "github",
+                "operations": ["list_issues"],
+                "writes": ["create_issue"],
+            },
+            {
+                "id": "app",
+                "kind": "db",
+                "service": "local-app",
+                "engine": "sqlite",
+                "queries": {
+                    "recent": {
+                        "sql": "SELECT id, title FROM tickets ORDER BY id DESC LIMIT ?",
+                        "params": ["limit"],
+                    }
+                },
+            },
+        ],
+    }
+    raw.update(extra)
+    return raw

@@ -11,6 +11,8 @@ after the dialog is shown, mouse and key events addressed to it are dropped.
 
 from __future__ import annotations
 
+import asyncio
+
 from broker.summary import Decision
 from ui.qt import (
     QApplication,
@@ -133,3 +135,23 @@ class QuestionDialog(QDialog):
     def _finished(self, result: int) -> None:
         accepted = result == QDialog.DialogCode.Accepted.value
         self.decide(Decision.CONFIRMED if accepted else Decision.DECLINED)
+
+
+async def answer(dialog: QuestionDialog) -> Decision:
+    """Show ``dialog`` window-modally and await its decision (no nested event loop).
+
+    A person answers this one, so there is no deadline; a caller that has one wraps the await
+    in ``asyncio.timeout`` and the dialog closes (declined) when it is cancelled.
+    """
+    future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+
+    def decided(decision: object) -> None:
+        if not future.done() and isinstance(decision, Decision):
+            future.set_result(decision)
+
+    dialog.decided.connect(decided)
+    dialog.open()
+    try:
+        return await future
+    finally:
+        dialog.close()

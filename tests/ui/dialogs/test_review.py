@@ -1,0 +1,108 @@
+"""Plugin review: every connection, writes apart and marked, the MCP warning, Cancel first."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from pytestqt.qtbot import QtBot
+
+from broker.kinds.mcp.rules import REVIEW_WARNING
+from broker.manifest import Manifest, Review, validate
+from broker.summary import Decision
+from tests.ui.samples import BIDI, HTML, manifest_raw
+from ui.dialogs.base import answer
+from ui.dialogs.review import ReviewDialog, ReviewReason
+from ui.qt import QGroupBox, QLabel, QPlainTextEdit, Qt
+
+
+def review_of(raw: dict[str, Any]) -> Review:
+    assert validate(raw) == []
+    return Manifest(raw, Path("/nonexistent")).review()
+
+
+def dialog_for(
+    qtbot: QtBot, raw: dict[str, Any], reason: ReviewReason = ReviewReason.INSTALL
+) -> ReviewDialog:
+    dialog = ReviewDialog(review_of(raw), reason)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    return dialog
+
+
+def labels(widget: Any) -> list[str]:
+    return [w.text() for w in widget.findChildren(QLabel)] + [
+        w.toPlainText() for w in widget.findChildren(QPlainTextEdit)
+    ]
+
+
+def test_review_groups_everything_by_connection(qtbot: QtBot) -> None:
+    dialog = dialog_for(qtbot, manifest_raw())
+    boxes = {b.objectName(): b for b in dialog.findChildren(QGroupBox)}
+    assert {"connection:gh", "connection:tools", "connection:app", "writes"} <= set(boxes)
+    gh = labels(boxes["connection:gh"])
+    assert "issues: GET /repos/{owner}/{repo}/issues" in gh
+    assert "close: PATCH /repos/{owner}/{repo}/issues/{number}" in gh
+    assert any("SELECT id, title FROM tickets" in t for t in labels(boxes["connection:app"]))
+    assert "Board 1.2.0 (com.example.board)" in labels(dialog)
+
+
+def test_writes_are_listed_separately_and_marked(qtbot: QtBot) -> None:
+    dialog = dialog_for(qtbot, manifest_raw())
+    writes = labels(dialog.findChild(QGroupBox, "writes"))
+    assert "[gh] close: PATCH /repos/{owner}/{repo}/issues/{number}" in writes
+    assert "[tools] tool create_issue" in writes
+    assert not any("issues: GET" in t for t in writes)
+    assert "WRITE" in labels(dialog.findChild(QGroupBox, "connection:gh"))
+
+
+def test_the_mcp_warning_is_shown_with_its_connection(qtbot: QtBot) -> None:
+    dialog = dialog_for(qtbot, manifest_raw())
+    tools = dialog.findChild(QGroupBox, "connection:tools")
+    assert "⚠ " + REVIEW_WARNING in labels(tools)
+    assert not any(REVIEW_WARNING in t for t in labels(dialog.findChild(QGroupBox, "connection:gh")))
+
+
+def test_a_changed_extension_says_it_needs_approval_again(qtbot: QtBot) -> None:
+    dialog = dialog_for(qtbot, manifest_raw(), ReviewReason.CHANGED)
+    assert any("changed since you approved it" in t for t in labels(dialog))
+
+
+def test_cancel_is_the_default_and_escape_declines(qtbot: QtBot) -> None:
+    dialog = dialog_for(qtbot, manifest_raw())
+    assert dialog.focusWidget() is dialog.cancel_button
+    assert dialog.cancel_button.isDefault()
+    assert not dialog.accept_button.autoDefault()
+    assert dialog.accept_button.text() == "Approve"
+    dialog.guard.release()
+    with qtbot.waitSignal(dialog.decided, timeout=2000) as blocker:
+        qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+    assert blocker.args == [Decision.DECLINED]
+
+
+def test_hostile_names_and_details_are_plain_text(qtbot: QtBot) -> None:
+    raw = manifest_raw(name=HTML + BIDI)
+    raw["connections"][2]["queries"]["recent"]["sql"] = "SELECT '" + HTML + "' LIMIT ? -- " + BIDI  # type: ignore[index]
+    dialog = dialog_for(qtbot, raw)
+    for label in dialog.findChildren(QLabel):
+        assert "\u202e" not in label.text()
+        if "<" in label.text():
+            assert label.textFormat() == Qt.TextFormat.PlainText
+    assert any(t.startswith(HTML + "invoice[U+202E]") for t in labels(dialog))
+
+
+def test_approving_through_the_awaitable_answer(
+    qtbot: QtBot, qloop: asyncio.AbstractEventLoop, run: Any
+) -> None:
+    dialog = ReviewDialog(review_of(manifest_raw()), guard_ms=0)
+    qtbot.addWidget(dialog)
+    task = qloop.create_task(answer(dialog))
+    qtbot.waitUntil(dialog.isVisible, timeout=3000)
+    qtbot.mouseClick(dialog.accept_button, Qt.MouseButton.LeftButton)
+
+    async def result() -> Decision:
+        return await task
+
+    assert run(result(), 5) is Decision.CONFIRMED

@@ -1,0 +1,127 @@
+"""Plugin review: everything an extension may do, grouped by connection, before it may do it.
+
+Shown when an extension is installed and whenever the approved part of its manifest changed
+(the approval's digest no longer matches). Reads and writes are listed apart, writes marked,
+each kind's warnings (the MCP one) shown with their connection; all text is plain. Approve
+answers ``CONFIRMED``, Cancel (the default) or Esc ``DECLINED``.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from broker.kinds.base import ConnectionReview, ReviewItem
+from broker.manifest import Review
+from ui.dialogs.base import GUARD_MS, QuestionDialog
+from ui.qt import QFrame, QGridLayout, QGroupBox, QLabel, QScrollArea, QVBoxLayout, QWidget
+from ui.text import elide, plain_label, value_widget
+
+WRITE_STYLE = "color: #8a1111; font-weight: bold;"
+WARNING_STYLE = "background: #fff4d6; color: #5c4400; padding: 6px; border: 1px solid #e0c060;"
+
+
+class ReviewReason(StrEnum):
+    INSTALL = "install"
+    CHANGED = "changed"
+
+
+REASON_TEXT = {
+    ReviewReason.INSTALL: "Review what this extension may do before you approve it.",
+    ReviewReason.CHANGED: (
+        "This extension's connections changed since you approved it. Its calls are refused "
+        "until you review and approve it again."
+    ),
+}
+
+
+class ReviewDialog(QuestionDialog):
+    """Approve or cancel one extension's review."""
+
+    def __init__(
+        self,
+        review: Review,
+        reason: ReviewReason = ReviewReason.INSTALL,
+        parent: QWidget | None = None,
+        *,
+        guard_ms: int = GUARD_MS,
+    ) -> None:
+        super().__init__(f"Review {elide(review.name, 80)}", "Approve", parent, guard_ms=guard_ms)
+        self.review = review
+        self.setMinimumSize(620, 480)
+        layout = QVBoxLayout(self)
+        heading = plain_label(f"{review.name} {review.version} ({review.id})", self)
+        font = heading.font()
+        font.setBold(True)
+        font.setPointSizeF(font.pointSizeF() * 1.2)
+        heading.setFont(font)
+        layout.addWidget(heading)
+        layout.addWidget(plain_label(REASON_TEXT[reason], self))
+        may_write = (
+            "May write: yes — every write asks for your confirmation"
+            if review.may_write
+            else "May write: no — read-only"
+        )
+        layout.addWidget(plain_label(may_write, self))
+        scroll = QScrollArea(self)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        inner = QWidget(scroll)
+        body = QVBoxLayout(inner)
+        for conn in review.connections:
+            body.addWidget(connection_box(conn, inner))
+        writes = [(c.id, w) for c in review.connections for w in c.writes]
+        if writes:
+            body.addWidget(writes_box(writes, inner))
+        body.addStretch(1)
+        scroll.setWidget(inner)
+        layout.addWidget(scroll, 1)
+        layout.addLayout(self.buttons)
+        self.focus_cancel()
+
+
+def connection_box(conn: ConnectionReview, parent: QWidget) -> QGroupBox:
+    box = QGroupBox(elide(f"[{conn.id}] {conn.kind} — {conn.target}", 120), parent)
+    box.setObjectName(f"connection:{conn.id}")
+    grid = QGridLayout(box)
+    grid.setColumnStretch(2, 1)
+    row = 0
+    for heading, items in (("Reads", conn.reads), ("Writes", conn.writes)):
+        if not items:
+            continue
+        title = QLabel(heading, box)
+        if heading == "Writes":
+            title.setStyleSheet(WRITE_STYLE)
+        grid.addWidget(title, row, 0, 1, 3)
+        row += 1
+        for item in items:
+            row = _item_row(grid, row, item, box)
+    for warning in conn.warnings:
+        note = plain_label("⚠ " + warning, box)
+        note.setObjectName("warning")
+        note.setStyleSheet(WARNING_STYLE)
+        grid.addWidget(note, row, 0, 1, 3)
+        row += 1
+    return box
+
+
+def _item_row(grid: QGridLayout, row: int, item: ReviewItem, parent: QWidget) -> int:
+    tag = QLabel("WRITE" if item.write else "read", parent)
+    if item.write:
+        tag.setStyleSheet(WRITE_STYLE)
+    grid.addWidget(tag, row, 0)
+    grid.addWidget(plain_label(item.label, parent), row, 1)
+    if item.detail:
+        grid.addWidget(value_widget(item.detail, parent), row, 2)
+    return row + 1
+
+
+def writes_box(writes: list[tuple[str, ReviewItem]], parent: QWidget) -> QGroupBox:
+    box = QGroupBox("Writes — each one asks for your confirmation", parent)
+    box.setObjectName("writes")
+    box.setStyleSheet("QGroupBox { color: #8a1111; font-weight: bold; }")
+    col = QVBoxLayout(box)
+    for conn_id, item in writes:
+        line = plain_label(f"[{conn_id}] {item.label}", box)
+        line.setStyleSheet("color: palette(text); font-weight: normal;")
+        col.addWidget(line)
+    return box
