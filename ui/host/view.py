@@ -70,8 +70,12 @@ class ExtensionView(QWidget):
     def url(self) -> str:
         return entry_url(self._profile.host, self.entry)
 
-    def load(self) -> None:
-        self.page.load(QUrl(self.url))
+    def load(self, fragment: str = "") -> None:
+        """Load the entry file; ``fragment`` (after ``#``) is for the page alone to read."""
+        url = QUrl(self.url)
+        if fragment:
+            url.setFragment(fragment)
+        self.page.load(url)
 
     def reload(self) -> None:
         self.page.triggerAction(self.page.WebAction.ReloadAndBypassCache)

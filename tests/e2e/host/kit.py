@@ -68,7 +68,7 @@ def make_view(
     return view
 
 
-async def wait_ready(view: ExtensionView, timeout: float = 20.0) -> None:
+async def wait_ready(view: ExtensionView, timeout: float = 20.0, fragment: str = "") -> None:
     ready = asyncio.get_running_loop().create_future()
 
     def on_ready() -> None:
@@ -77,7 +77,7 @@ async def wait_ready(view: ExtensionView, timeout: float = 20.0) -> None:
 
     view.ready.connect(on_ready)
     try:
-        view.load()
+        view.load(fragment)
         await asyncio.wait_for(ready, timeout)
     finally:
         view.ready.disconnect(on_ready)

