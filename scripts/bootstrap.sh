@@ -23,3 +23,4 @@ echo "[bootstrap] installing Helm and its test tools into .venv"
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check -e "$ROOT[test]" \
   2> >(grep -v "^WARNING: Location" >&2)
 touch "$STAMP"
+echo "[bootstrap] done in ${SECONDS}s"

@@ -6,7 +6,9 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-scripts/lint.sh
+# Lint first, but run the tests even when it fails, so one run shows every problem.
+lint_status=0
+scripts/lint.sh || lint_status=$?
 
 OUT="$(mktemp -d "${TMPDIR:-/tmp}/helm-check.XXXXXX")"
 trap 'rm -rf "$OUT"' EXIT
@@ -25,6 +27,9 @@ if [ -f "$OUT/junit.xml" ]; then
 fi
 
 fail=0
+if [ "$lint_status" -ne 0 ]; then
+  echo "[check] FAILED: lint or type check (see above)"; fail=1
+fi
 if [ "$status" -eq 5 ]; then
   echo "[check] FAILED: pytest collected no tests"; fail=1
 elif [ "$status" -ne 0 ]; then

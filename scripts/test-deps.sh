@@ -38,6 +38,7 @@ if [ "${#missing_apt[@]}" -gt 0 ]; then
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
     "${missing_apt[@]}" >/dev/null
+  say "apt: installed (${SECONDS}s so far)"
   # Debian starts the packaged servers; tests run their own, so keep the machine quiet.
   if command -v systemctl >/dev/null && systemctl is-system-running >/dev/null 2>&1; then
     as_root systemctl disable --now mariadb postgresql >/dev/null 2>&1 || true
@@ -61,6 +62,7 @@ if ! cmp -s "$NODE_SRC/package-lock.json" "$NODE_DIR/package-lock.json" \
   mkdir -p "$NODE_DIR"
   cp "$NODE_SRC/package.json" "$NODE_SRC/package-lock.json" "$NODE_DIR/"
   npm ci --prefix "$NODE_DIR" --no-audit --no-fund --loglevel=error >/dev/null
+  say "npm: installed (${SECONDS}s so far)"
 else
   say "npm: up to date"
 fi
@@ -79,11 +81,12 @@ py_venv() {  # py_venv NAME STAMP_TEXT PACKAGES...
   "$PY" -m venv "$dir"
   "$dir/bin/pip" install -q --disable-pip-version-check "$@" 2> >(grep -v "^WARNING: Location" >&2)
   echo "$want" > "$dir/.installed"
+  say "venv $name: installed (${SECONDS}s so far)"
 }
 py_venv mcp-time "v1" "mcp-server-time==2026.10.19"
 py_venv mcp-git "v1" "mcp-server-git==2026.10.19"
 py_venv httpbin "v1" "httpbin==0.10.4" "gunicorn==27.0.1"
 
-say "done"
+say "done in ${SECONDS}s"
 
 # --- more test dependencies ---
