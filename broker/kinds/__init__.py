@@ -5,6 +5,7 @@ from __future__ import annotations
 from broker.kinds.base import KindSpec
 from broker.kinds.db import rules as db_rules
 from broker.kinds.files import rules as files_rules
+from broker.kinds.files.adapter import FilesKind
 from broker.kinds.http import rules as http_rules
 from broker.kinds.mcp import rules as mcp_rules
 
@@ -14,7 +15,7 @@ KINDS: dict[str, KindSpec] = {
         KindSpec("http", http_rules),
         KindSpec("mcp", mcp_rules),
         KindSpec("tdt-mcp", mcp_rules),
-        KindSpec("files", files_rules),
+        KindSpec("files", files_rules, FilesKind),
         KindSpec("db", db_rules),
     )
 }

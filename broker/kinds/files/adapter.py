@@ -1,0 +1,216 @@
+"""The files kind: list, read and a confirmed write under a workspace or project root.
+
+Arguments are validated before any file is touched; the file work runs in a worker thread so
+the event loop never waits on the disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import hashlib
+import os
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from broker import envelope
+from broker.errors import CallError, ErrorCode
+from broker.kinds.base import JSON, Call, KindEnv, WriteDetails
+from broker.kinds.files.globs import GlobSet, globs_for
+from broker.kinds.files.listing import list_files
+from broker.kinds.files.reading import MAX_BATCH_PATHS, MAX_FILE_BYTES, read_batch, read_text
+from broker.kinds.files.safe import RelPath, open_root, parse_path, refused
+from broker.kinds.files.writing import replace_file
+from broker.settings import Workspace
+
+TITLE = "Confirm file change"
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+_ALLOWED_ARGS = {
+    "list": frozenset({"project"}),
+    "read": frozenset({"project", "path", "paths"}),
+    "write": frozenset({"project", "path", "text", "expected_sha256"}),
+}
+
+
+@dataclass(frozen=True)
+class Root:
+    """Where a call's paths start: the workspace root or a registered project."""
+
+    label: str  # "Workspace" or "Project"
+    name: str
+    folder: Path
+
+
+def resolve_root(conn: Mapping[str, JSON], workspace: Workspace, args: Mapping[str, JSON]) -> Root:
+    if conn["root"] == "workspace":
+        if "project" in args:
+            raise refused("this connection works in the workspace; do not pass project")
+        return Root("Workspace", workspace.name, workspace.root)
+    project = args.get("project")
+    if not isinstance(project, str) or not project:
+        raise refused("project is required: the id of a project registered with helm project add")
+    folder = workspace.projects.get(project)
+    if folder is None:
+        raise CallError(ErrorCode.NOT_CONFIGURED, f"no project {project!r} is registered in this workspace")
+    return Root("Project", project, folder)
+
+
+@dataclass(frozen=True)
+class Request:
+    """A validated files call: the operation, its root, its globs and its paths."""
+
+    op: str
+    root: Root
+    globs: GlobSet
+    path: RelPath | None = None
+    paths: tuple[RelPath, ...] = ()
+    text: str = ""
+    data: bytes = b""
+    expected_sha256: str = ""
+
+
+def _allowed(globs: GlobSet, path: RelPath) -> RelPath:
+    if not globs.matches(path.segments):
+        raise refused(f"{path.text!r} does not match a path declared by this connection")
+    return path
+
+
+def _batch(globs: GlobSet, value: JSON) -> tuple[RelPath, ...]:
+    if not isinstance(value, list) or not 1 <= len(value) <= MAX_BATCH_PATHS:
+        raise refused(f"paths must be a list of 1 to {MAX_BATCH_PATHS} paths")
+    paths = tuple(_allowed(globs, parse_path(p, f"paths[{i}]")) for i, p in enumerate(value))
+    if len({p.text for p in paths}) != len(paths):
+        raise refused("paths must not repeat a path")
+    return paths
+
+
+def _write_args(args: Mapping[str, JSON]) -> tuple[str, bytes, str]:
+    text = args.get("text")
+    if not isinstance(text, str):
+        raise refused("text must be a string: the full new content of the file")
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise refused("text is not valid Unicode (it has an unpaired surrogate)") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise CallError(ErrorCode.TOO_LARGE, "text is larger than 256 KiB")
+    expected = args.get("expected_sha256")
+    if not isinstance(expected, str) or not _SHA256.fullmatch(expected.lower()):
+        raise refused("expected_sha256 must be the 64-hex sha256 that read returned")
+    return text, data, expected.lower()
+
+
+def parse_request(call: Call) -> Request:
+    """Validate every argument (no I/O) and resolve the root."""
+    op, args = call.operation, call.args
+    unknown = sorted(set(args) - _ALLOWED_ARGS.get(op, frozenset()))
+    if unknown:
+        raise refused(f"unknown argument(s) for {op}: {', '.join(unknown)}")
+    globs = globs_for(call.connection)
+    root = resolve_root(call.connection, call.workspace, args)
+    if op == "list":
+        return Request(op, root, globs)
+    if op == "read":
+        if ("path" in args) == ("paths" in args):
+            raise refused("give either path (one file) or paths (1 to 100 files)")
+        if "paths" in args:
+            return Request(op, root, globs, paths=_batch(globs, args["paths"]))
+        return Request(op, root, globs, path=_allowed(globs, parse_path(args["path"])))
+    if op == "write":
+        path = _allowed(globs, parse_path(args.get("path")))
+        text, data, expected = _write_args(args)
+        return Request(op, root, globs, path=path, text=text, data=data, expected_sha256=expected)
+    raise refused(f"the files kind has no operation {op!r}")
+
+
+def _with_root[T](req: Request, work: Callable[[int], T]) -> T:
+    what = "the workspace root" if req.root.label == "Workspace" else f"the project {req.root.name!r}"
+    fd = open_root(req.root.folder, what)
+    try:
+        return work(fd)
+    except OSError as exc:
+        # Anything the safe openers did not turn into a refusal: a disk or permission error.
+        raise CallError(ErrorCode.UNAVAILABLE, "Helm could not access the file (an I/O error)") from exc
+    finally:
+        os.close(fd)
+
+
+def _run(req: Request) -> JSON:
+    if req.op == "list":
+        return _with_root(req, lambda fd: list_files(fd, req.globs))
+    if req.op == "read" and req.path is None:
+        return _with_root(req, lambda fd: read_batch(fd, req.paths))
+    assert req.path is not None  # parse_request gives read and write a path
+    path = req.path
+    if req.op == "read":
+        return _with_root(req, lambda fd: read_text(fd, path).as_json())
+    sha = _with_root(req, lambda fd: replace_file(fd, path, req.data, req.expected_sha256))
+    return {"path": path.text, "sha256": sha}
+
+
+def line_diff(path: str, old: str, new: str) -> str:
+    """A unified line diff of the current and the new text."""
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{path}", f"b/{path}"
+    )
+    # A last line without a newline would run into the next diff line; mark it as diff(1) does.
+    return "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
+    )
+
+
+def _describe(req: Request) -> WriteDetails:
+    assert req.path is not None
+    path = req.path
+    current = _with_root(req, lambda fd: read_text(fd, path))
+    new_sha = hashlib.sha256(req.data).hexdigest()
+    request = (
+        f"Replace {path.text} in {req.root.label.lower()} {req.root.name}\n"
+        f"expected sha256 {req.expected_sha256}\n"
+        f"new sha256 {new_sha} ({len(req.data)} bytes)"
+    )
+    # Not an error here: describe also runs when a token is redeemed, and a missing or stale
+    # token must be reported as such. The write itself returns conflict and changes nothing.
+    if current.sha256 != req.expected_sha256:
+        request += "\nThe file changed since it was read: this write will return conflict."
+    binding = {
+        "root": str(req.root.folder),
+        "project": req.root.name if req.root.label == "Project" else None,
+        "path": path.text,
+        "expected_sha256": req.expected_sha256,
+        "text": req.text,
+    }
+    return WriteDetails(
+        title=TITLE,
+        fields=((req.root.label, req.root.name), ("Path", path.text)),
+        request=request,
+        binding=binding,
+        diff=line_diff(path.text, current.text, req.text),
+    )
+
+
+class FilesKind:
+    """The adapter of the files kind (see ``broker.kinds.base.Kind``)."""
+
+    def __init__(self, env: KindEnv) -> None:
+        self._env = env
+
+    async def pin(self, workspace: Workspace, conn: Mapping[str, JSON]) -> Mapping[str, JSON]:
+        return {}
+
+    async def describe(self, call: Call) -> WriteDetails:
+        req = parse_request(call)
+        if req.op != "write":
+            raise refused(f"{req.op!r} is not a write")
+        return await asyncio.to_thread(_describe, req)
+
+    async def execute(self, call: Call) -> dict[str, Any]:
+        req = parse_request(call)
+        data = await asyncio.to_thread(_run, req)
+        return envelope.success("files", data)
+
+    async def aclose(self) -> None:
+        return None

@@ -1,0 +1,144 @@
+"""The path globs of a files connection, compiled once per manifest.
+
+A glob is a ``/``-separated relative pattern. In one segment ``*`` matches any run of
+characters and ``?`` one character; a segment that is exactly ``**`` matches any number of
+folders (zero or more). A trailing ``**`` means "every file below this folder", so
+``docs/**`` is read as ``docs/**/*``.
+
+Dotfiles: a wildcard never matches a leading dot. ``*``, ``?`` and ``**`` skip names that start
+with ``.`` (so ``**`` does not descend into ``.git`` and ``*.json`` does not match
+``.secret.json``); write the dot literally to reach them (``.tdt-project/**``, ``.*.json``).
+
+Matching runs as a small set of states ``(glob, segment)`` advanced one path segment at a time.
+The same machine drives the folder walk of ``list``: a folder is entered only while some glob
+can still match below it, and where every glob expects a literal name the walk opens that name
+directly instead of listing the folder.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from broker.jsonutil import digest
+
+State = tuple[int, int]
+"""(index of the glob, index of the next segment it expects)."""
+States = frozenset[State]
+
+EMPTY: States = frozenset()
+
+
+@dataclass(frozen=True)
+class Segment:
+    text: str
+    any_depth: bool
+    literal: bool
+    regex: re.Pattern[str] | None
+
+    def matches(self, name: str) -> bool:
+        if self.literal:
+            return name == self.text
+        assert self.regex is not None  # every non-literal, non-** segment has one
+        return self.regex.fullmatch(name) is not None
+
+
+def _segment(text: str) -> Segment:
+    if text == "**":
+        return Segment(text, True, False, None)
+    if "*" not in text and "?" not in text:
+        return Segment(text, False, True, None)
+    body = "".join("[^/]*" if c == "*" else "[^/]" if c == "?" else re.escape(c) for c in text)
+    # A wildcard in the first position must not match a leading dot (see the module docstring).
+    guard = r"(?!\.)" if text[0] in "*?" else ""
+    return Segment(text, False, False, re.compile(guard + body, re.DOTALL))
+
+
+def _compile(glob: str) -> tuple[Segment, ...]:
+    parts = glob.split("/")
+    if parts[-1] == "**":
+        parts.append("*")
+    return tuple(_segment(p) for p in parts)
+
+
+class GlobSet:
+    """The compiled allowlist of one connection."""
+
+    def __init__(self, globs: Sequence[str]) -> None:
+        self.globs = tuple(globs)
+        self._segs = tuple(_compile(g) for g in self.globs)
+        self.start = self._closure((g, 0) for g in range(len(self._segs)))
+
+    def _closure(self, states: Iterable[State]) -> States:
+        out: set[State] = set()
+        stack = list(states)
+        while stack:
+            state = stack.pop()
+            if state in out:
+                continue
+            out.add(state)
+            g, i = state
+            segs = self._segs[g]
+            if i < len(segs) and segs[i].any_depth:
+                stack.append((g, i + 1))  # ** may match zero folders
+        return frozenset(out)
+
+    def step(self, states: States, name: str) -> States:
+        """The states after consuming one path segment ``name``."""
+        nxt: set[State] = set()
+        for g, i in states:
+            segs = self._segs[g]
+            if i >= len(segs):
+                continue
+            seg = segs[i]
+            if seg.any_depth:
+                if not name.startswith("."):
+                    nxt.add((g, i))
+            elif seg.matches(name):
+                nxt.add((g, i + 1))
+        return self._closure(nxt) if nxt else EMPTY
+
+    def accepts(self, states: States) -> bool:
+        """Whether a file reached with these states matches a glob."""
+        return any(i == len(self._segs[g]) for g, i in states)
+
+    def live(self, states: States) -> bool:
+        """Whether a folder reached with these states can contain a match."""
+        return any(i < len(self._segs[g]) for g, i in states)
+
+    def literal_names(self, states: States) -> list[str] | None:
+        """The names every live state expects, if all of them are literal; else None."""
+        names: set[str] = set()
+        for g, i in states:
+            segs = self._segs[g]
+            if i >= len(segs):
+                continue
+            if not segs[i].literal:
+                return None
+            names.add(segs[i].text)
+        return sorted(names)
+
+    def matches(self, segments: Sequence[str]) -> bool:
+        states = self.start
+        for name in segments:
+            states = self.step(states, name)
+            if not states:
+                return False
+        return self.accepts(states)
+
+
+_CACHE: dict[str, GlobSet] = {}
+_CACHE_MAX = 512
+
+
+def globs_for(conn: Mapping[str, Any]) -> GlobSet:
+    """The compiled globs of a connection, cached by the digest of its declaration."""
+    key = digest(dict(conn))
+    compiled = _CACHE.get(key)
+    if compiled is None:
+        if len(_CACHE) >= _CACHE_MAX:
+            _CACHE.pop(next(iter(_CACHE)))  # oldest first: manifests rarely change
+        compiled = _CACHE[key] = GlobSet([str(g) for g in conn["paths"]])
+    return compiled

@@ -1,0 +1,107 @@
+"""list: the regular files under the root that a declared glob matches.
+
+The walk goes through folder descriptors (never by path), enters a folder only while a glob
+can still match below it, opens literal names directly instead of listing their folder, and
+visits children in an order that yields paths already sorted, so it stops as soon as it has
+one more file than the limit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+from collections.abc import Generator
+from typing import Any
+
+from broker.errors import CallError, ErrorCode
+from broker.kinds.files.globs import GlobSet, States
+from broker.kinds.files.safe import open_folder_at
+
+MAX_LIST = 1000
+MAX_DEPTH = 256
+TEMP_PREFIX = ".helm-write-"
+
+_FILE, _DIR, _OTHER = 0, 1, 2
+
+
+def list_files(root: int, globs: GlobSet, limit: int = MAX_LIST) -> dict[str, Any]:
+    """``{files: [{path, size}], truncated}``: the first ``limit`` matches in path order.
+
+    ``truncated`` is true when more files matched than were returned.
+    """
+    files: list[dict[str, Any]] = []
+    with contextlib.closing(_walk(root, globs, globs.start, "", 0)) as walk:
+        for entry in walk:
+            if len(files) == limit:
+                return {"files": files, "truncated": True}
+            files.append(entry)
+    return {"files": files, "truncated": False}
+
+
+def _kind(mode: int) -> int:
+    return _FILE if stat.S_ISREG(mode) else _DIR if stat.S_ISDIR(mode) else _OTHER
+
+
+def _printable(name: str) -> bool:
+    # Names that are not valid UTF-8 on disk come back with surrogate escapes; JSON cannot
+    # carry them, so such files are not listed (documented).
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _children(folder: int, globs: GlobSet, states: States) -> list[tuple[str, int]]:
+    """(name, kind) of the children worth looking at, sorted so paths come out in order."""
+    literal = globs.literal_names(states)
+    found: list[tuple[str, int]] = []
+    if literal is not None:
+        for name in literal:
+            try:
+                st = os.stat(name, dir_fd=folder, follow_symlinks=False)
+            except OSError:
+                continue
+            found.append((name, _kind(st.st_mode)))
+    else:
+        try:
+            with os.scandir(folder) as it:
+                for entry in it:
+                    if entry.is_dir(follow_symlinks=False):
+                        found.append((entry.name, _DIR))
+                    elif entry.is_file(follow_symlinks=False):
+                        found.append((entry.name, _FILE))
+        except OSError:
+            return []  # a folder removed or made unreadable during the walk is skipped
+    # "name/" for folders: every path below "a" starts with "a/", so this order is the plain
+    # code-point order of the full paths.
+    found.sort(key=lambda c: c[0] + "/" if c[1] == _DIR else c[0])
+    return found
+
+
+def _walk(folder: int, globs: GlobSet, states: States, prefix: str, depth: int) -> Generator[dict[str, Any]]:
+    if depth > MAX_DEPTH:
+        raise CallError(ErrorCode.TOO_LARGE, f"the tree is deeper than {MAX_DEPTH} folders")
+    for name, kind in _children(folder, globs, states):
+        if kind == _OTHER or not _printable(name):
+            continue
+        nxt = globs.step(states, name)
+        if not nxt:
+            continue
+        if kind == _FILE and globs.accepts(nxt) and not name.startswith(TEMP_PREFIX):
+            try:
+                st = os.stat(name, dir_fd=folder, follow_symlinks=False)
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode):
+                yield {"path": prefix + name, "size": st.st_size}
+        elif kind == _DIR and globs.live(nxt):
+            try:
+                child = open_folder_at(folder, name)
+            except OSError:
+                continue  # replaced by a symlink or removed since the listing: not followed
+            try:
+                yield from _walk(child, globs, nxt, prefix + name + "/", depth + 1)
+            finally:
+                os.close(child)

@@ -1,0 +1,198 @@
+"""write: replace one existing file atomically, only if it still has the expected hash.
+
+The replacement: a temp file named ``.helm-write-<16 hex>.tmp`` is created exclusively in the
+target's folder (relative to the folder's descriptor), written, given the target's permission
+bits (and owner, where Helm may), fsynced, renamed over the target with ``os.replace`` on the
+same folder descriptor, and the folder is fsynced. A reader sees the old file or the new one,
+never a mix; a crash leaves the old file and at most a temp file.
+
+Concurrency: writes to one file are serialized inside the process by a lock, and across
+processes by ``flock`` on the target; the hash of the current content is compared inside that
+critical section, so of two writes with the same expected hash exactly one wins and the other
+gets ``conflict``. A writer holds ``flock`` on its temp file while it lives: the next write to
+the folder removes every temp file whose lock can be taken (its writer is gone).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import hashlib
+import os
+import re
+import secrets
+import stat
+import threading
+import time
+
+from broker.errors import CallError, ErrorCode
+from broker.kinds.files.reading import MAX_FILE_BYTES, too_large
+from broker.kinds.files.safe import O_LEAF, RelPath, open_leaf, open_parent, read_upto, refused
+
+TEMP_RE = re.compile(r"\.helm-write-[0-9a-f]{16}\.tmp")
+LOCK_WAIT = 10.0
+"""Seconds a write waits for another writer of the same file before giving up."""
+
+# Striped locks: one per file would need a registry with cleanup; 64 stripes serialize
+# writes to one file (and, rarely, two unrelated files that share a stripe).
+_STRIPES = tuple(threading.Lock() for _ in range(64))
+
+
+def replace_file(root: int, path: RelPath, data: bytes, expected_sha256: str) -> str:
+    """Replace the file at ``path`` with ``data``; return the new sha256."""
+    parent = open_parent(root, path)
+    try:
+        pst = os.fstat(parent)
+        stripe = _STRIPES[hash((pst.st_dev, pst.st_ino, path.name)) % len(_STRIPES)]
+        if not stripe.acquire(timeout=LOCK_WAIT):
+            raise CallError(ErrorCode.UNAVAILABLE, f"{path.text!r} is busy with another write; try again")
+        try:
+            _replace_locked(parent, path, data, expected_sha256)
+        finally:
+            stripe.release()
+    finally:
+        os.close(parent)
+    return hashlib.sha256(data).hexdigest()
+
+
+def _replace_locked(parent: int, path: RelPath, data: bytes, expected: str) -> None:
+    fd, st = _lock_target(parent, path)
+    try:
+        if st.st_nlink != 1:
+            raise refused(f"{path.text!r} has more than one hard link; Helm does not write it")
+        if not os.access(path.name, os.W_OK, dir_fd=parent, follow_symlinks=False):
+            raise refused(f"{path.text!r} is read-only")
+        if st.st_size > MAX_FILE_BYTES:
+            raise too_large(path)
+        current = read_upto(fd, MAX_FILE_BYTES + 1)
+        if len(current) > MAX_FILE_BYTES:
+            raise too_large(path)
+        if hashlib.sha256(current).hexdigest() != expected:
+            raise CallError(
+                ErrorCode.CONFLICT,
+                f"{path.text!r} changed since it was read (its sha256 differs); read it again",
+            )
+        clean_leftovers(parent)
+        _swap_in(parent, path, data, st)
+    finally:
+        os.close(fd)  # releases the flock
+
+
+def _lock_target(parent: int, path: RelPath) -> tuple[int, os.stat_result]:
+    """Open the target and hold ``flock`` on it, making sure the name still points to it.
+
+    Another writer may have renamed a new file over the name while we waited for the lock on
+    the old one; then the lock is worthless and we start again on the new file.
+    """
+    deadline = time.monotonic() + LOCK_WAIT
+    while True:
+        fd, st = open_leaf(parent, path)
+        try:
+            _flock_until(fd, deadline, path)
+            try:
+                now = os.stat(path.name, dir_fd=parent, follow_symlinks=False)
+            except FileNotFoundError:
+                raise refused(f"{path.text!r} does not exist") from None
+            if (now.st_dev, now.st_ino) == (st.st_dev, st.st_ino):
+                return fd, os.fstat(fd)
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)
+
+
+def _flock_until(fd: int, deadline: float, path: RelPath) -> None:
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                raise CallError(
+                    ErrorCode.UNAVAILABLE, f"{path.text!r} is locked by another writer; try again"
+                ) from None
+            time.sleep(0.005)  # another process holds it for one short write
+
+
+def clean_leftovers(parent: int) -> list[str]:
+    """Remove temp files whose writer is gone (its lock can be taken); return their names."""
+    removed: list[str] = []
+    try:
+        with os.scandir(parent) as it:
+            names = [e.name for e in it if TEMP_RE.fullmatch(e.name)]
+    except OSError:
+        return removed
+    for name in names:
+        try:
+            fd = os.open(name, O_LEAF, dir_fd=parent)
+        except OSError:
+            continue
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                continue  # a live writer
+            with contextlib.suppress(FileNotFoundError):
+                now = os.stat(name, dir_fd=parent, follow_symlinks=False)
+                if (now.st_dev, now.st_ino) == (st.st_dev, st.st_ino):
+                    os.unlink(name, dir_fd=parent)
+                    removed.append(name)
+        finally:
+            os.close(fd)
+    return removed
+
+
+def _create_temp(parent: int) -> tuple[str, int]:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(16):
+        name = f".helm-write-{secrets.token_hex(8)}.tmp"
+        try:
+            fd = os.open(name, flags, 0o600, dir_fd=parent)
+        except FileExistsError:
+            continue
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        # A cleaner may have removed the file between the create and the lock; start again.
+        if os.fstat(fd).st_nlink == 0:
+            os.close(fd)
+            continue
+        return name, fd
+    raise CallError(ErrorCode.UNAVAILABLE, "Helm could not create a temporary file for the write")
+
+
+def _keep_owner(fd: int, target: os.stat_result) -> None:
+    mine = os.fstat(fd)
+    if (mine.st_uid, mine.st_gid) == (target.st_uid, target.st_gid):
+        return
+    with contextlib.suppress(PermissionError):
+        os.fchown(fd, target.st_uid, target.st_gid)
+
+
+def _swap_in(parent: int, path: RelPath, data: bytes, target: os.stat_result) -> None:
+    tmp, fd = _create_temp(parent)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        # Permission bits only: a rewritten text file never becomes setuid/setgid.
+        os.fchmod(fd, stat.S_IMODE(target.st_mode) & 0o777)
+        _keep_owner(fd, target)
+        os.fsync(fd)
+        now = os.stat(path.name, dir_fd=parent, follow_symlinks=False)
+        if (now.st_dev, now.st_ino) != (target.st_dev, target.st_ino):
+            raise CallError(ErrorCode.CONFLICT, f"{path.text!r} was replaced during the write; read it again")
+        os.replace(tmp, path.name, src_dir_fd=parent, dst_dir_fd=parent)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp, dir_fd=parent)
+        raise
+    finally:
+        os.close(fd)
+    try:
+        os.fsync(parent)
+    except OSError as exc:
+        if exc.errno not in (errno.EINVAL, errno.EBADF):  # folders some filesystems cannot fsync
+            raise
