@@ -1,0 +1,157 @@
+"""The ``mcp`` kind: tool calls to an MCP server the user configured in Helm."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+from mcp import types
+
+from broker import envelope
+from broker.errors import CallError, CredentialStoreError, ErrorCode, ProfileError
+from broker.kinds.base import JSON, Call, KindEnv, WriteDetails
+from broker.kinds.mcp import pins, profiles, rules
+from broker.kinds.mcp.httpcap import HttpState
+from broker.kinds.mcp.pool import SessionPool, http_opener, stdio_opener, working_folder
+from broker.kinds.mcp.profiles import HttpProfile, Profile
+from broker.kinds.mcp.results import check_size, tool_data
+from broker.kinds.mcp.session import Limits, ServerSession
+from broker.settings import Workspace
+
+DEFAULT_LIMITS = Limits()
+WRITE_TITLE = "Confirm tool call"
+
+
+def wire_args(args: Mapping[str, JSON]) -> str:
+    """The arguments exactly as Helm sends them (compact JSON, the caller's key order)."""
+    return json.dumps(dict(args), ensure_ascii=False, separators=(",", ":"))
+
+
+class McpKind:
+    """One per broker; holds one session per (workspace, server)."""
+
+    def __init__(self, env: KindEnv, limits: Limits | None = None) -> None:
+        self.env = env
+        self.limits = limits or DEFAULT_LIMITS
+        self._pool = SessionPool()
+        self._http_state: dict[tuple[str, str], HttpState] = {}
+
+    # -- profiles and sessions -----------------------------------------------------------
+    def _profile(self, name: str) -> tuple[Profile, str | None]:
+        raw = self.env.settings.mcp_servers.get(name)
+        if raw is None:
+            raise CallError(ErrorCode.NOT_CONFIGURED, f"no MCP server named {name!r} is configured in Helm")
+        try:
+            profile = profiles.parse(name, raw)
+        except ProfileError as exc:
+            raise CallError(
+                ErrorCode.NOT_CONFIGURED, f"the MCP server profile {name!r} is invalid; add it again"
+            ) from exc
+        wants_token = profile.bearer if isinstance(profile, HttpProfile) else profile.token_env is not None
+        if not wants_token:
+            return profile, None
+        try:
+            token = self.env.credentials.get(profiles.token_key(name))
+        except CredentialStoreError as exc:
+            raise CallError(ErrorCode.NOT_CONFIGURED, "Helm's credential store cannot be read") from exc
+        if not token:
+            raise CallError(
+                ErrorCode.NOT_CONFIGURED, f"MCP server {name!r} has no stored token; add it again"
+            )
+        return profile, token
+
+    async def session(self, workspace: Workspace, server: str) -> ServerSession:
+        profile, token = self._profile(server)
+        label = f"MCP server {server!r}"
+        key = (workspace.name, server)
+        if isinstance(profile, HttpProfile):
+            state = self._http_state.setdefault(key, HttpState())
+
+            def make() -> ServerSession:
+                state.auth_refused = False
+                return ServerSession(label, http_opener(profile.url, token, self.limits, state), self.limits)
+
+        else:
+            env = profiles.safe_environment()
+            if profile.token_env is not None and token is not None:
+                env[profile.token_env] = token
+            opener = stdio_opener(profile.command, env, working_folder(workspace), self.limits)
+
+            def make() -> ServerSession:
+                return ServerSession(label, opener, self.limits)
+
+        fingerprint = [self.env.settings.mcp_servers[server], token, str(workspace.root)]
+        return await self._pool.get(key, fingerprint, make)
+
+    def _unavailable_reason(self, workspace: Workspace, server: str, err: CallError) -> CallError:
+        state = self._http_state.get((workspace.name, server))
+        if err.code is ErrorCode.UNAVAILABLE and state is not None and state.auth_refused:
+            return CallError(
+                ErrorCode.UNAVAILABLE,
+                f"MCP server {server!r} refused Helm's token; update it with helm mcp add",
+            )
+        return err
+
+    async def list_tools(self, workspace: Workspace, server: str) -> list[types.Tool]:
+        """The server's tools (for ``helm mcp tools`` and the Settings Test button)."""
+        session = await self.session(workspace, server)
+        try:
+            tools = await session.tools()
+        except CallError as err:
+            raise self._unavailable_reason(workspace, server, err) from None
+        return [tools[name] for name in sorted(tools)]
+
+    # -- the Kind protocol ---------------------------------------------------------------
+    async def pin(self, workspace: Workspace, conn: Mapping[str, JSON]) -> Mapping[str, JSON]:
+        declared = rules.operations(conn)
+        tools = {t.name: t for t in await self.list_tools(workspace, str(conn["server"]))}
+        return pins.pin_tools(declared, tools)
+
+    async def pin_changes(
+        self, workspace: Workspace, conn: Mapping[str, JSON], pinned: Mapping[str, JSON]
+    ) -> list[str]:
+        """What changed in the declared tools since approval (for review)."""
+        return pins.changes(pinned, await self.pin(workspace, conn))
+
+    async def _checked(self, call: Call) -> ServerSession:
+        server = str(call.connection["server"])
+        session = await self.session(call.workspace, server)
+        try:
+            tools = await session.tools()
+        except CallError as err:
+            raise self._unavailable_reason(call.workspace, server, err) from None
+        if not pins.matches(call.approval, call.operation, tools.get(call.operation)):
+            what = "is no longer offered" if call.operation not in tools else "changed since you approved it"
+            raise CallError(
+                ErrorCode.REFUSED,
+                f"tool {call.operation!r} of MCP server {server!r} {what}; "
+                "approve the extension again (review shows what changed)",
+            )
+        return session
+
+    async def describe(self, call: Call) -> WriteDetails:
+        server = str(call.connection["server"])
+        self._profile(server)  # not_configured before a dialog appears
+        await self._checked(call)
+        return WriteDetails(
+            title=WRITE_TITLE,
+            fields=(("MCP server", server), ("Tool", call.operation), ("Arguments", wire_args(call.args))),
+            request=f"{call.operation} {wire_args(call.args)}",
+            binding={"server": server, "tool": call.operation, "args": dict(call.args)},
+        )
+
+    async def execute(self, call: Call) -> dict[str, JSON]:
+        server = str(call.connection["server"])
+        session = await self._checked(call)
+        try:
+            result = await session.call_tool(call.operation, dict(call.args))
+        except CallError as err:
+            raise self._unavailable_reason(call.workspace, server, err) from None
+        data = tool_data(result)
+        check_size(data, self.limits.max_bytes, session.label)
+        if result.isError:
+            raise CallError(ErrorCode.TOOL_ERROR, f"tool {call.operation!r} reported an error", data=data)
+        return envelope.success("mcp", data)
+
+    async def aclose(self) -> None:
+        await self._pool.aclose()

@@ -1,0 +1,163 @@
+"""MCP server profiles: the settings section ``mcp_servers`` and the child environment.
+
+A profile is one of::
+
+    {"command": [ARGV0, ARG, ...], "token_env": "VAR" | null}    # a stdio child
+    {"url": "https://…/mcp", "auth": "bearer" | "none"}          # streamable HTTP
+
+The token (if any) lives in the credential store under ``mcp_servers/<name>/token``; settings
+never hold it. A stdio child gets only ``SAFE_VARIABLES`` from Helm's environment plus the one
+token variable, and the token variable may not be a name that changes how programs load or
+run (``LD_PRELOAD``, ``PATH``, ``PYTHONPATH``, ``NODE_OPTIONS``…).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from broker.credentials import CredentialStore
+from broker.errors import ProfileError
+from broker.settings import Home
+from broker.urls import url_problem
+from broker.workspaces import NAME
+
+SECTION = "mcp_servers"
+
+SAFE_VARIABLES = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR")
+"""Variables a stdio child inherits from Helm (plus every ``LC_*`` locale variable): enough to
+find programs, a home folder, the user's name, language and time zone; nothing that carries
+credentials, proxies or loader settings."""
+
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+
+# Exact names (compared upper-case) that change how a program, shell, loader or runtime
+# behaves, or that Helm already sets from its own environment.
+_UNSAFE_NAMES = frozenset(
+    {
+        "ENV", "BASH_ENV", "SHELLOPTS", "BASHOPTS", "PS4", "IFS", "CDPATH", "GLOBIGNORE",
+        "SHELL", "PROMPT_COMMAND", "CLASSPATH", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS",
+        "JDK_JAVA_OPTIONS", "GCONV_PATH", "LOCPATH", "NLSPATH", "HOSTALIASES", "LOCALDOMAIN",
+        "GLIBC_TUNABLES", "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE",
+        "CURL_CA_BUNDLE", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "TERM",
+        "EDITOR", "VISUAL", "PAGER", "BROWSER", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
+        "XDG_RUNTIME_DIR", "DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS",
+        "SSH_AUTH_SOCK", "GNUPGHOME", "LUA_PATH", "LUA_CPATH", "TCLLIBPATH",
+    }
+)  # fmt: skip
+# Prefixes (compared upper-case): dynamic loaders, language runtimes, package managers, VCS.
+_UNSAFE_PREFIXES = (
+    "LD_", "DYLD_", "PYTHON", "NODE_", "NPM_CONFIG", "PERL", "RUBY", "GEM_", "BUNDLE_",
+    "JAVA", "DENO_", "BUN_", "UV_", "PIP_", "GIT_", "MALLOC_", "LC_", "RESOLV_", "HELM_",
+    "COMSPEC", "PSMODULEPATH", "PATHEXT",
+)  # fmt: skip
+
+
+def token_key(name: str) -> str:
+    return f"{SECTION}/{name}/token"
+
+
+def env_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot receive the token, or None when it can."""
+    if not _ENV_NAME.match(name):
+        return "must be letters, digits and '_' (up to 64), not starting with a digit"
+    upper = name.upper()
+    if upper in SAFE_VARIABLES or upper in _UNSAFE_NAMES or upper.startswith(_UNSAFE_PREFIXES):
+        return "changes how programs load or run (or is set by Helm); choose a name such as MY_SERVER_TOKEN"
+    return None
+
+
+def safe_environment(source: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The variables a stdio child inherits: ``SAFE_VARIABLES`` and ``LC_*``, nothing else."""
+    env = os.environ if source is None else source
+    return {k: v for k, v in env.items() if k in SAFE_VARIABLES or k.startswith("LC_")}
+
+
+@dataclass(frozen=True)
+class StdioProfile:
+    name: str
+    command: tuple[str, ...]
+    token_env: str | None
+
+
+@dataclass(frozen=True)
+class HttpProfile:
+    name: str
+    url: str
+    bearer: bool
+
+
+Profile = StdioProfile | HttpProfile
+
+
+def parse(name: str, raw: Mapping[str, Any]) -> Profile:
+    """Validate a stored profile (raises ``ProfileError`` naming what is wrong)."""
+    if "command" in raw and "url" in raw:
+        raise ProfileError(f"MCP server {name!r}: give either a command or a URL, not both")
+    if "command" in raw:
+        command = raw["command"]
+        if (
+            not isinstance(command, list)
+            or not command
+            or not all(isinstance(a, str) for a in command)
+            or not command[0]
+            or any("\0" in a for a in command)
+        ):
+            raise ProfileError(f"MCP server {name!r}: command must be a non-empty list of arguments")
+        token_env = raw.get("token_env")
+        if token_env is not None:
+            problem = env_name_problem(token_env) if isinstance(token_env, str) else "must be text"
+            if problem:
+                raise ProfileError(f"MCP server {name!r}: token variable {token_env!r} {problem}")
+        return StdioProfile(name, tuple(command), token_env)
+    if "url" in raw:
+        url = raw["url"]
+        problem = url_problem(url) if isinstance(url, str) else "must be a URL"
+        if problem:
+            raise ProfileError(f"MCP server {name!r}: the URL {problem}")
+        auth = raw.get("auth", "bearer")
+        if auth not in ("bearer", "none"):
+            raise ProfileError(f"MCP server {name!r}: auth must be 'bearer' or 'none'")
+        return HttpProfile(name, url, auth == "bearer")
+    raise ProfileError(f"MCP server {name!r}: a profile needs a command or a URL")
+
+
+def check_name(name: str) -> None:
+    if not NAME.match(name):
+        raise ProfileError(
+            f"MCP server name {name!r} is not valid: use letters, digits, '_', '.', '-' "
+            "(up to 64, starting with a letter or digit)"
+        )
+
+
+def add(
+    home: Home, credentials: CredentialStore, name: str, raw: dict[str, Any], token: str | None
+) -> Profile:
+    """Validate and store a profile (replacing one of the same name) and its token."""
+    check_name(name)
+    profile = parse(name, raw)
+    needs_token = isinstance(profile, HttpProfile) and profile.bearer
+    needs_token = needs_token or (isinstance(profile, StdioProfile) and profile.token_env is not None)
+    if needs_token and not token:
+        raise ProfileError(f"MCP server {name!r} needs a token (or add it without one)")
+    if token and not needs_token:
+        raise ProfileError(f"MCP server {name!r} has nowhere to send a token")
+    if token and any(c in token for c in "\r\n\0"):
+        raise ProfileError("the token must be one line")
+    if token:
+        credentials.set(token_key(name), token)
+    else:
+        credentials.delete(token_key(name))
+    with home.update() as settings:
+        settings.mcp_servers[name] = raw
+    return profile
+
+
+def remove(home: Home, credentials: CredentialStore, name: str) -> None:
+    with home.update() as settings:
+        if settings.mcp_servers.pop(name, None) is None:
+            raise ProfileError(f"no MCP server named {name!r}")
+    credentials.delete(token_key(name))

@@ -1,0 +1,50 @@
+"""From an MCP ``CallToolResult`` to the contract's result: the data, the TDT envelope, sizes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp import types
+
+from broker.errors import CallError, ErrorCode
+from broker.jsonutil import DuplicateKeyError, canonical, loads_strict
+
+TDT_KEYS = frozenset({"api_version", "ok", "data", "coverage", "warnings", "error"})
+
+
+def tool_data(result: types.CallToolResult) -> Any:
+    """structuredContent when the server sent it, else the content blocks, as plain JSON."""
+    if result.structuredContent is not None:
+        return result.structuredContent
+    return [block.model_dump(mode="json", by_alias=True, exclude_none=True) for block in result.content]
+
+
+def check_size(data: Any, limit: int, label: str) -> None:
+    """``too_large`` when the JSON text of ``data`` is over ``limit`` bytes."""
+    try:
+        size = len(canonical(data).encode("utf-8"))
+    except (TypeError, ValueError) as exc:
+        raise CallError(ErrorCode.UNAVAILABLE, f"{label} sent a result that is not plain JSON") from exc
+    if size > limit:
+        raise CallError(ErrorCode.TOO_LARGE, f"{label} sent a result larger than 1 MiB")
+
+
+def tdt_envelope(result: types.CallToolResult) -> dict[str, Any]:
+    """The TDT envelope in a tool result: its structuredContent, or JSON in its text content."""
+    candidates: list[Any] = []
+    if result.structuredContent is not None:
+        candidates.append(result.structuredContent)
+    for block in result.content:
+        if isinstance(block, types.TextContent):
+            try:
+                candidates.append(loads_strict(block.text))
+            except (ValueError, DuplicateKeyError, RecursionError):
+                continue
+    for value in candidates:
+        if (
+            isinstance(value, dict)
+            and {"api_version", "ok"} <= value.keys()
+            and isinstance(value["ok"], bool)
+        ):
+            return value
+    raise CallError(ErrorCode.UNAVAILABLE, "the TDT server sent a result that is not a TDT envelope")

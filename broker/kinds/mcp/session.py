@@ -1,0 +1,261 @@
+"""One live MCP session to one server: started lazily, reused, restarted after it dies.
+
+A runner task owns the transport and the SDK ``ClientSession`` (both are anyio task groups
+that must be entered and left in one task); calls from other tasks send requests through it.
+Every request is bounded: an oversized answer ends it with ``too_large``, a dead session with
+``unavailable``, the clock with ``timeout``. After a timeout Helm tells the server the request
+is cancelled and pings it; a stdio child that does not answer within a grace period ignored the
+cancellation and is killed with its whole process group.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+import anyio
+from mcp import types
+from mcp.client.session import ClientSession
+from mcp.shared.exceptions import McpError
+from mcp.shared.session import RequestResponder
+
+from broker.errors import CallError, ErrorCode
+from broker.kinds.mcp.stdio import Child, OverflowHook, ReadStream, WriteStream
+
+log = logging.getLogger("helm.mcp")
+
+T = TypeVar("T", bound=types.Result)
+
+Opener = Callable[[OverflowHook], AbstractAsyncContextManager[tuple[ReadStream, WriteStream, Child | None]]]
+"""Opens the transport; yields the SDK's streams and the stdio child (None over HTTP)."""
+
+CLIENT_INFO = types.Implementation(name="Helm", version="1")
+MAX_TOOL_PAGES = 20
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The contract's limits for MCP, plus Helm's own grace periods (seconds, bytes)."""
+
+    call_timeout: float = 30.0
+    start_timeout: float = 30.0
+    max_bytes: int = 1024 * 1024
+    cancel_grace: float = 2.0
+    tools_ttl: float = 10.0
+    """How long a listed tool definition is trusted before Helm lists the tools again (the
+    server's list_changed notification clears it sooner)."""
+
+    @property
+    def max_message(self) -> int:
+        # A JSON-RPC message carries its result plus a little framing; escaping can grow text,
+        # so the transport allows some slack and the result is measured exactly afterwards.
+        return self.max_bytes + 64 * 1024
+
+
+@dataclass
+class _Pending:
+    done: anyio.Event = field(default_factory=anyio.Event)
+    reason: ErrorCode | None = None
+
+    def end(self, reason: ErrorCode) -> None:
+        if self.reason is None:
+            self.reason = reason
+        self.done.set()
+
+
+class ServerSession:
+    """The session of one server in one workspace (``label`` names it in messages)."""
+
+    def __init__(self, label: str, opener: Opener, limits: Limits, *, start_hint: str = "") -> None:
+        self.label = label
+        self.start_hint = start_hint
+        self._opener = opener
+        self.limits = limits
+        self._task: asyncio.Task[None] | None = None
+        self._session: ClientSession | None = None
+        self._child: Child | None = None
+        self._ready = asyncio.Event()
+        self._closing = asyncio.Event()
+        self._start_lock = asyncio.Lock()
+        self._pending: dict[str, _Pending] = {}
+        self._unattributed_overflow = False
+        self._tools: dict[str, types.Tool] | None = None
+        self._tools_at = 0.0
+
+    # -- lifecycle -----------------------------------------------------------------------
+    @property
+    def alive(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    async def _run(self) -> None:
+        try:
+            async with self._opener(self._on_overflow) as (read, write, child):
+                self._child = child
+                async with ClientSession(
+                    read, write, message_handler=self._on_message, client_info=CLIENT_INFO
+                ) as session:
+                    await session.initialize()
+                    self._session = session
+                    self._ready.set()
+                    await self._closing.wait()
+        except Exception:
+            log.debug("MCP session %s ended with an error", self.label, exc_info=True)
+        finally:
+            self._session = None
+            reason = ErrorCode.TOO_LARGE if self._unattributed_overflow else ErrorCode.UNAVAILABLE
+            for pending in self._pending.values():
+                pending.end(reason)
+            self._ready.set()
+
+    async def start(self) -> ClientSession:
+        """The running session, starting it (again) if needed; ``unavailable`` if it cannot."""
+        async with self._start_lock:
+            if not self.alive or self._session is None:
+                await self._reap()
+                self._ready, self._closing = asyncio.Event(), asyncio.Event()
+                self._unattributed_overflow = False
+                self._tools = None
+                self._task = asyncio.create_task(self._run(), name=f"mcp-session-{self.label}")
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._ready.wait(), self.limits.start_timeout)
+            session = self._session
+        if session is None:
+            await self._reap()
+            raise CallError(
+                ErrorCode.UNAVAILABLE, f"{self.label} could not be started or did not answer{self.start_hint}"
+            )
+        return session
+
+    async def _reap(self) -> None:
+        """End the runner task (if any) and wait for it: nothing is left running."""
+        task, self._task = self._task, None
+        if task is None:
+            return
+        self._closing.set()
+        try:
+            await asyncio.wait_for(asyncio.shield(task), self.limits.cancel_grace + 5.0)
+        except TimeoutError:
+            if self._child is not None:
+                self._child.kill_group()
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def aclose(self) -> None:
+        await self._reap()
+
+    # -- events from the transport and the server ----------------------------------------
+    def _on_overflow(self, rid: types.RequestId | None) -> None:
+        if rid is None:
+            self._unattributed_overflow = True
+            return
+        pending = self._pending.get(str(rid))
+        if pending is not None:
+            pending.end(ErrorCode.TOO_LARGE)
+
+    async def _on_message(
+        self,
+        message: RequestResponder[types.ServerRequest, types.ClientResult]
+        | types.ServerNotification
+        | Exception,
+    ) -> None:
+        if isinstance(message, types.ServerNotification) and isinstance(
+            message.root, types.ToolListChangedNotification
+        ):
+            self._tools = None
+
+    # -- requests ------------------------------------------------------------------------
+    async def request(self, request: types.ClientRequest, result_type: type[T]) -> T:
+        """Send one request and wait for its result within the call's limits."""
+        session = await self.start()
+        rid = session._request_id  # the id send_request takes next (no await in between)
+        pending = self._pending[str(rid)] = _Pending()
+        result: T | None = None
+        failure: McpError | None = None
+        try:
+            with anyio.move_on_after(self.limits.call_timeout) as timer:
+                async with anyio.create_task_group() as tg:
+
+                    async def watch() -> None:
+                        await pending.done.wait()
+                        tg.cancel_scope.cancel()
+
+                    tg.start_soon(watch)
+                    try:
+                        result = await session.send_request(request, result_type)
+                    except McpError as exc:
+                        failure = exc
+                    tg.cancel_scope.cancel()
+        finally:
+            self._pending.pop(str(rid), None)
+        if pending.reason is not None:
+            raise _ended(self.label, pending.reason)
+        if result is not None:
+            return result
+        if timer.cancelled_caught:
+            await self._after_timeout(session, rid)
+            raise CallError(
+                ErrorCode.TIMEOUT, f"{self.label} did not answer within {self.limits.call_timeout:g} s"
+            )
+        if failure is not None and failure.error.code == types.CONNECTION_CLOSED:
+            reason = ErrorCode.TOO_LARGE if self._unattributed_overflow else ErrorCode.UNAVAILABLE
+            raise _ended(self.label, reason)
+        raise CallError(ErrorCode.UNAVAILABLE, f"{self.label} refused the request (MCP error)")
+
+    async def _after_timeout(self, session: ClientSession, rid: int) -> None:
+        """Cancel the request; a stdio child that cannot even answer a ping is killed."""
+        notice = types.ClientNotification(
+            types.CancelledNotification(
+                params=types.CancelledNotificationParams(requestId=rid, reason="timeout")
+            )
+        )
+        answered = False
+        with anyio.move_on_after(self.limits.cancel_grace):
+            try:
+                await session.send_notification(notice)
+                await session.send_ping()
+                answered = True
+            except (McpError, anyio.ClosedResourceError, anyio.BrokenResourceError):
+                pass
+        if not answered:
+            log.info("%s ignored a cancellation; ending it", self.label)
+            if self._child is not None:
+                self._child.kill_group()
+            await self._reap()
+
+    async def tools(self) -> dict[str, types.Tool]:
+        """The server's tools by name (cached; listed again after list_changed or the TTL)."""
+        fresh = time.monotonic() - self._tools_at < self.limits.tools_ttl
+        if self._tools is not None and fresh and self.alive:
+            return self._tools
+        tools: dict[str, types.Tool] = {}
+        cursor: str | None = None
+        for _ in range(MAX_TOOL_PAGES):
+            params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+            page = await self.request(
+                types.ClientRequest(types.ListToolsRequest(params=params)), types.ListToolsResult
+            )
+            tools.update((t.name, t) for t in page.tools)
+            cursor = page.nextCursor
+            if not cursor:
+                break
+        self._tools, self._tools_at = tools, time.monotonic()
+        return tools
+
+    async def call_tool(self, name: str, arguments: dict[str, object]) -> types.CallToolResult:
+        request = types.ClientRequest(
+            types.CallToolRequest(params=types.CallToolRequestParams(name=name, arguments=arguments))
+        )
+        return await self.request(request, types.CallToolResult)
+
+
+def _ended(label: str, reason: ErrorCode) -> CallError:
+    if reason is ErrorCode.TOO_LARGE:
+        return CallError(ErrorCode.TOO_LARGE, f"{label} sent a result larger than 1 MiB")
+    return CallError(ErrorCode.UNAVAILABLE, f"{label} stopped; Helm starts it again on the next call")

@@ -1,0 +1,190 @@
+"""A stdio transport for MCP with a bounded line reader and a child in its own process group.
+
+The SDK's own stdio transport buffers a line of any length. A server that sends 1 GiB on one
+line would hold 1 GiB here; this reader keeps at most ``max_message`` bytes of a line, drops the
+rest as it streams in, and reports the request that line answered through ``on_overflow`` (or,
+if the line does not say which request it answers, ends the session). The child runs in a new
+session (its own process group) so a timeout can kill it together with everything it
+started.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import re
+import signal
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp import types
+from mcp.shared.message import SessionMessage
+
+log = logging.getLogger("helm.mcp")
+
+OverflowHook = Callable[["types.RequestId | None"], None]
+"""Told which request an oversized message answered (None: unknown, the session ends)."""
+
+_CHUNK = 64 * 1024
+_EDGE = 256  # bytes of an oversized line kept to find which request it answers
+_HEAD_ID = re.compile(rb'^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d{1,18}|"[^"\\]{0,64}")')
+_TAIL_ID = re.compile(rb'"id"\s*:\s*(-?\d{1,18}|"[^"\\]{0,64}")\s*\}\s*$')
+_EXIT_GRACE = 2.0
+
+
+class ChildFailed(Exception):
+    """The stdio child could not be started (missing program, permission)."""
+
+
+@dataclass
+class Child:
+    """The running child; its pid is also its process group id."""
+
+    process: asyncio.subprocess.Process
+
+    def kill_group(self) -> None:
+        """SIGKILL the whole process group (the child ignored cancellation or Helm is closing)."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+
+
+ReadStream = MemoryObjectReceiveStream[SessionMessage | Exception]
+WriteStream = MemoryObjectSendStream[SessionMessage]
+
+
+def _request_id(head: bytes, tail: bytes) -> types.RequestId | None:
+    match = _HEAD_ID.match(head) or _TAIL_ID.search(tail)
+    if match is None:
+        return None
+    raw = match.group(1).decode("ascii", "replace")
+    return raw[1:-1] if raw.startswith('"') else int(raw)
+
+
+class _LineReader:
+    """Splits the child's stdout into messages, keeping at most ``limit`` bytes of a line."""
+
+    def __init__(self, limit: int, on_overflow: OverflowHook) -> None:
+        self.limit = limit
+        self.on_overflow = on_overflow
+        self.buf = bytearray()
+        self.over = False
+        self.head = b""
+        self.tail = b""
+
+    def feed(self, chunk: bytes) -> list[SessionMessage | None]:
+        """Messages completed by ``chunk``; ``None`` stands for an oversized line whose request
+        is unknown (the session must end)."""
+        out: list[SessionMessage | None] = []
+        start = 0
+        while True:
+            nl = chunk.find(b"\n", start)
+            piece = chunk[start : nl if nl >= 0 else len(chunk)]
+            if self.over:
+                self.tail = (self.tail + piece)[-_EDGE:]
+            else:
+                self.buf += piece
+                if len(self.buf) > self.limit:
+                    self.over, self.head, self.tail = True, bytes(self.buf[:_EDGE]), bytes(self.buf[-_EDGE:])
+                    self.buf = bytearray()
+            if nl < 0:
+                return out
+            out.extend(self._finish_line())
+            start = nl + 1
+
+    def _finish_line(self) -> list[SessionMessage | None]:
+        if self.over:
+            self.over = False
+            rid = _request_id(self.head, self.tail)
+            self.on_overflow(rid)
+            return [None] if rid is None else []
+        line, self.buf = bytes(self.buf), bytearray()
+        if not line.strip():
+            return []
+        try:
+            return [SessionMessage(types.JSONRPCMessage.model_validate_json(line))]
+        except ValueError:
+            log.debug("an MCP server wrote a line that is not a JSON-RPC message; ignored")
+            return []
+
+
+async def _pump_out(
+    child: Child, reader: _LineReader, sink: MemoryObjectSendStream[SessionMessage | Exception]
+) -> None:
+    stdout = child.process.stdout
+    assert stdout is not None
+    async with sink:
+        while chunk := await stdout.read(_CHUNK):
+            for message in reader.feed(chunk):
+                if message is None:
+                    return  # an oversized line we cannot attribute: end the session
+                await sink.send(message)
+
+
+async def _pump_in(child: Child, source: MemoryObjectReceiveStream[SessionMessage]) -> None:
+    stdin = child.process.stdin
+    assert stdin is not None
+    async with source:
+        async for message in source:
+            data = message.message.model_dump_json(by_alias=True, exclude_none=True)
+            try:
+                stdin.write(data.encode("utf-8") + b"\n")
+                await stdin.drain()
+            except (BrokenPipeError, ConnectionResetError):
+                return
+
+
+async def _stop(child: Child) -> None:
+    """Close stdin, give the child a moment to exit, then end its whole group."""
+    if child.process.stdin is not None:
+        with contextlib.suppress(OSError):
+            child.process.stdin.close()
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(child.process.wait(), _EXIT_GRACE)
+    if child.process.returncode is None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(child.process.pid, signal.SIGTERM)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(child.process.wait(), _EXIT_GRACE)
+    child.kill_group()  # whatever the child left running in its group
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(child.process.wait(), _EXIT_GRACE)
+
+
+@contextlib.asynccontextmanager
+async def open_stdio(
+    command: Sequence[str], env: dict[str, str], cwd: Path, max_message: int, on_overflow: OverflowHook
+) -> AsyncIterator[tuple[ReadStream, WriteStream, Child]]:
+    """Start ``command`` (no shell) and yield the SDK's two streams and the child."""
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *command,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+            env=env,
+            cwd=cwd,
+            start_new_session=True,
+        )
+    except (OSError, ValueError) as exc:
+        raise ChildFailed from exc
+    child = Child(process)
+    read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_pump_out, child, _LineReader(max_message, on_overflow), read_writer)
+            tg.start_soon(_pump_in, child, write_reader)
+            try:
+                yield read_stream, write_stream, child
+            finally:
+                tg.cancel_scope.cancel()
+    finally:
+        for stream in (read_stream, write_stream, read_writer, write_reader):
+            await stream.aclose()
+        with anyio.CancelScope(shield=True):
+            await _stop(child)
