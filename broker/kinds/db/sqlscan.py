@@ -14,6 +14,7 @@ from dataclasses import dataclass
 _DOLLAR_TAG = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)?\$")
 _PG_PARAM = re.compile(r"\$([0-9]+)")
 _SQLITE_NAMED = re.compile(r"[:@$][A-Za-z_]|\?[0-9]")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,10 @@ class Scan:
     named: bool
     """SQLite named or numbered parameters (``:x``, ``@x``, ``$x``, ``?1``) were used."""
     unterminated: bool
+    first_words: tuple[str, ...] = ()
+    """The first keyword of each statement, upper-cased (``SELECT``, ``WITH``, ``INSERT``…)."""
+    words: frozenset[str] = frozenset()
+    """Every bare word outside strings, quoted identifiers and comments, upper-cased."""
 
 
 def scan(sql: str, engine: str) -> Scan:
@@ -31,8 +36,20 @@ def scan(sql: str, engine: str) -> Scan:
     i, n = 0, len(sql)
     statements, content, named = 0, False, False
     mysql = engine == "mysql"
+    block = _Block()
+    firsts: list[str] = []
+    words: set[str] = set()
     while i < n:
         c = sql[i]
+        w = _WORD.match(sql, i) if (c.isalpha() or c == "_") and not _in_word(sql, i) else None
+        if w is not None:
+            word = w.group(0).upper()
+            words.add(word)
+            if not content:
+                firsts.append(word)
+            block.see(word, engine)
+            i, content = w.end(), True
+            continue
         if c in "'\"`":
             end = _skip_quoted(sql, i, c, backslash=mysql)
             if end < 0:
@@ -66,7 +83,8 @@ def scan(sql: str, engine: str) -> Scan:
             named = True
         if c == "?" and engine in ("sqlite", "mysql"):
             out.append("?")
-        if c == ";":
+        if c == ";" and block.depth == 0:
+            block = _Block()
             if content:
                 statements += 1
             content = False
@@ -75,7 +93,36 @@ def scan(sql: str, engine: str) -> Scan:
         i += 1
     if content:
         statements += 1
-    return Scan(tuple(out), statements, named, False)
+    return Scan(tuple(out), statements, named, False, tuple(firsts), frozenset(words))
+
+
+def _in_word(sql: str, i: int) -> bool:
+    """Whether position ``i`` continues a word (a digit-led name, ``x1`` after ``$``…)."""
+    return i > 0 and (sql[i - 1].isalnum() or sql[i - 1] in "_$")
+
+
+class _Block:
+    """SQLite's CREATE TRIGGER … BEGIN … END holds ``;`` that do not end the statement."""
+
+    def __init__(self) -> None:
+        self.trigger = False
+        self.started = False
+        self.create = False
+        self.depth = 0
+
+    def see(self, word: str, engine: str) -> None:
+        if engine != "sqlite":
+            return
+        if not self.started:
+            self.started = True
+            self.create = word == "CREATE"
+            return
+        if word == "TRIGGER" and self.create and self.depth == 0:
+            self.trigger = True
+        elif self.trigger and word in ("BEGIN", "CASE"):
+            self.depth += 1
+        elif self.trigger and word == "END" and self.depth > 0:
+            self.depth -= 1
 
 
 def _skip_quoted(sql: str, start: int, quote: str, *, backslash: bool) -> int:

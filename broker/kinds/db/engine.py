@@ -1,0 +1,134 @@
+"""What every database engine adapter offers, and the pieces they share.
+
+An ``Engine`` runs one statement for one profile: ``read`` in a read-only transaction (or a
+read-only SQLite connection), ``write`` read-write for that call only. It owns its connections
+(a small pool per profile) and raises ``CallError`` with the contract's codes; messages that come
+from the database pass through ``scrub`` so they never carry the host, path or password.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from broker.errors import CallError, ErrorCode
+from broker.kinds.db.values import Scalar
+
+QUERY_SECONDS = 5.0
+CONNECT_SECONDS = 5.0
+MAX_MESSAGE = 600
+MAX_IDLE = 4
+MAX_OPEN = 8
+
+
+@dataclass(frozen=True)
+class Written:
+    rows_affected: int
+
+    def result(self) -> dict[str, Any]:
+        return {"rowsAffected": self.rows_affected}
+
+
+class Engine(Protocol):
+    async def read(self, sql: str, args: Sequence[Scalar]) -> dict[str, Any]:
+        """``{columns, rows}`` of one read-only statement."""
+        ...
+
+    async def write(self, sql: str, args: Sequence[Scalar]) -> Written: ...
+
+    async def aclose(self) -> None: ...
+
+
+def scrub(message: str, secrets: Sequence[str | None]) -> str:
+    """A database's message, made safe to show an extension: no secret, bounded, one paragraph."""
+    text = " ".join(message.split())
+    for secret in sorted((s for s in secrets if s), key=len, reverse=True):
+        text = re.sub(re.escape(secret), "…", text, flags=re.IGNORECASE)
+    if len(text) > MAX_MESSAGE:
+        text = text[: MAX_MESSAGE - 1] + "…"
+    return text or "the database reported an error without a message"
+
+
+def query_failed(message: str, secrets: Sequence[str | None]) -> CallError:
+    return CallError(ErrorCode.QUERY_FAILED, scrub(message, secrets))
+
+
+def timeout_error() -> CallError:
+    return CallError(
+        ErrorCode.TIMEOUT,
+        f"the query ran longer than {QUERY_SECONDS:.0f} s and was cancelled on the server",
+    )
+
+
+def unavailable(what: str = "the database is unavailable") -> CallError:
+    return CallError(ErrorCode.UNAVAILABLE, f"{what}; try again later")
+
+
+class Pool[C]:
+    """A few idle connections per profile, reset before reuse, never shared between calls.
+
+    ``open`` makes a connection, ``reset`` returns one to a clean session (raising when it
+    cannot), ``close`` ends one. ``take``/``give``/``discard`` are called by the engine around
+    each statement; a connection that saw any doubt (a timeout, a lost link, a cut result)
+    is discarded instead of given back.
+    """
+
+    def __init__(
+        self,
+        open_: Callable[[], Awaitable[C]],
+        reset: Callable[[C], Awaitable[None]],
+        close: Callable[[C], Awaitable[None]],
+    ) -> None:
+        self._open = open_
+        self._reset = reset
+        self._close = close
+        self._idle: list[C] = []
+        self._slots = asyncio.Semaphore(MAX_OPEN)
+        self._closed = False
+
+    async def take(self) -> tuple[C, bool]:
+        """A connection and whether it is fresh (never used before)."""
+        if self._closed:
+            raise unavailable("this database connection is closing")
+        await self._slots.acquire()
+        try:
+            if self._idle:
+                return self._idle.pop(), False
+            return await self._open(), True
+        except BaseException:
+            self._slots.release()
+            raise
+
+    async def give(self, conn: C) -> None:
+        """Reset and keep ``conn`` for the next call (or close it when it cannot be reset)."""
+        try:
+            await asyncio.wait_for(self._reset(conn), CONNECT_SECONDS)
+        except BaseException as exc:
+            await self.discard(conn)
+            if not isinstance(exc, Exception):
+                raise
+            return
+        self._slots.release()
+        if self._closed or len(self._idle) >= MAX_IDLE:
+            await self._quiet_close(conn)
+        else:
+            self._idle.append(conn)
+
+    async def discard(self, conn: C) -> None:
+        self._slots.release()
+        await self._quiet_close(conn)
+
+    async def _quiet_close(self, conn: C) -> None:
+        try:
+            await asyncio.wait_for(self._close(conn), CONNECT_SECONDS)
+        except Exception:  # noqa: BLE001 - a connection that fails to close leaves nothing to do
+            return
+
+    async def aclose(self) -> None:
+        self._closed = True
+        idle, self._idle = self._idle, []
+        for conn in idle:
+            await self._quiet_close(conn)

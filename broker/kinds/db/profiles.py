@@ -1,0 +1,164 @@
+"""Database profiles: where a database is and who Helm signs in as.
+
+A profile lives in the settings section ``databases`` as a plain JSON object::
+
+    {"engine": "sqlite", "path": "/home/me/app.db"}
+    {"engine": "postgres", "host": "127.0.0.1", "port": 5432, "database": "app",
+     "user": "reader", "password": true}
+
+``password`` says whether the profile signs in with a password; the password itself lives only
+in the credential store under ``databases/<name>/password``. The extension never sees any of
+these values (host, path, password); error messages never carry them either.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from broker.credentials import CredentialStore
+from broker.errors import ProfileError
+from broker.jsonutil import digest
+from broker.settings import Home
+
+SECTION = "databases"
+ENGINES = ("sqlite", "postgres", "mysql")
+DEFAULT_PORTS = {"postgres": 5432, "mysql": 3306}
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+# Host names and IP literals only: no URL, no user info, no path.
+HOST = re.compile(r"^(?:[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,251}[A-Za-z0-9_])?|\[?[0-9A-Fa-f:.]+\]?)$")
+IDENT = re.compile(r"^[^\x00-\x1f\x7f]{1,128}$")
+
+Engine = Literal["sqlite", "postgres", "mysql"]
+
+
+def password_key(name: str) -> str:
+    return f"{SECTION}/{name}/password"
+
+
+@dataclass(frozen=True)
+class DbProfile:
+    """One database profile, validated."""
+
+    name: str
+    engine: Engine
+    path: str | None = None
+    host: str | None = None
+    port: int | None = None
+    database: str | None = None
+    user: str | None = None
+    password: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        if self.engine == "sqlite":
+            return {"engine": self.engine, "path": self.path}
+        return {
+            "engine": self.engine,
+            "host": self.host,
+            "port": self.port,
+            "database": self.database,
+            "user": self.user,
+            "password": self.password,
+        }
+
+    @property
+    def fingerprint(self) -> str:
+        """Changes whenever the profile changes (pools and the explorer's write toggle key on it)."""
+        return digest({"name": self.name, **self.to_json()})
+
+    @property
+    def where(self) -> str:
+        """Where the database is, for the user (never shown to an extension)."""
+        if self.engine == "sqlite":
+            return str(self.path)
+        return f"{self.user}@{self.host}:{self.port}/{self.database}"
+
+    @classmethod
+    def from_json(cls, name: str, raw: Any) -> DbProfile:
+        if not isinstance(raw, dict):
+            raise ProfileError(f"database {name!r}: the profile must be a JSON object")
+        engine = raw.get("engine")
+        if engine == "sqlite":
+            profile = cls(name=name, engine="sqlite", path=raw.get("path"))
+        else:
+            port = raw.get("port", DEFAULT_PORTS.get(str(engine)))
+            profile = cls(
+                name=name,
+                engine=engine,
+                host=raw.get("host"),
+                port=port,
+                database=raw.get("database"),
+                user=raw.get("user"),
+                password=raw.get("password", True),
+            )
+        profile.check()
+        return profile
+
+    def check(self) -> None:
+        """Raise ProfileError naming what is wrong with this profile."""
+        where = f"database {self.name!r}"
+        if not isinstance(self.name, str) or not NAME.match(self.name):
+            raise ProfileError(
+                f"{where}: use letters, digits, '_', '.', '-' (up to 64, starting with a letter or digit)"
+            )
+        if self.engine not in ENGINES:
+            raise ProfileError(f"{where}: engine must be one of {', '.join(ENGINES)}")
+        if self.engine == "sqlite":
+            if not isinstance(self.path, str) or not self.path or not Path(self.path).is_absolute():
+                raise ProfileError(f"{where}: path must be an absolute file path")
+            if "\x00" in self.path:
+                raise ProfileError(f"{where}: path must not contain NUL")
+            return
+        if not isinstance(self.host, str) or not HOST.match(self.host):
+            raise ProfileError(f"{where}: host must be a host name or an IP address (no URL)")
+        if isinstance(self.port, bool) or not isinstance(self.port, int) or not 0 < self.port < 65536:
+            raise ProfileError(f"{where}: port must be a number from 1 to 65535")
+        for field_name in ("database", "user"):
+            value = getattr(self, field_name)
+            if not isinstance(value, str) or not IDENT.match(value):
+                raise ProfileError(f"{where}: {field_name} must be 1 to 128 printable characters")
+        if not isinstance(self.password, bool):
+            raise ProfileError(f"{where}: password must be true or false")
+
+
+def normalise_path(path: str) -> str:
+    """An absolute path for a SQLite profile (relative paths are resolved now, once)."""
+    return str(Path(path).expanduser().resolve())
+
+
+def load(home: Home, name: str) -> DbProfile | None:
+    raw = home.settings().databases.get(name)
+    return None if raw is None else DbProfile.from_json(name, raw)
+
+
+def all_profiles(home: Home) -> list[DbProfile]:
+    """Every valid profile, by name (invalid ones are skipped: ``load`` reports them)."""
+    out = []
+    for name, raw in sorted(home.settings().databases.items()):
+        try:
+            out.append(DbProfile.from_json(name, raw))
+        except ProfileError:
+            continue
+    return out
+
+
+def save(home: Home, credentials: CredentialStore, profile: DbProfile, password: str | None) -> None:
+    """Add or replace a profile; ``password`` goes to the credential store only."""
+    profile.check()
+    if profile.engine != "sqlite" and profile.password and password is None:
+        raise ProfileError(f"database {profile.name!r}: a password is needed (or choose no password)")
+    if profile.engine != "sqlite" and profile.password and password is not None:
+        credentials.set(password_key(profile.name), password)
+    else:
+        credentials.delete(password_key(profile.name))
+    with home.update() as settings:
+        settings.databases[profile.name] = profile.to_json()
+
+
+def remove(home: Home, credentials: CredentialStore, name: str) -> None:
+    with home.update() as settings:
+        if settings.databases.pop(name, None) is None:
+            raise ProfileError(f"no database profile named {name!r}")
+    credentials.delete(password_key(name))

@@ -1,0 +1,184 @@
+"""SQLite through aiosqlite: read-only connections guarded by an authorizer.
+
+Reads use a pooled connection opened with the URI ``mode=ro`` and ``PRAGMA query_only``. Both
+stop writes to the file, but a read-only connection can still change things: ATTACH another
+file, ``VACUUM INTO`` a new file (SQLite authorizes it as an ATTACH), create temporary tables,
+views or triggers that later queries would see, change settings with PRAGMA, load an extension.
+SQLite's authorizer sees every action of a statement as it is prepared, so Helm allows only
+what a read needs (``READ``, ``SELECT``, functions, recursive CTEs, reading PRAGMAs) and denies
+the rest. A write opens the file read-write for that one statement with the same refusals
+(ATTACH, PRAGMA changes, transactions, extensions) and closes it again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+
+from broker.errors import CallError, ErrorCode
+from broker.kinds.db.engine import (
+    QUERY_SECONDS,
+    Pool,
+    Written,
+    query_failed,
+    timeout_error,
+    unavailable,
+)
+from broker.kinds.db.values import FETCH_ROWS, RowBudget, Scalar, plain
+
+# PRAGMAs that only report, with or without an argument naming a table or index.
+READ_PRAGMAS = frozenset(
+    {"table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo",
+     "foreign_key_list", "foreign_key_check", "integrity_check", "quick_check", "function_list",
+     "pragma_list", "collation_list", "module_list", "compile_options"}
+)  # fmt: skip
+# PRAGMAs that report a setting when given no value (with a value they would change it).
+SETTING_PRAGMAS = frozenset(
+    {"user_version", "application_id", "schema_version", "page_count", "page_size",
+     "freelist_count", "encoding", "foreign_keys", "data_version", "journal_mode", "auto_vacuum"}
+)  # fmt: skip
+DENIED_FUNCTIONS = frozenset({"load_extension", "fts3_tokenizer"})
+READ_ACTIONS = frozenset({sqlite3.SQLITE_READ, sqlite3.SQLITE_SELECT, sqlite3.SQLITE_RECURSIVE})
+# Always refused, for reads and writes: other files, transaction control (each call is one
+# statement that SQLite runs atomically).
+ALWAYS_DENIED = frozenset(
+    {sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH, sqlite3.SQLITE_TRANSACTION, sqlite3.SQLITE_SAVEPOINT}
+)
+FETCH_CHUNK = 200
+
+
+def _pragma_allowed(name: str | None, arg: str | None) -> bool:
+    name = (name or "").lower()
+    return name in READ_PRAGMAS or (name in SETTING_PRAGMAS and arg is None)
+
+
+def read_authorizer(
+    action: int, arg1: str | None, arg2: str | None, db: str | None, trigger: str | None
+) -> int:
+    if action in READ_ACTIONS:
+        return sqlite3.SQLITE_OK
+    if action == sqlite3.SQLITE_FUNCTION:
+        return sqlite3.SQLITE_DENY if (arg2 or "").lower() in DENIED_FUNCTIONS else sqlite3.SQLITE_OK
+    if action == sqlite3.SQLITE_PRAGMA and _pragma_allowed(arg1, arg2):
+        return sqlite3.SQLITE_OK
+    return sqlite3.SQLITE_DENY
+
+
+def write_authorizer(
+    action: int, arg1: str | None, arg2: str | None, db: str | None, trigger: str | None
+) -> int:
+    if action in ALWAYS_DENIED:
+        return sqlite3.SQLITE_DENY
+    if action == sqlite3.SQLITE_PRAGMA:
+        return sqlite3.SQLITE_OK if _pragma_allowed(arg1, arg2) else sqlite3.SQLITE_DENY
+    if action == sqlite3.SQLITE_FUNCTION and (arg2 or "").lower() in DENIED_FUNCTIONS:
+        return sqlite3.SQLITE_DENY
+    return sqlite3.SQLITE_OK
+
+
+class SqliteEngine:
+    def __init__(self, path: str) -> None:
+        self._path = path
+        self._secrets = (path, Path(path).name)
+        self._pool: Pool[aiosqlite.Connection] = Pool(self._open_read, _no_reset, _close)
+
+    def _uri(self, mode: str) -> str:
+        return f"{Path(self._path).as_uri()}?mode={mode}"
+
+    async def _connect(self, mode: str) -> aiosqlite.Connection:
+        try:
+            conn = await aiosqlite.connect(self._uri(mode), uri=True, isolation_level=None, timeout=2.0)
+        except sqlite3.Error as exc:
+            raise unavailable("the database file cannot be opened") from exc
+        return conn
+
+    async def _open_read(self) -> aiosqlite.Connection:
+        conn = await self._connect("ro")
+        try:
+            # Before the authorizer: it would refuse this PRAGMA change itself.
+            await conn.execute("PRAGMA query_only = 1")
+            await conn.set_authorizer(read_authorizer)
+        except sqlite3.Error as exc:
+            await conn.close()
+            raise unavailable("the database file cannot be read") from exc
+        return conn
+
+    async def read(self, sql: str, args: Sequence[Scalar]) -> dict[str, Any]:
+        conn, _fresh = await self._pool.take()
+        try:
+            async with asyncio.timeout(QUERY_SECONDS):
+                result = await self._fetch(conn, sql, args)
+        except TimeoutError as exc:
+            await conn.interrupt()
+            await self._pool.discard(conn)
+            raise timeout_error() from exc
+        except BaseException:
+            await self._pool.discard(conn)
+            raise
+        await self._pool.give(conn)
+        return result
+
+    async def _fetch(self, conn: aiosqlite.Connection, sql: str, args: Sequence[Scalar]) -> dict[str, Any]:
+        try:
+            cursor = await conn.execute(sql, list(args))
+            try:
+                columns = [d[0] for d in cursor.description or ()]
+                budget = RowBudget(columns, [plain] * len(columns))
+                while not budget.full:
+                    chunk = await cursor.fetchmany(FETCH_CHUNK)
+                    if not chunk:
+                        return budget.result()
+                    budget.add_all(chunk)
+                budget.add_all(await cursor.fetchmany(FETCH_ROWS - len(budget.rows)))
+                return budget.result()
+            finally:
+                await cursor.close()
+        except sqlite3.Error as exc:
+            raise self._error(exc) from exc
+
+    async def write(self, sql: str, args: Sequence[Scalar]) -> Written:
+        conn = await self._connect("rw")
+        try:
+            await conn.set_authorizer(write_authorizer)
+            async with asyncio.timeout(QUERY_SECONDS):
+                try:
+                    cursor = await conn.execute(sql, list(args))
+                    count = cursor.rowcount
+                    await cursor.close()
+                except sqlite3.Error as exc:
+                    raise self._error(exc) from exc
+        except TimeoutError as exc:
+            await conn.interrupt()
+            raise timeout_error() from exc
+        finally:
+            await _close(conn)
+        return Written(max(count, 0))
+
+    def _error(self, exc: sqlite3.Error) -> CallError:
+        message = str(exc.args[0]) if exc.args else ""
+        if isinstance(exc, sqlite3.OperationalError) and "interrupted" in message:
+            return timeout_error()
+        if "not authorized" in message:
+            return CallError(
+                ErrorCode.REFUSED,
+                "Helm refused this statement: on SQLite it may only read (no ATTACH, PRAGMA changes, "
+                "temporary objects, transactions or extensions)",
+            )
+        return query_failed(message, self._secrets)
+
+    async def aclose(self) -> None:
+        await self._pool.aclose()
+
+
+async def _no_reset(conn: aiosqlite.Connection) -> None:
+    # The authorizer keeps a read connection's session unchangeable: nothing to reset.
+    return None
+
+
+async def _close(conn: aiosqlite.Connection) -> None:
+    await conn.close()

@@ -1,0 +1,60 @@
+"""Shared set-up for db kind tests: a real broker, a database profile and an extension."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from broker import Broker, CallContext
+from broker.kinds.db import profiles
+from broker.kinds.db.profiles import DbProfile
+from tests.helpers import manifest_dict, new_broker, setup_extension
+from tests.servers.databases import DatabaseServer
+
+
+@dataclass
+class DbWorld:
+    broker: Broker
+    ctx: CallContext
+
+    async def call(self, op: str, args: Mapping[str, Any] | None = None, **kw: Any) -> dict[str, Any]:
+        return await self.broker.call(self.ctx, "app", op, dict(args or {}), **kw)
+
+
+def add_profile(broker: Broker, profile: DbProfile, password: str | None = None) -> None:
+    profiles.save(broker.home, broker.credentials, profile, password)
+
+
+def server_profile(server: DatabaseServer, role: str, name: str = "main") -> tuple[DbProfile, str]:
+    profile = DbProfile(
+        name=name,
+        engine="postgres" if server.engine == "postgres" else "mysql",
+        host=server.host,
+        port=server.port,
+        database=server.database,
+        user=role,
+        password=True,
+    )
+    return profile, server.password(role)
+
+
+@asynccontextmanager
+async def db_world(
+    tmp: Path,
+    engine: str,
+    queries: Mapping[str, Any],
+    *,
+    profile: DbProfile | None = None,
+    password: str | None = None,
+    write: bool = False,
+    service: str = "main",
+) -> AsyncIterator[DbWorld]:
+    conn = {"id": "app", "kind": "db", "service": service, "engine": engine, "queries": dict(queries)}
+    async with new_broker(tmp / "home") as broker:
+        if profile is not None:
+            add_profile(broker, profile, password)
+        ctx = await setup_extension(broker, tmp, manifest_dict([conn], write=write))
+        yield DbWorld(broker, ctx)
