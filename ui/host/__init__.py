@@ -2,13 +2,13 @@
 
 Call ``prepare_engine()`` before the QApplication exists (it registers the ``helm-ext`` scheme
 and closes WebRTC egress), then make one ``ExtensionProfile`` per extension and one
-``ExtensionView`` per running instance.
+``ExtensionView`` per running instance. Writes are confirmed by the ``Confirmer`` the view is
+given; the desktop uses ``ui.dialogs.confirm.DialogConfirmer`` (Helm's own dialog).
 """
 
 from __future__ import annotations
 
 from ui.host.bridge import Bridge, CallHandler
-from ui.host.confirm import DialogConfirmer, DialogFactory
 from ui.host.egress import DeadEnd, close_webrtc_egress
 from ui.host.policy import content_security_policy, entry_url, extension_host
 from ui.host.profile import ExtensionProfile
@@ -19,8 +19,6 @@ __all__ = [
     "Bridge",
     "CallHandler",
     "DeadEnd",
-    "DialogConfirmer",
-    "DialogFactory",
     "ExtensionProfile",
     "ExtensionView",
     "content_security_policy",

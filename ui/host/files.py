@@ -96,12 +96,11 @@ def read_served(root: Path, url_path: str, limit: int = MAX_SERVED_BYTES) -> Ser
         fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
     except OSError:
         return NotServed("no such file (symlinks are refused)")
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+        os.close(fd)
+        return NotServed("not a regular file" if not stat.S_ISREG(st.st_mode) else "too large")
     with os.fdopen(fd, "rb") as handle:
-        st = os.fstat(handle.fileno())
-        if not stat.S_ISREG(st.st_mode):
-            return NotServed("not a regular file")
-        if st.st_size > limit:
-            return NotServed("file too large to serve")
         data = handle.read(limit + 1)
     if len(data) > limit:
         return NotServed("file too large to serve")

@@ -1,0 +1,126 @@
+"""Extension calls through the real web view, the real broker and the real write dialog."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from broker import Broker
+from broker.extensions import approve, install
+from broker.workspaces import add_workspace
+from tests.e2e.host.kit import PAGES, evaluate, wait_ready
+from tests.helpers import new_broker
+from ui.dialogs.confirm import ConfirmDialog, DialogConfirmer
+from ui.qt import Qt
+
+EXTENSION = "com.example.notes"
+
+
+def notes_extension(folder: Path) -> Path:
+    shutil.copytree(PAGES / "probe", folder)
+    manifest = {
+        "id": EXTENSION,
+        "name": "Notes",
+        "version": "1.0.0",
+        "kind": "widget",
+        "entry": "index.html",
+        "permissions": {"write": True},
+        "connections": [
+            {"id": "notes", "kind": "files", "root": "workspace", "paths": ["notes/*.txt"],
+             "operations": ["list", "read", "write"]}
+        ],
+    }
+    (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    return folder
+
+
+async def open_broker(tmp: Path) -> Broker:
+    root = tmp / "workspace"
+    (root / "notes").mkdir(parents=True)
+    (root / "notes" / "todo.txt").write_text("milk\n", encoding="utf-8")
+    broker = new_broker(tmp / "home")
+    await broker.__aenter__()
+    add_workspace(broker.home, "ws", root)
+    install(broker.home, "ws", notes_extension(tmp / "ext"))
+    await approve(broker, "ws", EXTENSION)
+    return broker
+
+
+class Dialogs:
+    """The real confirmation dialog, made without the input guard so a test click counts."""
+
+    def __init__(self) -> None:
+        self.shown: asyncio.Queue[ConfirmDialog] = asyncio.Queue()
+
+    def __call__(self, summary: Any, parent: Any, *, remaining: float | None) -> ConfirmDialog:
+        dialog = ConfirmDialog(summary, parent, remaining=remaining, guard_ms=0)
+        self.shown.put_nowait(dialog)
+        return dialog
+
+
+def test_a_widget_lists_and_reads_workspace_files_through_the_bridge(
+    run: Any, frames: Any, tmp_path: Path
+) -> None:
+    async def scenario() -> tuple[Any, Any]:
+        broker = await open_broker(tmp_path)
+        try:
+            view = frames(tmp_path / "ext", broker, extension=EXTENSION)
+            await wait_ready(view)
+            listed = await evaluate(view, "probe.call('notes', 'list', {})")
+            read = await evaluate(view, "probe.call('notes', 'read', {path: 'notes/todo.txt'})")
+            return listed, read
+        finally:
+            await broker.aclose()
+
+    listed, read = run(scenario())
+    assert listed["ok"] is True
+    assert listed["data"]["files"] == [{"path": "notes/todo.txt", "size": 5}]
+    assert read["ok"] is True
+    assert read["data"]["text"] == "milk\n"
+    assert read["data"]["sha256"] == hashlib.sha256(b"milk\n").hexdigest()
+
+
+def test_a_write_confirmed_in_the_dialog_changes_the_file_and_a_declined_one_does_not(
+    run: Any, frames: Any, qtbot: Any, tmp_path: Path
+) -> None:
+    dialogs = Dialogs()
+    todo = tmp_path / "workspace" / "notes" / "todo.txt"
+
+    async def write_and_answer(view: Any, text: str, button: str) -> Any:
+        sha = hashlib.sha256(todo.read_bytes()).hexdigest()
+        args = json.dumps({"path": "notes/todo.txt", "text": text, "expected_sha256": sha})
+        pending = asyncio.ensure_future(evaluate(view, f"probe.call('notes', 'write', {args})"))
+        dialog = await asyncio.wait_for(dialogs.shown.get(), 20)
+        assert dialog.isVisible()
+        assert dialog.windowTitle() == "Confirm file change"
+        assert dialog.cancel_button.hasFocus() or dialog.focusWidget() is dialog.cancel_button
+        qtbot.mouseClick(getattr(dialog, button), Qt.MouseButton.LeftButton)
+        return await pending
+
+    async def scenario() -> tuple[Any, str, Any, str]:
+        broker = await open_broker(tmp_path)
+        try:
+            confirm = DialogConfirmer(factory=dialogs)
+            view = frames(tmp_path / "ext", broker, extension=EXTENSION, confirm=confirm)
+            view.show()
+            await wait_ready(view)
+            confirmed = await write_and_answer(view, "milk\neggs\n", "accept_button")
+            after_confirm = todo.read_text(encoding="utf-8")
+            declined = await write_and_answer(view, "nothing\n", "cancel_button")
+            return confirmed, after_confirm, declined, todo.read_text(encoding="utf-8")
+        finally:
+            await broker.aclose()
+
+    confirmed, after_confirm, declined, after_decline = run(scenario(), timeout=60)
+    assert confirmed["ok"] is True
+    assert confirmed["data"]["sha256"] == hashlib.sha256(b"milk\neggs\n").hexdigest()
+    assert after_confirm == "milk\neggs\n"
+    assert declined["ok"] is False
+    assert declined["error"]["code"] == "declined"
+    assert after_decline == "milk\neggs\n"
+
+
