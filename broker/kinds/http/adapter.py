@@ -1,0 +1,117 @@
+"""The http kind: named calls to a service profile, sent with httpx under the contract's limits."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import httpx
+
+from broker import envelope
+from broker.errors import CallError, ErrorCode, ProfileError
+from broker.kinds.base import Call, KindEnv, WriteDetails
+from broker.kinds.http import transport
+from broker.kinds.http.oauth2 import OAuthTokens
+from broker.kinds.http.profiles import ServiceProfile, get_profile, secret_key
+from broker.kinds.http.render import Rendered, render
+from broker.settings import Workspace
+
+TITLE = "Confirm request"
+
+
+class HttpKind:
+    """One per broker: a shared httpx client and the OAuth2 token keeper."""
+
+    def __init__(self, env: KindEnv) -> None:
+        self.env = env
+        self._client: httpx.AsyncClient | None = None
+        self.tokens = OAuthTokens(env, self.client)
+
+    def client(self) -> httpx.AsyncClient:
+        if self._client is None:
+            self._client = transport.new_client()
+        return self._client
+
+    async def pin(self, workspace: Workspace, conn: Mapping[str, Any]) -> Mapping[str, Any]:
+        return {}
+
+    def _profile(self, call: Call) -> ServiceProfile:
+        name = str(call.connection["service"])
+        try:
+            profile = get_profile(self.env.home, name)
+        except ProfileError as exc:
+            raise CallError(
+                ErrorCode.NOT_CONFIGURED, f"the service profile {name!r} is invalid; add it again"
+            ) from exc
+        if profile is None:
+            raise CallError(
+                ErrorCode.NOT_CONFIGURED,
+                f"no service profile named {name!r}; add it in Settings → Connections → Services",
+            )
+        return profile
+
+    def _prepare(self, call: Call) -> tuple[ServiceProfile, Rendered]:
+        decl = call.connection["calls"][call.operation]
+        # Arguments first: a bad call is refused before Helm looks anything up.
+        render("https://placeholder.invalid", decl, call.args)
+        profile = self._profile(call)
+        return profile, render(profile.base_url, decl, call.args)
+
+    async def describe(self, call: Call) -> WriteDetails:
+        profile, req = self._prepare(call)
+        if profile.auth == "oauth2":
+            self.tokens.check(profile, call.connection)
+        url = str(req.url)
+        body = req.body_text
+        request = f"{req.method} {url}" + ("" if body is None else f"\n\n{body}")
+        return WriteDetails(
+            title=TITLE,
+            fields=(("Service", profile.name), ("Method", req.method), ("URL", url)),
+            request=request,
+            binding={"service": profile.name, "method": req.method, "url": url, "body": body},
+        )
+
+    async def execute(self, call: Call) -> dict[str, Any]:
+        profile, req = self._prepare(call)
+        headers = await self._auth_headers(profile, call.connection)
+        answer = await transport.exchange(
+            self.client(), req.method, req.url, headers=headers, content=req.body
+        )
+        return result(answer)
+
+    async def _auth_headers(self, profile: ServiceProfile, conn: Mapping[str, Any]) -> dict[str, str]:
+        if profile.auth == "oauth2":
+            access = await self.tokens.access_token(profile, conn)
+            return {"Authorization": f"Bearer {access}"}
+        token = self.env.credentials.get(secret_key(profile.name, "token"))
+        if not token:
+            return {}  # a profile added without a token (a public API)
+        bearer = profile.token_format == "bearer"  # noqa: S105 - a format name, not a secret
+        value = f"Bearer {token}" if bearer else token
+        return {profile.token_header: value}
+
+    async def aclose(self) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            await client.aclose()
+
+
+def result(answer: transport.Answer) -> dict[str, Any]:
+    """The envelope for a complete answer: JSON on 2xx, a contract error otherwise."""
+    status = answer.status
+    if 300 <= status < 400:
+        raise CallError(
+            ErrorCode.REDIRECT,
+            f"the service answered with a redirect ({status}); Helm does not follow redirects",
+            status=status,
+        )
+    if not 200 <= status < 300:
+        raise CallError(
+            ErrorCode.HTTP_ERROR,
+            f"the service answered HTTP {status}",
+            status=status,
+            data=transport.json_or_none(answer),
+        )
+    if not answer.body.strip():
+        return envelope.success("http", None, status=status)  # 204 and other empty answers
+    return envelope.success("http", transport.parse_json(answer), status=status)

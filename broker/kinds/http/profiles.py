@@ -1,0 +1,186 @@
+"""Service profiles: the base URL and how Helm signs requests for one service.
+
+A profile lives in the settings section ``services`` as a plain JSON object::
+
+    {"base_url": "https://api.example.com/v1", "auth": "token",
+     "token_header": "Authorization", "token_format": "bearer"}
+    {"base_url": "https://api.example.com", "auth": "oauth2", "client_id": "abc"}
+
+Secrets never go there. They live in the credential store under ``services/<name>/token``
+(a token profile), ``services/<name>/client_secret`` and ``services/<name>/oauth`` (the tokens
+an OAuth2 sign-in obtained, as JSON).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from broker.credentials import CredentialStore
+from broker.errors import ProfileError
+from broker.settings import Home
+from broker.urls import url_problem
+
+SECTION = "services"
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+HEADER = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$")
+# Headers Helm sets or that would change how the request is framed or routed.
+RESERVED_HEADERS = frozenset(
+    {"host", "content-length", "content-type", "transfer-encoding", "connection", "accept",
+     "accept-encoding", "cookie", "te", "upgrade", "expect", "proxy-authorization"}
+)  # fmt: skip
+SECRETS = ("token", "client_secret", "oauth")
+
+Auth = Literal["token", "oauth2"]
+TokenFormat = Literal["bearer", "raw"]
+
+
+@dataclass(frozen=True)
+class ServiceProfile:
+    name: str
+    base_url: str
+    auth: Auth = "token"
+    token_header: str = "Authorization"  # noqa: S105 - a header name, not a secret
+    token_format: TokenFormat = "bearer"  # noqa: S105 - a format name, not a secret
+    client_id: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        raw: dict[str, Any] = {"base_url": self.base_url, "auth": self.auth}
+        if self.auth == "token":
+            raw |= {"token_header": self.token_header, "token_format": self.token_format}
+        else:
+            raw["client_id"] = self.client_id
+        return raw
+
+    @classmethod
+    def from_json(cls, name: str, raw: Any) -> ServiceProfile:
+        if not isinstance(raw, dict):
+            raise ProfileError(f"service {name!r}: the profile must be a JSON object")
+        auth = raw.get("auth", "token")
+        profile = cls(
+            name=name,
+            base_url=raw.get("base_url", ""),
+            auth=auth,
+            token_header=raw.get("token_header", "Authorization"),
+            token_format=raw.get("token_format", "bearer"),
+            client_id=raw.get("client_id"),
+        )
+        profile.check()
+        return profile
+
+    def check(self) -> None:
+        """Raise ProfileError naming what is wrong with this profile."""
+        where = f"service {self.name!r}"
+        if not isinstance(self.name, str) or not NAME.match(self.name):
+            raise ProfileError(
+                f"{where}: use letters, digits, '_', '.', '-' (up to 64, starting with a letter or digit)"
+            )
+        base_problem = base_url_problem(self.base_url)
+        if base_problem is not None:
+            raise ProfileError(f"{where}: the base URL {base_problem}")
+        if self.auth not in ("token", "oauth2"):
+            raise ProfileError(f"{where}: auth must be token or oauth2")
+        if self.auth == "token":
+            if not isinstance(self.token_header, str) or not HEADER.match(self.token_header):
+                raise ProfileError(f"{where}: the token header must be a plain header name")
+            if self.token_header.lower() in RESERVED_HEADERS:
+                raise ProfileError(f"{where}: Helm sets the {self.token_header} header itself")
+            if self.token_format not in ("bearer", "raw"):
+                raise ProfileError(f"{where}: the token format must be bearer or raw")
+        elif not isinstance(self.client_id, str) or not self.client_id.strip() or len(self.client_id) > 512:
+            raise ProfileError(f"{where}: an OAuth2 profile needs a client id")
+
+    @property
+    def secret_prefix(self) -> str:
+        return secret_key(self.name, "")
+
+
+def base_url_problem(url: Any) -> str | None:
+    """https (http only on loopback), no credentials, query or fragment; a path is allowed."""
+    if not isinstance(url, str):
+        return "must be a URL"
+    problem = url_problem(url, allow_query=False)
+    if problem is not None:
+        return problem
+    path = urlsplit(url).path
+    if any(seg in (".", "..") for seg in path.split("/")) or "%" in path:
+        return "must not contain . or .. segments or percent-escapes"
+    return None
+
+
+def normalize_base_url(url: str) -> str:
+    """The base URL without a trailing slash (call paths always start with one)."""
+    return url.rstrip("/")
+
+
+def secret_key(name: str, secret: str) -> str:
+    return f"{SECTION}/{name}/{secret}"
+
+
+def get_profile(home: Home, name: str) -> ServiceProfile | None:
+    raw = home.settings().services.get(name)
+    return None if raw is None else ServiceProfile.from_json(name, raw)
+
+
+def list_profiles(home: Home) -> list[ServiceProfile]:
+    return [ServiceProfile.from_json(n, raw) for n, raw in sorted(home.settings().services.items())]
+
+
+def save_profile(
+    home: Home,
+    credentials: CredentialStore,
+    profile: ServiceProfile,
+    *,
+    token: str | None = None,
+    client_secret: str | None = None,
+) -> ServiceProfile:
+    """Add or replace a profile and store its secret.
+
+    Replacing an OAuth2 profile with the same client id and base URL keeps its sign-in, so a
+    user can update the client secret without connecting again; any other change drops it.
+    """
+    profile = ServiceProfile(
+        profile.name,
+        normalize_base_url(profile.base_url),
+        profile.auth,
+        profile.token_header,
+        profile.token_format,
+        profile.client_id,
+    )
+    profile.check()
+    previous = home.settings().services.get(profile.name)
+    keep_sign_in = (
+        previous is not None
+        and previous.get("auth") == "oauth2" == profile.auth
+        and previous.get("client_id") == profile.client_id
+        and previous.get("base_url") == profile.base_url
+    )
+    with home.update() as settings:
+        settings.services[profile.name] = profile.to_json()
+    if profile.auth == "token":
+        _set_or_delete(credentials, secret_key(profile.name, "token"), token)
+        credentials.delete(secret_key(profile.name, "client_secret"))
+        credentials.delete(secret_key(profile.name, "oauth"))
+    else:
+        _set_or_delete(credentials, secret_key(profile.name, "client_secret"), client_secret)
+        credentials.delete(secret_key(profile.name, "token"))
+        if not keep_sign_in:
+            credentials.delete(secret_key(profile.name, "oauth"))
+    return profile
+
+
+def _set_or_delete(credentials: CredentialStore, key: str, secret: str | None) -> None:
+    if secret:
+        credentials.set(key, secret)
+    else:
+        credentials.delete(key)
+
+
+def remove_profile(home: Home, credentials: CredentialStore, name: str) -> None:
+    with home.update() as settings:
+        if settings.services.pop(name, None) is None:
+            raise ProfileError(f"no service named {name!r}")
+    for secret in SECRETS:
+        credentials.delete(secret_key(name, secret))
