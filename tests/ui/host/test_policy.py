@@ -21,7 +21,8 @@ def test_each_extension_and_workspace_gets_its_own_stable_host() -> None:
     assert extension_host("ws", "com.example.other") != OWN
     assert extension_host("other-ws", "com.example.notes") != OWN
     assert len(OWN) == 32
-    assert OWN.isalnum() and OWN == OWN.lower()
+    assert OWN.isalnum()
+    assert OWN.lower() == OWN
 
 
 def test_the_entry_url_is_on_the_extensions_origin_with_its_path_encoded() -> None:
