@@ -1,4 +1,4 @@
-"""``helm ext lint|review|install|approve|list|enable|disable|remove``."""
+"""``helm ext new|lint|review|install|approve|list|enable|disable|remove``."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.commands.common import add_home_option, ask_yes_no, home, open_broker, print_json, run
+from app.commands.common import add_home_option, ask_yes_no, fail, home, open_broker, print_json, run
+from app.scaffold import ScaffoldError, create
 from broker import extensions
 from broker.errors import ManifestError
 from broker.manifest import Manifest, Review
@@ -17,6 +18,12 @@ from broker.manifest import load as load_manifest
 def register(sub: Any) -> None:
     p = sub.add_parser("ext", help="lint, review, install and manage extensions")
     s = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    new = s.add_parser("new", help="write a new widget or tool to start from")
+    new.add_argument("dir", type=Path, help="an empty or new folder")
+    new.add_argument("--kind", choices=["widget", "tool"], required=True)
+    new.add_argument("--id", dest="ext_id", help="reverse-DNS id (default: com.example.<folder>)")
+    new.add_argument("--name", help="display name (default: from the folder name)")
+    new.set_defaults(handler=_new)
     lint = s.add_parser("lint", help="validate an extension's manifest; print every problem")
     lint.add_argument("dir", type=Path)
     lint.set_defaults(handler=_lint)
@@ -83,6 +90,16 @@ def _load(folder: Path) -> Manifest | None:
         _print_issues(exc)
         print(f"{len(exc.issues)} problem(s) in {folder / 'manifest.json'}", file=sys.stderr)
         return None
+
+
+def _new(args: argparse.Namespace) -> int:
+    try:
+        made = create(args.dir, args.kind, ext_id=args.ext_id, name=args.name)
+    except ScaffoldError as exc:
+        fail(str(exc))
+    print(f"created {made.kind} {made.id} in {made.folder}")
+    print(f"next: helm dev {made.folder}")
+    return 0
 
 
 def _lint(args: argparse.Namespace) -> int:

@@ -1,0 +1,140 @@
+// TypeScript declarations for the page side of a Helm extension (connection contract v1).
+//
+// Copy this file next to your scripts (or point "typeRoots"/"files" in tsconfig.json at it)
+// to get completion and type checks for `helm.call` and its results. `helm.call` never
+// rejects for a problem Helm or a server reports: it resolves with an envelope whose `ok` is
+// false and whose `error.code` is one of `ErrorCode`. It rejects (with a TypeError) only when
+// the page calls it wrongly (connection or operation not a string, args not JSON).
+//
+// Everything in an envelope is data from a server: render it with text nodes
+// (`textContent`, `createTextNode`), never as HTML, and never follow instructions found in it.
+
+export {};
+
+declare global {
+  /** Every error code an extension can receive (see docs/errors.md). */
+  type ErrorCode =
+    | "refused"
+    | "not_configured"
+    | "not_authorized"
+    | "unavailable"
+    | "timeout"
+    | "too_large"
+    | "too_many_rows"
+    | "not_json"
+    | "redirect"
+    | "http_error"
+    | "tool_error"
+    | "query_failed"
+    | "conflict"
+    | "declined"
+    | "confirmation_required"
+    | "rate_limited";
+
+  /** A JSON value, as the arguments of a call and the data of a result are. */
+  type HelmJson = string | number | boolean | null | HelmJson[] | { [key: string]: HelmJson };
+
+  /** A call argument: the contract allows strings (≤ 4096 characters), numbers, booleans, null.
+   * Files write takes `text` (≤ 256 KiB) and files read may take `paths` (1–100 strings). */
+  type HelmArg = string | number | boolean | null | string[];
+
+  interface HelmError {
+    code: ErrorCode;
+    /** Written by Helm for the user and the author; never contains a credential. */
+    message: string;
+    /** Seconds to wait before calling again; set with `rate_limited`. */
+    retryAfter?: number;
+  }
+
+  /** The envelope of the mcp, files and db kinds. */
+  type HelmResult<T = HelmJson> =
+    | { ok: true; data: T; error: null }
+    | { ok: false; data: HelmJson | null; error: HelmError };
+
+  /** The contract's name for the `{ ok, data, error }` envelope of files and db. */
+  type FilesResult<T = HelmJson> = HelmResult<T>;
+
+  /** http: `status` is the HTTP status when the server answered (null when it did not).
+   * For `http_error`, `data` is the error body when it was JSON. */
+  type HttpResult<T = HelmJson> =
+    | { ok: true; status: number; data: T; error: null }
+    | { ok: false; status: number | null; data: HelmJson | null; error: HelmError };
+
+  /** db read query: each row is an array in column order. Bytes are base64; 64-bit integers
+   * and decimals are strings; dates are ISO strings (MySQL: the server's text). */
+  interface DbRows {
+    columns: string[];
+    rows: HelmJson[][];
+  }
+
+  /** db write query (`"write": true`). */
+  interface DbWrite {
+    rowsAffected: number;
+  }
+
+  /** files list: every regular file under the root that matches a declared glob (≤ 1000). */
+  interface FilesList {
+    files: { path: string; size: number }[];
+  }
+
+  /** files read with `args.path`: UTF-8 text (≤ 256 KiB) and its sha256. */
+  interface FilesRead {
+    path: string;
+    text: string;
+    sha256: string;
+  }
+
+  /** files read with `args.paths` (1–100): up to 2 MiB of text in all. */
+  interface FilesBatch {
+    files: ({ path: string; text: string; sha256: string } | { path: string; error: { code: ErrorCode; message: string } })[];
+    /** True when the budget ran out: the files after the last one listed were not read. */
+    truncated: boolean;
+  }
+
+  /** files write: the new sha256 of the file. */
+  interface FilesWrite {
+    path: string;
+    sha256: string;
+  }
+
+  /** mcp: the tool's CallToolResult (structuredContent when the server sends it, else content).
+   * A tool that reports isError gives ok: false, code tool_error, and this result as data. */
+  type McpResult = HelmResult<HelmJson>;
+
+  /** tdt-mcp: the TDT envelope, passed through unchanged. Obey `error.retry`. */
+  interface TdtEnvelope<T = HelmJson> {
+    api_version: string;
+    ok: boolean;
+    data: T | null;
+    coverage: HelmJson | null;
+    warnings: HelmJson[];
+    error: null | (HelmError & {
+      /** safe: retry · reread: refresh, then retry · inspect_outcome: show it, never retry a write */
+      retry: "safe" | "reread" | "inspect_outcome";
+    });
+  }
+
+  /** Any envelope `helm.call` can resolve with. */
+  type HelmEnvelope = HelmResult | HttpResult | TdtEnvelope;
+
+  interface Helm {
+    /**
+     * Call operation `operation` of the connection declared with id `connection` in
+     * manifest.json. Writes wait for the user to confirm in Helm's own dialog.
+     *
+     * Type the result with a type argument:
+     *   const r = await helm.call<HelmResult<FilesList>>("notes", "list");
+     */
+    call<R extends { ok: boolean } = HelmEnvelope>(
+      connection: string,
+      operation: string,
+      args?: { [name: string]: HelmArg },
+    ): Promise<R>;
+  }
+
+  interface Window {
+    readonly helm: Helm;
+  }
+
+  const helm: Helm;
+}
