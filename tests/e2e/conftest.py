@@ -9,16 +9,14 @@ done (the application's own ``exec()`` is entered at most once per process).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine, Iterator
-from typing import Any, TypeVar
+from collections.abc import Coroutine
+from typing import Any
 
 import pytest
 import qasync
 
 from ui.host import prepare_engine
 from ui.qt import QApplication, QEventLoop, QTimer
-
-T = TypeVar("T")
 
 _DEAD_END = prepare_engine()
 
@@ -41,13 +39,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(scope="session")
-def qloop(qapp: QApplication) -> Iterator[asyncio.AbstractEventLoop]:
+def qloop(qapp: QApplication) -> asyncio.AbstractEventLoop:
     loop = qasync.QEventLoop(qapp, already_running=True)
     asyncio.set_event_loop(loop)
-    yield loop
+    return loop
 
 
-def drive(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, T], timeout: float = 30.0) -> T:
+def drive[T](loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, T], timeout: float = 30.0) -> T:
     """Run ``coro`` on the qasync loop inside a nested Qt event loop; fail after ``timeout``."""
     task = loop.create_task(coro)
     nested = QEventLoop()
@@ -67,7 +65,7 @@ def drive(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, T], timeout
 
 @pytest.fixture
 def run(qloop: asyncio.AbstractEventLoop) -> Any:
-    def runner(coro: Coroutine[Any, Any, T], timeout: float = 30.0) -> T:
+    def runner[T](coro: Coroutine[Any, Any, T], timeout: float = 30.0) -> T:
         return drive(qloop, coro, timeout)
 
     return runner
