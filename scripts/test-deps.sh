@@ -69,8 +69,9 @@ fi
 
 # --- Python servers, each in its own venv (their dependencies clash with Helm's) --------------
 PY="$("$ROOT/scripts/find-python.sh")"
-py_venv() {  # py_venv NAME STAMP_TEXT PACKAGES...
-  local name="$1" want="$2"; shift 2
+py_venv() {  # py_venv NAME PACKAGES...  (reinstalls when the pinned list changes)
+  local name="$1"; shift
+  local want="$*"
   local dir="$DEPS/$name"
   if [ -f "$dir/.installed" ] && [ "$(cat "$dir/.installed")" = "$want" ]; then
     say "venv $name: up to date"
@@ -83,9 +84,12 @@ py_venv() {  # py_venv NAME STAMP_TEXT PACKAGES...
   echo "$want" > "$dir/.installed"
   say "venv $name: installed (${SECONDS}s so far)"
 }
-py_venv mcp-time "v1" "mcp-server-time==2026.10.19"
-py_venv mcp-git "v1" "mcp-server-git==2026.10.19"
-py_venv httpbin "v1" "httpbin==0.10.4" "gunicorn==27.0.1"
+# The three installs are independent: run them side by side and fail if any failed.
+pids=()
+py_venv mcp-time "mcp-server-time==2026.10.19" & pids+=($!)
+py_venv mcp-git "mcp-server-git==2026.10.19" & pids+=($!)
+py_venv httpbin "httpbin==0.10.4" "gunicorn==27.0.1" & pids+=($!)
+for pid in "${pids[@]}"; do wait "$pid"; done
 
 say "done in ${SECONDS}s"
 
