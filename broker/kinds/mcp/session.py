@@ -85,6 +85,7 @@ class ServerSession:
         self._start_lock = asyncio.Lock()
         self._pending: dict[str, _Pending] = {}
         self._unattributed_overflow = False
+        self._broken = False
         self._tools: dict[str, types.Tool] | None = None
         self._tools_at = 0.0
 
@@ -116,10 +117,10 @@ class ServerSession:
     async def start(self) -> ClientSession:
         """The running session, starting it (again) if needed; ``unavailable`` if it cannot."""
         async with self._start_lock:
-            if not self.alive or self._session is None:
+            if not self.alive or self._session is None or self._broken:
                 await self._reap()
                 self._ready, self._closing = asyncio.Event(), asyncio.Event()
-                self._unattributed_overflow = False
+                self._unattributed_overflow = self._broken = False
                 self._tools = None
                 self._task = asyncio.create_task(self._run(), name=f"mcp-session-{self.label}")
                 with contextlib.suppress(TimeoutError):
@@ -191,6 +192,8 @@ class ServerSession:
                         result = await session.send_request(request, result_type)
                     except McpError as exc:
                         failure = exc
+                    except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                        failure = McpError(types.ErrorData(code=types.CONNECTION_CLOSED, message="closed"))
                     tg.cancel_scope.cancel()
         finally:
             self._pending.pop(str(rid), None)
@@ -204,6 +207,7 @@ class ServerSession:
                 ErrorCode.TIMEOUT, f"{self.label} did not answer within {self.limits.call_timeout:g} s"
             )
         if failure is not None and failure.error.code == types.CONNECTION_CLOSED:
+            self._broken = True
             reason = ErrorCode.TOO_LARGE if self._unattributed_overflow else ErrorCode.UNAVAILABLE
             raise _ended(self.label, reason)
         raise CallError(ErrorCode.UNAVAILABLE, f"{self.label} refused the request (MCP error)")

@@ -177,7 +177,14 @@ async def open_stdio(
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
     try:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(_pump_out, child, _LineReader(max_message, on_overflow), read_writer)
+
+            async def read_then_end() -> None:
+                # The child closed stdout (it exited) or sent what Helm cannot attribute: end
+                # the whole session, so its owner sees it stop instead of waiting forever.
+                await _pump_out(child, _LineReader(max_message, on_overflow), read_writer)
+                tg.cancel_scope.cancel()
+
+            tg.start_soon(read_then_end)
             tg.start_soon(_pump_in, child, write_reader)
             try:
                 yield read_stream, write_stream, child
