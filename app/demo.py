@@ -1,0 +1,73 @@
+"""The demo workspace: what a new user sees on the first ``helm``, with no account or server.
+
+It is built from ``resources/demo`` into ``<home>/demo``: a workspace folder with notes, a
+SQLite database created from the SQL Helm ships, a profile for Helm's own small MCP server and
+a TDT-style server (both started with this Python), and four widgets — one per kind a new user
+can try without signing in anywhere. The widgets ship with Helm, so setting up the demo
+approves them; plugin review still shows what each may do.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import sys
+from pathlib import Path
+
+import resources
+from broker import Broker
+from broker.extensions import approve, install
+from broker.kinds.db.profiles import DbProfile
+from broker.kinds.db.profiles import save as save_database
+from broker.kinds.mcp import profiles as mcp_profiles
+from broker.workspaces import add_workspace, set_tdt_command
+
+WORKSPACE = "demo"
+PROFILE = "helm-demo"
+EXTENSIONS = ("tasks", "notes", "clock", "status")
+"""The demo widgets, in the order the dashboard shows them."""
+
+SOURCE = resources.path("demo")
+
+
+def needs_demo(broker: Broker) -> bool:
+    """True for a user with no workspace yet (the demo is the embedded default)."""
+    return not broker.home.settings().workspaces
+
+
+def create_database(sql: Path, target: Path) -> None:
+    """Create the demo database from ``sql`` unless it already exists."""
+    if target.exists():
+        return
+    partial = target.with_suffix(".tmp")
+    partial.unlink(missing_ok=True)
+    with sqlite3.connect(partial) as db:
+        db.executescript(sql.read_text(encoding="utf-8"))
+    db.close()
+    partial.replace(target)
+
+
+def server_command(script: str) -> list[str]:
+    return [sys.executable, str(SOURCE / "servers" / script)]
+
+
+async def set_up_demo(broker: Broker) -> str:
+    """Build the demo under the Helm home and register it; returns the workspace name."""
+    home = broker.home
+    base = home.path / "demo"
+    root = base / "workspace"
+    if not root.exists():
+        shutil.copytree(SOURCE / "workspace", root)
+    create_database(SOURCE / "data" / "tasks.sql", base / "tasks.db")
+    extensions = base / "extensions"
+    for name in EXTENSIONS:
+        shutil.copytree(SOURCE / "extensions" / name, extensions / name, dirs_exist_ok=True)
+    save_database(home, broker.credentials, DbProfile(PROFILE, "sqlite", path=str(base / "tasks.db")), None)
+    mcp_profiles.add(home, broker.credentials, PROFILE, {"command": server_command("demo_mcp.py")}, None)
+    if WORKSPACE not in home.settings().workspaces:
+        add_workspace(home, WORKSPACE, root)
+    set_tdt_command(home, WORKSPACE, server_command("demo_tdt.py"))
+    for name in EXTENSIONS:
+        manifest = install(home, WORKSPACE, extensions / name)
+        await approve(broker, WORKSPACE, manifest.id)
+    return WORKSPACE
