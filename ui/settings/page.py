@@ -1,0 +1,318 @@
+"""One tab of Settings → Connections: a list of profiles beside a form that checks as you type.
+
+A page is declared as data: its fields (``FieldSpec``), which of them show for which choice,
+and the kind's ``check`` function. The page keeps the widgets in step with that — error text
+under each wrong field, Save enabled only when the whole form is right — and runs Save, Remove
+and Test against its ``ProfileSection``. Test runs as a task the page owns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from broker.errors import HelmError
+from ui.qt import (
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLineEdit,
+    QListWidget,
+    QProgressBar,
+    QPushButton,
+    Qt,
+    QVBoxLayout,
+    QWidget,
+    Signal,
+)
+from ui.settings.backend import ProfileSection, TestResult
+from ui.settings.validation import FormCheck
+from ui.text import plain_label, set_plain
+
+ERROR_STYLE = "color: #a31515;"
+OK_STYLE = "color: #0a5d1a;"
+KEEP_SECRET = "stored — leave empty to keep it"  # noqa: S105 - a placeholder, not a secret
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    key: str
+    label: str
+    kind: str = "text"  # text | secret | choice
+    choices: tuple[tuple[str, str], ...] = ()  # (value, label)
+    when: tuple[str, str] | None = None  # shown only when field == value
+    placeholder: str = ""
+    default: str = ""
+
+
+class Field:
+    """One input and the line under it that says what is wrong."""
+
+    def __init__(self, spec: FieldSpec, parent: QWidget) -> None:
+        self.spec = spec
+        self.container = QWidget(parent)
+        col = QVBoxLayout(self.container)
+        col.setContentsMargins(0, 0, 0, 0)
+        col.setSpacing(2)
+        self.edit: QLineEdit | None = None
+        self.combo: QComboBox | None = None
+        if spec.kind == "choice":
+            self.combo = QComboBox(self.container)
+            for value, label in spec.choices:
+                self.combo.addItem(label, value)
+            self.input: QWidget = self.combo
+        else:
+            self.edit = QLineEdit(self.container)
+            self.edit.setPlaceholderText(spec.placeholder)
+            if spec.kind == "secret":
+                self.edit.setEchoMode(QLineEdit.EchoMode.Password)
+            self.input = self.edit
+        self.row = QWidget(self.container)
+        self.row_layout = QHBoxLayout(self.row)
+        self.row_layout.setContentsMargins(0, 0, 0, 0)
+        self.row_layout.addWidget(self.input, 1)
+        col.addWidget(self.row)
+        self.error = plain_label("", self.container)
+        self.error.setStyleSheet(ERROR_STYLE)
+        self.error.hide()
+        col.addWidget(self.error)
+        self.set(spec.default)
+
+    def value(self) -> str:
+        if self.combo is not None:
+            return str(self.combo.currentData())
+        assert self.edit is not None
+        return self.edit.text()
+
+    def set(self, value: str) -> None:
+        if self.combo is not None:
+            index = self.combo.findData(value)
+            self.combo.setCurrentIndex(max(index, 0))
+        elif self.edit is not None:
+            self.edit.setText(value)
+
+    def show_problem(self, problem: str | None) -> None:
+        set_plain(self.error, problem or "")
+        self.error.setVisible(bool(problem))
+
+    def changed(self, slot: Callable[[], object]) -> None:
+        if self.combo is not None:
+            self.combo.currentIndexChanged.connect(lambda _i: slot())
+        elif self.edit is not None:
+            self.edit.textChanged.connect(lambda _t: slot())
+
+
+class ProfilePage(QWidget):
+    """Subclasses set ``FIELDS``, ``SECRETS`` and ``check``, and map stored profiles to values."""
+
+    FIELDS: tuple[FieldSpec, ...] = ()
+    SECRETS: tuple[str, ...] = ()
+    TEST_LABEL = "Test"
+
+    saved = Signal(str)
+    tested = Signal(object)
+
+    def __init__(self, section: ProfileSection, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.section = section
+        self.tasks: set[asyncio.Task[Any]] = set()
+        self.current: str | None = None
+        outer = QHBoxLayout(self)
+        left = QVBoxLayout()
+        self.list = QListWidget(self)
+        self.list.setMaximumWidth(220)
+        self.list.currentTextChanged.connect(self.load)
+        left.addWidget(self.list, 1)
+        self.new_button = QPushButton("New", self)
+        self.new_button.clicked.connect(self.new)
+        self.remove_button = QPushButton("Remove", self)
+        self.remove_button.clicked.connect(self.remove)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.new_button)
+        buttons.addWidget(self.remove_button)
+        left.addLayout(buttons)
+        outer.addLayout(left)
+        right = QVBoxLayout()
+        self.form = QFormLayout()
+        self.fields: dict[str, Field] = {}
+        for spec in self.FIELDS:
+            f = self.fields[spec.key] = Field(spec, self)
+            self.form.addRow(spec.label, f.container)
+            f.changed(self.revalidate)
+        right.addLayout(self.form)
+        self.extra = QVBoxLayout()
+        right.addLayout(self.extra)
+        actions = QHBoxLayout()
+        self.save_button = QPushButton("Save", self)
+        self.save_button.clicked.connect(self.save)
+        self.test_button = QPushButton(self.TEST_LABEL, self)
+        self.test_button.clicked.connect(self.start_test)
+        actions.addWidget(self.save_button)
+        actions.addWidget(self.test_button)
+        actions.addStretch(1)
+        right.addLayout(actions)
+        self.progress = QProgressBar(self)
+        self.progress.setRange(0, 0)
+        self.progress.setMaximumHeight(8)
+        self.progress.setTextVisible(False)
+        self.progress.hide()
+        right.addWidget(self.progress)
+        self.status = plain_label("", self)
+        right.addWidget(self.status)
+        self.details = QListWidget(self)
+        self.details.hide()
+        right.addWidget(self.details, 1)
+        right.addStretch(0)
+        outer.addLayout(right, 1)
+        self.refresh()
+        self.new()
+
+    # -- the form ------------------------------------------------------------------------
+    def check(self, values: Mapping[str, str]) -> FormCheck:
+        raise NotImplementedError
+
+    def values_from(self, raw: Mapping[str, Any]) -> dict[str, str]:
+        raise NotImplementedError
+
+    def values(self) -> dict[str, str]:
+        values = {key: f.value() for key, f in self.fields.items()}
+        if self.current is not None and self.section.has_secret(self.current):
+            values["has_token"] = "yes"  # noqa: S105 - a flag, not a secret
+        return values
+
+    def visible(self, spec: FieldSpec, values: Mapping[str, str]) -> bool:
+        return spec.when is None or values.get(spec.when[0]) == spec.when[1]
+
+    def revalidate(self) -> FormCheck:
+        values = self.values()
+        result = self.check(values)
+        for key, f in self.fields.items():
+            shown = self.visible(f.spec, values)
+            self.form.setRowVisible(f.container, shown)
+            # An empty field the user has not reached yet is not an error to shout about.
+            quiet = not values.get(key) and key != "name" and self.current is None
+            f.show_problem(None if quiet or not shown else result.problems.get(key))
+        if "name" in self.fields:
+            self.fields["name"].show_problem(result.problems.get("name") if values.get("name") else None)
+        self.save_button.setEnabled(result.ok)
+        self.test_button.setEnabled(self.current is not None and self.current == values.get("name"))
+        self.after_validate(values, result)
+        return result
+
+    def after_validate(self, values: Mapping[str, str], result: FormCheck) -> None:
+        """Subclasses show or hide their extra parts."""
+
+    # -- actions -------------------------------------------------------------------------
+    def refresh(self) -> None:
+        names = self.section.names()
+        self.list.blockSignals(True)
+        self.list.clear()
+        self.list.addItems(names)
+        self.list.blockSignals(False)
+
+    def new(self) -> None:
+        self.current = None
+        self.list.clearSelection()
+        for f in self.fields.values():
+            f.set(f.spec.default)
+            if f.edit is not None and f.spec.kind == "secret":
+                f.edit.setPlaceholderText(f.spec.placeholder)
+        self.say("")
+        self.revalidate()
+
+    def load(self, name: str) -> None:
+        raw = self.section.get(name) if name else None
+        if raw is None:
+            return
+        self.current = name
+        values = self.values_from(raw)
+        for key, f in self.fields.items():
+            f.set(values.get(key, f.spec.default))
+            if f.edit is not None and f.spec.kind == "secret":
+                f.edit.clear()
+                f.edit.setPlaceholderText(
+                    KEEP_SECRET if self.section.has_secret(name) else f.spec.placeholder
+                )
+        self.fields["name"].set(name)
+        self.say("")
+        self.details.hide()
+        self.revalidate()
+
+    def save(self) -> None:
+        result = self.revalidate()
+        if result.raw is None:
+            return
+        values = self.values()
+        name = values["name"]
+        secrets = {key: (values.get(key) or None) for key in self.SECRETS}
+        if self.current != name:
+            # A new profile (or a renamed one) has nothing stored to keep.
+            secrets = {key: values.get(key, "") for key in self.SECRETS}
+        try:
+            self.section.save(name, result.raw, secrets)
+        except HelmError as err:
+            self.say(str(err), ok=False)
+            return
+        self.refresh()
+        self.current = name
+        matches = self.list.findItems(name, Qt.MatchFlag.MatchExactly)
+        if matches:
+            self.list.blockSignals(True)
+            self.list.setCurrentItem(matches[0])
+            self.list.blockSignals(False)
+        self.load(name)
+        self.say(f"Saved {name}.", ok=True)
+        self.saved.emit(name)
+
+    def remove(self) -> None:
+        if self.current is None:
+            return
+        name = self.current
+        try:
+            self.section.remove(name)
+        except HelmError as err:
+            self.say(str(err), ok=False)
+            return
+        self.refresh()
+        self.new()
+        self.say(f"Removed {name}.", ok=True)
+
+    def start_test(self) -> asyncio.Task[TestResult] | None:
+        if self.current is None:
+            return None
+        return self.own(self.run_test(self.current))
+
+    def own(self, coro: Any) -> asyncio.Task[Any]:
+        task: asyncio.Task[Any] = asyncio.ensure_future(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        return task
+
+    async def run_test(self, name: str) -> TestResult:
+        self.busy(True, f"Testing {name}…")
+        try:
+            result = await self.section.test(name)
+        finally:
+            self.busy(False)
+        self.say(result.message, ok=result.ok)
+        self.details.clear()
+        self.details.addItems(list(result.details))
+        self.details.setVisible(bool(result.details))
+        self.tested.emit(result)
+        return result
+
+    def busy(self, on: bool, message: str = "") -> None:
+        self.progress.setVisible(on)
+        self.test_button.setEnabled(not on)
+        if on:
+            self.say(message)
+
+    def say(self, message: str, *, ok: bool | None = None) -> None:
+        set_plain(self.status, message)
+        self.status.setStyleSheet("" if ok is None else (OK_STYLE if ok else ERROR_STYLE))
+
+    def cancel_tasks(self) -> None:
+        for task in list(self.tasks):
+            task.cancel()

@@ -1,0 +1,136 @@
+"""Settings → Connections → Services: base URL and token, or OAuth2 sign-in."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import Any
+
+from ui.qt import QGroupBox, QHBoxLayout, QProgressBar, QPushButton, QVBoxLayout, QWidget
+from ui.settings.backend import OAuthConnector, ProfileSection, TestResult
+from ui.settings.page import ERROR_STYLE, OK_STYLE, FieldSpec, ProfilePage
+from ui.settings.validation import FormCheck, check_service
+from ui.text import plain_label, set_plain
+
+NO_OAUTH = "OAuth2 sign-in is not available in this build of Helm yet."
+
+
+class ServicesPage(ProfilePage):
+    FIELDS = (
+        FieldSpec("name", "Name", placeholder="github"),
+        FieldSpec("base_url", "Base URL", placeholder="https://api.example.com"),
+        FieldSpec("auth", "Sign-in", "choice", (("token", "Token"), ("oauth2", "OAuth2")), default="token"),
+        FieldSpec("token_header", "Token header", when=("auth", "token"), default="Authorization"),
+        FieldSpec(
+            "token_format",
+            "Token format",
+            "choice",
+            (("bearer", "Bearer <token>"), ("raw", "<token> as it is")),
+            when=("auth", "token"),
+            default="bearer",
+        ),
+        FieldSpec("token", "Token", "secret", when=("auth", "token"), placeholder="paste the token"),
+        FieldSpec("client_id", "Client id", when=("auth", "oauth2")),
+        FieldSpec(
+            "client_secret",
+            "Client secret",
+            "secret",
+            when=("auth", "oauth2"),
+            placeholder="empty for a public client",
+        ),
+    )
+    SECRETS = ("token", "client_secret")
+
+    def __init__(
+        self, section: ProfileSection, oauth: OAuthConnector | None, parent: QWidget | None = None
+    ) -> None:
+        self.oauth = oauth
+        self.oauth_box: QGroupBox | None = None
+        super().__init__(section, parent)
+        self.test_button.hide()  # a service is tested by connecting or by a call
+        self.oauth_box = QGroupBox("OAuth2 sign-in", self)
+        col = QVBoxLayout(self.oauth_box)
+        self.redirect = plain_label("", self.oauth_box)
+        self.oauth_status = plain_label("", self.oauth_box)
+        col.addWidget(self.redirect)
+        col.addWidget(self.oauth_status)
+        row = QHBoxLayout()
+        self.connect_button = QPushButton("Connect", self.oauth_box)
+        self.disconnect_button = QPushButton("Disconnect", self.oauth_box)
+        self.connect_button.clicked.connect(self.start_connect)
+        self.disconnect_button.clicked.connect(self.start_disconnect)
+        row.addWidget(self.connect_button)
+        row.addWidget(self.disconnect_button)
+        row.addStretch(1)
+        col.addLayout(row)
+        self.oauth_progress = QProgressBar(self.oauth_box)
+        self.oauth_progress.setRange(0, 0)
+        self.oauth_progress.setMaximumHeight(8)
+        self.oauth_progress.setTextVisible(False)
+        self.oauth_progress.hide()
+        col.addWidget(self.oauth_progress)
+        self.oauth_result = plain_label("", self.oauth_box)
+        col.addWidget(self.oauth_result)
+        self.extra.addWidget(self.oauth_box)
+        self.revalidate()
+
+    def check(self, values: Mapping[str, str]) -> FormCheck:
+        return check_service(values)
+
+    def values_from(self, raw: Mapping[str, Any]) -> dict[str, str]:
+        return {k: str(v) for k, v in raw.items() if v is not None}
+
+    def after_validate(self, values: Mapping[str, str], result: FormCheck) -> None:
+        if self.oauth_box is None:
+            return
+        self.oauth_box.setVisible(values.get("auth") == "oauth2")
+        saved = self.current is not None and self.current == values.get("name")
+        if self.oauth is None:
+            set_plain(self.redirect, "Redirect URI: http://127.0.0.1:<port>/oauth/callback")
+            set_plain(self.oauth_status, NO_OAUTH)
+            self.connect_button.setEnabled(False)
+            self.disconnect_button.setEnabled(False)
+            return
+        name = values.get("name", "")
+        set_plain(
+            self.redirect,
+            "Redirect URI (register it with your OAuth client): " + self.oauth.redirect_uri(name),
+        )
+        if not saved or self.current is None:
+            set_plain(self.oauth_status, "Save the profile, then click Connect.")
+            self.connect_button.setEnabled(False)
+            self.disconnect_button.setEnabled(False)
+            return
+        status = self.oauth.status(self.current)
+        set_plain(self.oauth_status, f"Status: {status}")
+        connected = status == "connected"
+        self.connect_button.setText("Reconnect" if connected else "Connect")
+        self.connect_button.setEnabled(True)
+        self.disconnect_button.setEnabled(connected)
+
+    def start_connect(self) -> asyncio.Task[Any] | None:
+        if self.oauth is None or self.current is None:
+            return None
+        return self.own(
+            self._oauth(self.oauth.connect(self.current), "Connecting — finish the sign-in in your browser…")
+        )
+
+    def start_disconnect(self) -> asyncio.Task[Any] | None:
+        if self.oauth is None or self.current is None:
+            return None
+        return self.own(self._oauth(self.oauth.disconnect(self.current), "Disconnecting…"))
+
+    async def _oauth(self, action: Any, message: str) -> TestResult:
+        self.oauth_progress.show()
+        self.connect_button.setEnabled(False)
+        self.disconnect_button.setEnabled(False)
+        set_plain(self.oauth_result, message)
+        self.oauth_result.setStyleSheet("")
+        try:
+            result: TestResult = await action
+        finally:
+            self.oauth_progress.hide()
+        set_plain(self.oauth_result, result.message)
+        self.oauth_result.setStyleSheet(OK_STYLE if result.ok else ERROR_STYLE)
+        self.revalidate()
+        return result
