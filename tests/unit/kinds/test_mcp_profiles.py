@@ -1,0 +1,86 @@
+"""MCP server profiles: validation, token storage and the stdio child's environment."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from broker.errors import ProfileError
+from broker.kinds.mcp import profiles
+from tests.helpers import new_broker
+from tests.unit.kinds.mcp_setup import TDT_LIKE, TOKEN, add_stdio, mcp_extension
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["LD_PRELOAD", "ld_library_path", "DYLD_INSERT_LIBRARIES", "PATH", "PYTHONPATH", "PYTHONSTARTUP",
+     "NODE_OPTIONS", "PERL5OPT", "RUBYOPT", "BASH_ENV", "ENV", "HOME", "GIT_SSH_COMMAND",
+     "JAVA_TOOL_OPTIONS", "HTTPS_PROXY", "LC_ALL", "1TOKEN", "MY-TOKEN", ""],
+)  # fmt: skip
+def test_a_token_variable_that_changes_how_programs_run_is_refused(name: str):
+    assert profiles.env_name_problem(name) is not None
+
+
+@pytest.mark.parametrize("name", ["GITHUB_TOKEN", "MY_SERVER_TOKEN", "api_key", "NOTION_API_KEY"])
+def test_an_ordinary_token_variable_is_accepted(name: str):
+    assert profiles.env_name_problem(name) is None
+
+
+def test_the_safe_environment_keeps_only_the_listed_variables():
+    source = {"PATH": "/bin", "HOME": "/h", "LC_TIME": "C", "LD_PRELOAD": "x.so", "AWS_SECRET": "s"}
+    assert profiles.safe_environment(source) == {"PATH": "/bin", "HOME": "/h", "LC_TIME": "C"}
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ({"command": []}, "non-empty"),
+        ({"command": "node server.js"}, "non-empty"),
+        ({"command": ["node"], "token_env": "LD_PRELOAD"}, "load or run"),
+        ({"url": "http://example.com/mcp"}, "https"),
+        ({"url": "https://user:pw@example.com/mcp"}, "credentials"),
+        ({"url": "https://example.com/mcp", "auth": "basic"}, "auth"),
+        ({"url": "https://example.com/mcp", "command": ["x"]}, "not both"),
+        ({}, "command or a URL"),
+    ],
+)
+def test_an_invalid_profile_is_refused_with_the_reason(raw: dict[str, object], message: str):
+    with pytest.raises(ProfileError, match=message):
+        profiles.parse("srv", raw)
+
+
+async def test_the_token_lives_in_the_credential_store_not_in_settings(tmp_path: Path):
+    async with new_broker(tmp_path / "home") as broker:
+        add_stdio(broker, "srv", TDT_LIKE, token_env="SRV_TOKEN")
+        text = broker.home.settings_path.read_text()
+        stored = broker.credentials.get("mcp_servers/srv/token")
+        profiles.remove(broker.home, broker.credentials, "srv")
+        after = broker.credentials.get("mcp_servers/srv/token")
+    assert TOKEN not in text
+    assert stored == TOKEN
+    assert after is None
+
+
+async def test_a_profile_that_wants_a_token_needs_one(tmp_path: Path):
+    async with new_broker(tmp_path / "home") as broker:
+        with pytest.raises(ProfileError, match="needs a token"):
+            profiles.add(broker.home, broker.credentials, "srv", {"url": "https://example.com/mcp"}, None)
+        with pytest.raises(ProfileError, match="nowhere to send"):
+            profiles.add(broker.home, broker.credentials, "srv", {"command": ["x"]}, "tok")
+
+
+async def test_a_stdio_child_gets_only_the_safe_environment_and_the_token(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setenv("HELM_TEST_SECRET", "should-not-leak")
+    monkeypatch.setenv("LD_LIBRARY_PATH", "/nowhere")
+    async with new_broker(tmp_path / "home") as broker:
+        add_stdio(broker, "srv", TDT_LIKE, token_env="SRV_TOKEN")
+        ctx = await mcp_extension(broker, tmp_path, "srv", ["env"])
+        result = await broker.call(ctx, "m", "env", {})
+    env = result["data"]
+    assert env["SRV_TOKEN"] == TOKEN
+    assert "HELM_TEST_SECRET" not in env
+    assert "LD_LIBRARY_PATH" not in env
+    assert set(env) - {"SRV_TOKEN"} <= set(profiles.SAFE_VARIABLES) | {k for k in env if k.startswith("LC_")}
