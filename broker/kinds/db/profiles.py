@@ -86,7 +86,7 @@ class DbProfile:
             port = raw.get("port", DEFAULT_PORTS.get(str(engine)))
             profile = cls(
                 name=name,
-                engine=engine,
+                engine=str(engine),  # type: ignore[arg-type]  # check() refuses other engines
                 host=raw.get("host"),
                 port=port,
                 database=raw.get("database"),

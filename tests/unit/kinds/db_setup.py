@@ -8,8 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from broker import Broker, CallContext
+from broker import Broker, CallContext, envelope
+from broker.errors import CallError
 from broker.kinds.db import profiles
+from broker.kinds.db.adapter import DbKind
 from broker.kinds.db.profiles import DbProfile
 from tests.helpers import manifest_dict, new_broker, setup_extension
 from tests.servers.databases import DatabaseServer
@@ -58,3 +60,13 @@ async def db_world(
             add_profile(broker, profile, password)
         ctx = await setup_extension(broker, tmp, manifest_dict([conn], write=write))
         yield DbWorld(broker, ctx)
+
+
+async def run_sql(broker: Broker, profile: DbProfile, sql: str, *, write: bool = False) -> dict[str, Any]:
+    """Ad-hoc SQL straight through the db kind (the same path the DB explorer uses), as an envelope."""
+    kind = broker.adapter("db")
+    assert isinstance(kind, DbKind)
+    try:
+        return await kind.run(profile, sql, [], write=write)
+    except CallError as err:
+        return envelope.failure("db", err)
