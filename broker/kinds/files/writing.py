@@ -171,6 +171,18 @@ def _keep_owner(fd: int, target: os.stat_result) -> None:
         os.fchown(fd, target.st_uid, target.st_gid)
 
 
+def _still_there(parent: int, path: RelPath, target: os.stat_result) -> None:
+    """The name must still be the file we locked and checked (another program may move it)."""
+    try:
+        now = os.stat(path.name, dir_fd=parent, follow_symlinks=False)
+    except FileNotFoundError:
+        now = None
+    if now is None or (now.st_dev, now.st_ino) != (target.st_dev, target.st_ino):
+        raise CallError(
+            ErrorCode.CONFLICT, f"{path.text!r} was moved or replaced during the write; read it again"
+        )
+
+
 def _swap_in(parent: int, path: RelPath, data: bytes, target: os.stat_result) -> None:
     tmp, fd = _create_temp(parent)
     try:
@@ -181,9 +193,7 @@ def _swap_in(parent: int, path: RelPath, data: bytes, target: os.stat_result) ->
         os.fchmod(fd, stat.S_IMODE(target.st_mode) & 0o777)
         _keep_owner(fd, target)
         os.fsync(fd)
-        now = os.stat(path.name, dir_fd=parent, follow_symlinks=False)
-        if (now.st_dev, now.st_ino) != (target.st_dev, target.st_ino):
-            raise CallError(ErrorCode.CONFLICT, f"{path.text!r} was replaced during the write; read it again")
+        _still_there(parent, path, target)
         os.replace(tmp, path.name, src_dir_fd=parent, dst_dir_fd=parent)
     except BaseException:
         with contextlib.suppress(OSError):
