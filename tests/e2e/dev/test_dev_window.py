@@ -1,0 +1,168 @@
+"""``helm dev`` in the real web view: review, calls in the inspector, reload on save, live lint."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.scaffold import create
+from broker import Broker, Review
+from broker.workspaces import add_workspace
+from tests.e2e.host.kit import evaluate
+from tests.helpers import new_broker
+from ui.dev import CallRecord, DevWindow
+from ui.dialogs.review import ReviewDialog, ReviewReason
+from ui.qt import QApplication, QWidget
+
+EXTENSION = "com.example.notes"
+
+# Resolves with the list's text once the page has put at least one file in it.
+RENDERED_LIST = """new Promise(resolve => {
+  const list = document.getElementById('files');
+  const done = () => list.children.length > 0 && (resolve(list.textContent), true);
+  if (!done()) new MutationObserver((_, seen) => { if (done()) seen.disconnect(); })
+    .observe(list, {childList: true});
+})"""
+
+
+class Reviews:
+    """The real review dialog, without the input guard so a test click counts."""
+
+    def __init__(self) -> None:
+        self.shown: asyncio.Queue[ReviewDialog] = asyncio.Queue()
+
+    def __call__(self, review: Review, reason: ReviewReason, parent: QWidget | None) -> ReviewDialog:
+        dialog = ReviewDialog(review, reason, parent, guard_ms=0)
+        self.shown.put_nowait(dialog)
+        return dialog
+
+
+async def next_emission(signal: Any, timeout: float = 20.0) -> tuple[Any, ...]:
+    got: asyncio.Future[tuple[Any, ...]] = asyncio.get_running_loop().create_future()
+
+    def on_emit(*values: Any) -> None:
+        if not got.done():
+            got.set_result(values)
+
+    signal.connect(on_emit)
+    try:
+        return await asyncio.wait_for(got, timeout)
+    finally:
+        signal.disconnect(on_emit)
+
+
+@pytest.fixture
+def dev(run: Any, tmp_path: Path) -> Iterator[tuple[DevWindow, Reviews, Path]]:
+    root = tmp_path / "workspace"
+    root.mkdir()
+    (root / "plan.md").write_text("# Plan\n", encoding="utf-8")
+    folder = create(tmp_path / "ext", "widget", ext_id=EXTENSION, name="Notes").folder
+    broker: Broker = new_broker(tmp_path / "home")
+    run(broker.__aenter__())
+    add_workspace(broker.home, "ws", root)
+    reviews = Reviews()
+    window = DevWindow(broker, "ws", folder, review_factory=reviews, debounce_ms=50)
+    window.show()
+    yield window, reviews, folder
+    run(window.aclose())
+    run(broker.aclose())
+    window.deleteLater()
+
+
+async def start_and_approve(window: DevWindow, reviews: Reviews) -> CallRecord:
+    recorded = asyncio.ensure_future(next_emission(window.inspector.recorded))
+    refresh = asyncio.ensure_future(window.refresh())
+    dialog = await asyncio.wait_for(reviews.shown.get(), 20.0)
+    dialog.accept_button.click()
+    await asyncio.wait_for(refresh, 20.0)
+    (record,) = await recorded
+    return record
+
+
+def test_the_page_is_reviewed_then_its_first_call_is_logged_with_its_envelope(
+    run: Any, dev: tuple[DevWindow, Reviews, Path]
+) -> None:
+    window, reviews, _ = dev
+
+    async def scenario() -> tuple[CallRecord, Any]:
+        record = await start_and_approve(window, reviews)
+        shown = await evaluate(window.view, RENDERED_LIST)  # type: ignore[arg-type]
+        return record, shown
+
+    record, shown = run(scenario())
+    assert (record.instance, record.connection, record.operation, record.args) == ("dev", "notes", "list", {})
+    assert record.ok
+    assert record.error_code is None
+    assert record.envelope["data"]["files"] == [{"path": "plan.md", "size": 7}]
+    assert record.duration_ms >= 0
+    assert "plan.md" in shown
+
+
+def test_a_call_is_copied_to_the_clipboard_as_json(run: Any, dev: tuple[DevWindow, Reviews, Path]) -> None:
+    window, reviews, _ = dev
+    record = run(start_and_approve(window, reviews))
+
+    window.inspector.select(0)
+    window.inspector.copy_selected()
+
+    copied = json.loads(QApplication.clipboard().text())
+    assert copied == json.loads(json.dumps(record.as_json()))
+    assert copied["connection"] == "notes"
+    assert copied["errorCode"] is None
+    assert copied["envelope"]["ok"] is True
+
+
+def test_saving_a_file_reloads_the_page_and_its_calls_are_logged_again(
+    run: Any, dev: tuple[DevWindow, Reviews, Path]
+) -> None:
+    window, reviews, folder = dev
+
+    async def scenario() -> Any:
+        await start_and_approve(window, reviews)
+        loaded = asyncio.ensure_future(next_emission(window.pageLoaded))
+        recorded = asyncio.ensure_future(next_emission(window.inspector.recorded))
+        page = (folder / "index.html").read_text("utf-8")
+        (folder / "index.html").write_text(page.replace("<h1>", '<h1 id="edited">'), encoding="utf-8")
+        await loaded
+        await recorded
+        return await evaluate(window.view, "document.getElementById('edited') !== null")  # type: ignore[arg-type]
+
+    assert run(scenario()) is True
+    assert [r.operation for r in window.inspector.records] == ["list", "list"]
+
+
+def test_a_broken_manifest_closes_the_page_and_lists_its_problems_until_fixed(
+    run: Any, dev: tuple[DevWindow, Reviews, Path]
+) -> None:
+    window, reviews, folder = dev
+    manifest = folder / "manifest.json"
+    good = manifest.read_text("utf-8")
+
+    async def break_it() -> None:
+        await start_and_approve(window, reviews)
+        raw = json.loads(good)
+        raw["connections"][0]["paths"] = ["../secrets/*"]
+        raw["kind"] = "gadget"
+        refreshed = asyncio.ensure_future(next_emission(window.refreshed))
+        manifest.write_text(json.dumps(raw), encoding="utf-8")
+        await refreshed
+
+    run(break_it())
+    paths = [path for path, _ in window.lint.rows()]
+    assert "$.kind" in paths
+    assert "$.connections[0].paths[0]" in paths
+    assert window.view is None
+
+    async def fix_it() -> None:
+        loaded = asyncio.ensure_future(next_emission(window.pageLoaded))
+        manifest.write_text(good, encoding="utf-8")
+        await loaded
+
+    run(fix_it())
+    assert window.lint.rows() == []
+    assert window.view is not None
