@@ -114,6 +114,11 @@ async def _echo(w: Writer, seen: Seen) -> None:
     w.write(json_reply({"line": seen.request_line, "headers": seen.headers}))
 
 
+async def _token(w: Writer, seen: Seen) -> None:
+    """A token endpoint that grants whatever it is asked (to inspect the token request)."""
+    w.write(json_reply({"access_token": "from-hostile", "token_type": "Bearer", "expires_in": 3600}))
+
+
 async def _no_content(w: Writer, seen: Seen) -> None:
     w.write(head("204 No Content", {}))
 
@@ -127,6 +132,7 @@ ROUTES: dict[str, Callable[[Writer, Seen], Awaitable[None]]] = {
     "/huge-length": _huge_length,
     "/set-cookie": _set_cookie,
     "/no-content": _no_content,
+    "/token": _token,
 }
 
 
@@ -144,10 +150,10 @@ async def _read_request(r: asyncio.StreamReader) -> Seen:
 @contextlib.asynccontextmanager
 async def hostile_server() -> AsyncIterator[Hostile]:
     state = Hostile(0)
-    tasks: set[asyncio.Task[None]] = set()
+    writers: set[Writer] = set()
 
     async def handle(r: asyncio.StreamReader, w: Writer) -> None:
-        tasks.add(asyncio.current_task())  # type: ignore[arg-type]
+        writers.add(w)
         try:
             while True:
                 try:
@@ -160,13 +166,13 @@ async def hostile_server() -> AsyncIterator[Hostile]:
                 path = seen.request_line.split(" ")[1].split("?")[0]
                 await ROUTES.get(path, _echo)(w, seen)
                 await w.drain()
-                if path in ROUTES and path not in ("/set-cookie", "/no-content"):
+                if path in ROUTES and path not in ("/set-cookie", "/no-content", "/token"):
                     return
         except ConnectionError:
             return
         finally:
             w.close()
-            tasks.discard(asyncio.current_task())  # type: ignore[arg-type]
+            writers.discard(w)
 
     server = await asyncio.start_server(handle, "127.0.0.1", 0)
     state.port = server.sockets[0].getsockname()[1]
@@ -174,7 +180,6 @@ async def hostile_server() -> AsyncIterator[Hostile]:
         yield state
     finally:
         server.close()
-        for task in list(tasks):
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        await server.wait_closed()
+        for w in list(writers):
+            w.close()  # the handler sees end-of-stream or a lost connection and returns
+        await asyncio.wait_for(server.wait_closed(), 5)
