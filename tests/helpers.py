@@ -33,7 +33,9 @@ def manifest_dict(connections: list[dict[str, Any]], *, write: bool = False, **e
     return raw
 
 
-def write_extension(folder: Path, manifest: Mapping[str, Any], html: str = "<!doctype html><p>test</p>") -> Path:
+def write_extension(
+    folder: Path, manifest: Mapping[str, Any], html: str = "<!doctype html><p>test</p>"
+) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
     (folder / str(manifest.get("entry", "index.html"))).write_text(html, encoding="utf-8")

@@ -85,7 +85,9 @@ def _use(monkeypatch: pytest.MonkeyPatch, backend: Any) -> None:
     monkeypatch.setattr(keyring, "get_keyring", lambda: backend)
 
 
-def test_a_backend_below_priority_one_means_no_keychain(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_a_backend_below_priority_one_means_no_keychain(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     _use(monkeypatch, _Plaintext())
     assert secure_keyring_backend() is None
     store = open_store(tmp_path)
@@ -95,7 +97,9 @@ def test_a_backend_below_priority_one_means_no_keychain(monkeypatch: pytest.Monk
     assert (tmp_path / "credentials.json").exists()
 
 
-def test_a_secure_backend_is_used_and_namespaced_per_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_a_secure_backend_is_used_and_namespaced_per_home(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     backend = _Secure()
     _use(monkeypatch, backend)
     a, b = open_store(tmp_path / "a"), open_store(tmp_path / "b")
@@ -109,7 +113,10 @@ def test_a_secure_backend_is_used_and_namespaced_per_home(monkeypatch: pytest.Mo
 def test_the_real_secret_service_keychain_stores_secrets(tmp_path: Path) -> None:
     from tests.support import require
 
-    require(os.environ.get("HELM_TEST_KEYRING") == "1", "a Secret Service keychain (gnome-keyring in a dbus session)")
+    require(
+        os.environ.get("HELM_TEST_KEYRING") == "1",
+        "a Secret Service keychain (gnome-keyring in a dbus session)",
+    )
     store = open_store(tmp_path)
     assert store.is_keychain, store.description
     store.set("canary", "real-keychain-secret")

@@ -54,9 +54,14 @@ def test_a_failed_change_writes_nothing(tmp_path: Path) -> None:
     home = Home(tmp_path)
     add_workspace(home, "main", tmp_path)
     before = home.settings_path.read_bytes()
-    with pytest.raises(RuntimeError), home.update() as s:
-        s.workspaces.clear()
-        raise RuntimeError("interrupted")
+
+    def interrupted_change() -> None:
+        with home.update() as s:
+            s.workspaces.clear()
+            raise RuntimeError("interrupted")
+
+    with pytest.raises(RuntimeError):
+        interrupted_change()
     assert home.settings_path.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
 

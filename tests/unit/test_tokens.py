@@ -40,11 +40,21 @@ def test_a_token_expires_after_five_minutes() -> None:
 @pytest.mark.parametrize(
     "other",
     [
-        pytest.param(Binding("ws2", B.extension, B.connection, B.operation, B.request_digest), id="workspace"),
-        pytest.param(Binding(B.workspace, "com.example.b", B.connection, B.operation, B.request_digest), id="extension"),
-        pytest.param(Binding(B.workspace, B.extension, "other", B.operation, B.request_digest), id="connection"),
-        pytest.param(Binding(B.workspace, B.extension, B.connection, "op2", B.request_digest), id="operation"),
-        pytest.param(Binding(B.workspace, B.extension, B.connection, B.operation, "digest-2"), id="arguments"),
+        pytest.param(
+            Binding("ws2", B.extension, B.connection, B.operation, B.request_digest), id="workspace"
+        ),
+        pytest.param(
+            Binding(B.workspace, "com.example.b", B.connection, B.operation, B.request_digest), id="extension"
+        ),
+        pytest.param(
+            Binding(B.workspace, B.extension, "other", B.operation, B.request_digest), id="connection"
+        ),
+        pytest.param(
+            Binding(B.workspace, B.extension, B.connection, "op2", B.request_digest), id="operation"
+        ),
+        pytest.param(
+            Binding(B.workspace, B.extension, B.connection, B.operation, "digest-2"), id="arguments"
+        ),
     ],
 )
 def test_a_token_minted_for_another_call_does_not_redeem_and_is_spent(other: Binding) -> None:
