@@ -1,11 +1,73 @@
-"""Start the desktop app (Qt is imported only from here on)."""
+"""Start the desktop app (Qt is imported only from here on).
+
+The composition root of the GUI: engine set-up before the QApplication, one qasync loop for
+the life of the process (the Qt event loop is entered once), the broker on the Helm home, the
+demo workspace for a user who has none, and the window.
+"""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
+import time
+
+from app.commands.common import home_path
+from app.demo import needs_demo, set_up_demo
+from broker import Broker
+from broker.credentials import open_store
+from broker.extensions import approval_current
+
+SELF_TEST_TIMEOUT = 60.0
 
 
 def main(args: argparse.Namespace) -> int:
-    print("helm: the desktop app is not available in this build", file=sys.stderr)
-    return 1
+    from ui.host import prepare_engine
+
+    dead_end = prepare_engine()  # before the QApplication: the scheme and WebRTC flags
+    import qasync
+
+    from ui.qt import QApplication
+
+    app = QApplication(sys.argv[:1])
+    app.setApplicationName("Helm")
+    # The loop ends when ``run`` returns, after the broker has closed its children; Qt must not
+    # stop it early when the window closes.
+    app.setQuitOnLastWindowClosed(False)
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    try:
+        with loop:
+            code: int = loop.run_until_complete(run(args, app))
+            return code
+    finally:
+        dead_end.close()
+
+
+async def run(args: argparse.Namespace, app: object) -> int:
+    from app.window import open_window
+
+    started = time.perf_counter()
+    path = home_path(args)
+    async with Broker(path, credentials=open_store(path)) as broker:
+        if needs_demo(broker):
+            await set_up_demo(broker)
+        settings = broker.home.settings()
+        workspace = next(iter(sorted(settings.workspaces)))
+        names = [
+            e.id
+            for e in settings.workspace(workspace).extensions.values()
+            if e.enabled and approval_current(broker, workspace, e.id)
+        ]
+        window = open_window(broker, workspace, names)
+        try:
+            if getattr(args, "self_test", False):
+                ready = await window.wait_ready(SELF_TEST_TIMEOUT)
+                elapsed = time.perf_counter() - started
+                print(f"helm: {len(names)} extensions ready in {elapsed:.2f} s" if ready else
+                      "helm: extensions did not become ready", file=sys.stderr)
+                return 0 if ready else 1
+            await window.closed()
+            return 0
+        finally:
+            await window.aclose()

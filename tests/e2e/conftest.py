@@ -9,7 +9,7 @@ done (the application's own ``exec()`` is entered at most once per process).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterator
 from typing import Any
 
 import pytest
@@ -39,10 +39,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(scope="session")
-def qloop(qapp: QApplication) -> asyncio.AbstractEventLoop:
+def qloop(qapp: QApplication) -> Iterator[asyncio.AbstractEventLoop]:
     loop = qasync.QEventLoop(qapp, already_running=True)
+    # An executor the session owns, so its threads end before Qt tears down (asyncio.to_thread
+    # work in the broker runs there).
+    executor = qasync.QThreadExecutor(4)
+    loop.set_default_executor(executor)
     asyncio.set_event_loop(loop)
-    return loop
+    yield loop
+    executor.shutdown(wait=True)
 
 
 def drive[T](loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, T], timeout: float = 30.0) -> T:

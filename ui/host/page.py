@@ -70,9 +70,7 @@ class HostPage(QWebEnginePage):
     def javaScriptConfirm(self, _origin: QUrl | str, _msg: str) -> bool:
         return False
 
-    def javaScriptPrompt(
-        self, _origin: QUrl | str, _msg: str, _default: str
-    ) -> tuple[bool, str]:
+    def javaScriptPrompt(self, _origin: QUrl | str, _msg: str, _default: str) -> tuple[bool, str]:
         return False, ""
 
     def javaScriptConsoleMessage(

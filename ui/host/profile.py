@@ -85,9 +85,7 @@ class ExtensionProfile(QObject):
         self.profile.installUrlSchemeHandler(SCHEME.encode(), self.handler)
         self.profile.setUrlRequestInterceptor(self.interceptor)
         self.profile.setHttpCacheType(QWebEngineProfile.HttpCacheType.MemoryHttpCache)
-        self.profile.setPersistentCookiesPolicy(
-            QWebEngineProfile.PersistentCookiesPolicy.NoPersistentCookies
-        )
+        self.profile.setPersistentCookiesPolicy(QWebEngineProfile.PersistentCookiesPolicy.NoPersistentCookies)
         self.profile.setPersistentPermissionsPolicy(
             QWebEngineProfile.PersistentPermissionsPolicy.AskEveryTime
         )

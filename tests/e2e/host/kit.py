@@ -11,6 +11,7 @@ from typing import Any
 
 from broker.context import CallContext
 from broker.summary import Confirmer, Decision, WriteSummary
+from ui.dialogs.confirm import ConfirmDialog
 from ui.host import ExtensionProfile, ExtensionView, extension_host
 from ui.host.bridge import CallHandler
 from ui.qt import QWebEngineScript
@@ -106,3 +107,16 @@ async def evaluate(view: ExtensionView, expression: str, timeout: float = 20.0) 
     if "error" in outcome:
         raise AssertionError(f"page code failed: {outcome['error']}")
     return outcome.get("value")
+
+
+class Dialogs:
+    """Helm's real confirmation dialog, made without the input guard so a test click counts;
+    each one shown is put on ``shown`` for the test to answer."""
+
+    def __init__(self) -> None:
+        self.shown: asyncio.Queue[ConfirmDialog] = asyncio.Queue()
+
+    def __call__(self, summary: Any, parent: Any, *, remaining: float | None) -> ConfirmDialog:
+        dialog = ConfirmDialog(summary, parent, remaining=remaining, guard_ms=0)
+        self.shown.put_nowait(dialog)
+        return dialog

@@ -12,9 +12,9 @@ from typing import Any
 from broker import Broker
 from broker.extensions import approve, install
 from broker.workspaces import add_workspace
-from tests.e2e.host.kit import PAGES, evaluate, wait_ready
+from tests.e2e.host.kit import PAGES, Dialogs, evaluate, wait_ready
 from tests.helpers import new_broker
-from ui.dialogs.confirm import ConfirmDialog, DialogConfirmer
+from ui.dialogs.confirm import DialogConfirmer
 from ui.qt import Qt
 
 EXTENSION = "com.example.notes"
@@ -48,18 +48,6 @@ async def open_broker(tmp: Path) -> Broker:
     install(broker.home, "ws", notes_extension(tmp / "ext"))
     await approve(broker, "ws", EXTENSION)
     return broker
-
-
-class Dialogs:
-    """The real confirmation dialog, made without the input guard so a test click counts."""
-
-    def __init__(self) -> None:
-        self.shown: asyncio.Queue[ConfirmDialog] = asyncio.Queue()
-
-    def __call__(self, summary: Any, parent: Any, *, remaining: float | None) -> ConfirmDialog:
-        dialog = ConfirmDialog(summary, parent, remaining=remaining, guard_ms=0)
-        self.shown.put_nowait(dialog)
-        return dialog
 
 
 def test_a_widget_lists_and_reads_workspace_files_through_the_bridge(

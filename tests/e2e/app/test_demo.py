@@ -1,0 +1,75 @@
+"""The demo workspace in the real window: every widget shows real data from its kind."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from app.demo import EXTENSIONS, set_up_demo
+from app.window import open_window
+from broker.extensions import approval_current
+from tests.e2e.host.kit import Dialogs, evaluate
+from tests.helpers import new_broker
+from ui.dialogs.confirm import DialogConfirmer
+from ui.qt import Qt
+
+SCREENSHOT = Path(__file__).resolve().parents[3] / "build" / "screenshots" / "demo.png"
+
+# Resolves with the element's text once it is no longer a placeholder (watched, not polled).
+SETTLED = """new Promise((resolve) => {
+  const el = document.getElementById(%r);
+  const done = () => !/^(Loading|Calling|Asking|Reading)|…$/.test(el.textContent);
+  if (done()) { resolve(el.textContent); return; }
+  new MutationObserver((_, obs) => { if (done()) { obs.disconnect(); resolve(el.textContent); } })
+    .observe(el, {childList: true, characterData: true, subtree: true});
+})"""
+
+
+def test_the_demo_shows_every_kind_and_a_save_asks_for_confirmation(
+    run: Any, qtbot: Any, tmp_path: Path
+) -> None:
+    async def scenario() -> dict[str, Any]:
+        async with new_broker(tmp_path / "home") as broker:
+            workspace = await set_up_demo(broker)
+            ids = [f"dev.helm.demo.{name}" for name in EXTENSIONS]
+            assert all(approval_current(broker, workspace, i) for i in ids)
+            dialogs = Dialogs()
+            window = open_window(broker, workspace, ids, DialogConfirmer(factory=dialogs))
+            try:
+                assert await window.wait_ready(30)
+                views = dict(zip(EXTENSIONS, window.dashboard.views, strict=True))
+                seen = {
+                    "tasks": await evaluate(views["tasks"], SETTLED % "status"),
+                    "task rows": await evaluate(
+                        views["tasks"], "[...document.querySelectorAll('#rows tr')].map(r => r.textContent)"
+                    ),
+                    "notes": await evaluate(views["notes"], SETTLED % "status"),
+                    "clock": await evaluate(views["clock"], SETTLED % "utc"),
+                    "status": await evaluate(views["status"], SETTLED % "files"),
+                }
+                saving = asyncio.ensure_future(
+                    evaluate(views["notes"], "(document.getElementById('save').click(), true)")
+                )
+                await saving
+                dialog = await asyncio.wait_for(dialogs.shown.get(), 30)
+                seen["dialog"] = dialog.windowTitle()
+                SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+                window.window.grab().save(str(SCREENSHOT))
+                dialog.grab().save(str(SCREENSHOT.with_name("demo-dialog.png")))
+                qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
+                seen["after cancel"] = await evaluate(
+                    views["notes"], SETTLED.replace("Loading", "Waiting") % "status"
+                )
+                return seen
+            finally:
+                await window.aclose()
+
+    seen = run(scenario(), timeout=90)
+    assert seen["tasks"] == "2 done, 3 open"
+    assert seen["task rows"][0].startswith("Try the Notes widget")
+    assert seen["notes"] == "notes/todo.txt"
+    assert seen["clock"].endswith("+00:00")
+    assert seen["status"] == "2"
+    assert seen["dialog"] == "Confirm file change"
+    assert seen["after cancel"] == "Not saved: you cancelled."
