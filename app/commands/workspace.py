@@ -1,4 +1,4 @@
-"""``helm workspace add|list|everyday``."""
+"""``helm workspace add|list|everyday|tdt-command``."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from app.commands.common import add_home_option, home, print_json
-from broker.workspaces import add_workspace, set_everyday
+from broker.workspaces import add_workspace, set_everyday, set_tdt_command
 
 
 def register(sub: Any) -> None:
@@ -27,6 +27,11 @@ def register(sub: Any) -> None:
     ev.add_argument("state", choices=["on", "off"])
     add_home_option(ev)
     ev.set_defaults(handler=_everyday)
+    tdt = s.add_parser("tdt-command", help="the command that starts this workspace's TDT server")
+    tdt.add_argument("name")
+    tdt.add_argument("argv", nargs="*", metavar="ARG", help="program and arguments (none: tdt mcp serve)")
+    add_home_option(tdt)
+    tdt.set_defaults(handler=_tdt_command)
 
 
 def _add(args: argparse.Namespace) -> int:
@@ -59,4 +64,11 @@ def _list(args: argparse.Namespace) -> int:
 def _everyday(args: argparse.Namespace) -> int:
     set_everyday(home(args), args.name, args.state == "on")
     print(f"everyday profile {args.state} for {args.name}")
+    return 0
+
+
+def _tdt_command(args: argparse.Namespace) -> int:
+    set_tdt_command(home(args), args.name, list(args.argv) or None)
+    shown = " ".join(args.argv) if args.argv else "tdt mcp serve (the default)"
+    print(f"TDT command for {args.name}: {shown}")
     return 0
