@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 # Qt reads these when the first QApplication starts: headless, and Chromium's sandbox cannot
 # run as root (CI runs as root). scripts/check.sh sets them too; this covers a bare `pytest`.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -17,3 +19,13 @@ pytest_plugins = ["tests.servers.fixtures"]
 # Benchmarks run only through `make bench` (scripts/bench.sh sets HELM_BENCH=1): they are slow
 # and their numbers are reported as a table, not as pass/fail.
 collect_ignore = [] if os.environ.get("HELM_BENCH") == "1" else ["bench"]
+
+
+# Qt-driven tests mark a qasync loop as the running loop for the rest of the process (Qt's own
+# event loop is entered once per process); pytest-asyncio tests need no running loop. So the
+# pure-asyncio folders run first, then the Qt ones.
+_ASYNCIO_FIRST = ("tests/unit/", "tests/servers/")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: 0 if any(p in item.nodeid for p in _ASYNCIO_FIRST) else 1)
