@@ -112,3 +112,41 @@ def test_a_write_confirmed_in_the_dialog_changes_the_file_and_a_declined_one_doe
     assert after_decline == "milk\neggs\n"
 
 
+
+
+def test_the_rate_limit_of_a_frame_survives_a_reload_of_its_page(
+    run: Any, frames: Any, tmp_path: Path
+) -> None:
+    async def scenario() -> tuple[list[str], str, list[str]]:
+        broker = await open_broker(tmp_path)
+        try:
+            view = frames(tmp_path / "ext", broker, extension=EXTENSION, instance="slot-1")
+            await wait_ready(view)
+            # Sequential, so the in-flight cap never counts: only the per-minute limit does.
+            first = await evaluate(
+                view,
+                "(async () => { const codes = []; for (let i = 0; i < 60; i++) {"
+                " const r = await probe.call('notes', 'list', {}); codes.push(r.ok ? 'ok' : r.error.code); }"
+                " return codes; })()",
+                timeout=60,
+            )
+            ready_again = asyncio.get_running_loop().create_future()
+            view.ready.connect(lambda: ready_again.done() or ready_again.set_result(None))
+            view.reload()
+            await asyncio.wait_for(ready_again, 20)
+            after = await evaluate(view, "probe.call('notes', 'list', {}).then(r => r.error.code)")
+            other = frames(tmp_path / "ext", broker, extension=EXTENSION, instance="slot-2")
+            await wait_ready(other)
+            fresh = await evaluate(
+                other,
+                "Promise.all([probe.call('notes', 'list', {}), probe.call('notes', 'list', {})])"
+                ".then(rs => rs.map(r => r.ok ? 'ok' : r.error.code))",
+            )
+            return first, after, fresh
+        finally:
+            await broker.aclose()
+
+    first, after, fresh = run(scenario(), timeout=90)
+    assert first == ["ok"] * 60
+    assert after == "rate_limited"
+    assert fresh == ["ok", "ok"], "another frame of the same extension has its own limit"
