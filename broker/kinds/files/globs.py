@@ -100,6 +100,18 @@ class GlobSet:
                 nxt.add((g, i + 1))
         return self._closure(nxt) if nxt else EMPTY
 
+    def file_matches(self, states: States, name: str) -> bool:
+        """Whether a file ``name`` in a folder reached with ``states`` matches a glob.
+
+        The same as ``accepts(step(states, name))`` without building the next states: the
+        last segment of a compiled glob is never ``**``, so only a last-segment match counts.
+        """
+        for g, i in states:
+            segs = self._segs[g]
+            if i == len(segs) - 1 and not segs[i].any_depth and segs[i].matches(name):
+                return True
+        return False
+
     def accepts(self, states: States) -> bool:
         """Whether a file reached with these states matches a glob."""
         return any(i == len(self._segs[g]) for g, i in states)

@@ -84,19 +84,16 @@ def _walk(folder: int, globs: GlobSet, states: States, prefix: str, depth: int) 
     if depth > MAX_DEPTH:
         raise CallError(ErrorCode.TOO_LARGE, f"the tree is deeper than {MAX_DEPTH} folders")
     for name, kind in _children(folder, globs, states):
-        if kind == _OTHER or not _printable(name):
-            continue
-        nxt = globs.step(states, name)
-        if not nxt:
-            continue
-        if kind == _FILE and globs.accepts(nxt) and not name.startswith(TEMP_PREFIX):
+        if kind == _FILE:
+            if not globs.file_matches(states, name) or name.startswith(TEMP_PREFIX) or not _printable(name):
+                continue
             try:
                 st = os.stat(name, dir_fd=folder, follow_symlinks=False)
             except OSError:
                 continue
             if stat.S_ISREG(st.st_mode):
                 yield {"path": prefix + name, "size": st.st_size}
-        elif kind == _DIR and globs.live(nxt):
+        elif kind == _DIR and globs.live(nxt := globs.step(states, name)) and _printable(name):
             try:
                 child = open_folder_at(folder, name)
             except OSError:

@@ -1,0 +1,83 @@
+"""files list over a 100,000-file tree against a plain os.walk + fnmatch over the same tree.
+
+Two globs: one that must visit every folder (``**/*.md``) and one that reaches a single
+subtree (``t007/**``), where Helm does not enter the folders no glob can reach.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import itertools
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from broker import Broker, CallContext
+from tests.bench.conftest import Bench
+from tests.helpers import manifest_dict, new_broker, setup_extension
+
+TOPS, SUBS, FILES = 100, 10, 100  # 100,000 files
+
+
+def _make_tree(root: Path) -> None:
+    for t in range(TOPS):
+        for s in range(SUBS):
+            folder = root / f"t{t:03}" / f"s{s:02}"
+            folder.mkdir(parents=True)
+            for f in range(FILES):
+                ext = "md" if (f + s) % 200 == 0 else "txt"
+                os.close(os.open(folder / f"f{f:03}.{ext}", os.O_CREAT | os.O_WRONLY, 0o644))
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("files-bench") / "root"
+    _make_tree(root)
+    return root
+
+
+def walk_and_match(root: Path, pattern: str) -> list[dict[str, Any]]:
+    """The plain way: os.walk the whole tree, fnmatch each relative path, stat, sort, cut."""
+    found = []
+    for folder, _dirs, files in os.walk(root):
+        rel = os.path.relpath(folder, root)
+        for name in files:
+            path = name if rel == "." else f"{rel}/{name}"
+            if fnmatch.fnmatchcase(path, pattern):
+                found.append({"path": path, "size": os.stat(os.path.join(folder, name)).st_size})
+    found.sort(key=lambda f: f["path"])
+    return found[:1000]
+
+
+@pytest.fixture
+async def helm(tmp_path: Path, tree: Path) -> Iterator[tuple[Broker, CallContext]]:
+    async with new_broker(tmp_path / "home") as broker:
+        conns = [
+            {"id": "md", "kind": "files", "root": "workspace", "paths": ["**/*.md"], "operations": ["list"]},
+            {"id": "one", "kind": "files", "root": "workspace", "paths": ["t007/**"], "operations": ["list"]},
+        ]
+        (tmp_path / "root").symlink_to(tree)  # setup_extension's workspace root is tmp/root
+        ctx = await setup_extension(broker, tmp_path, manifest_dict(conns))
+        yield broker, ctx
+
+
+async def test_files_list_over_100k_files(bench: Bench, helm: tuple[Broker, CallContext], tree: Path):
+    broker, ctx = helm
+    instances = itertools.count()
+
+    async def list_(conn: str) -> dict[str, Any]:
+        # A fresh instance per call: the bench measures the walk, not the rate limit.
+        return await broker.call(
+            CallContext(ctx.workspace, ctx.extension, f"b{next(instances)}"), conn, "list", {}
+        )
+
+    for conn, pattern, fn_pattern in (("md", "**/*.md", "*.md"), ("one", "t007/**", "t007/*")):
+        first = await list_(conn)
+        assert first["ok"], first
+        assert first["data"]["files"] == walk_and_match(tree, fn_pattern)
+        helm_s = await bench.atime(lambda c=conn: list_(c), repeat=5, warmup=1)
+        raw_s = bench.time(lambda p=fn_pattern: walk_and_match(tree, p), repeat=5, warmup=1)
+        bench.record(f"files list {pattern} over 100,000 files", helm_s, raw_s, note="vs os.walk + fnmatch")
