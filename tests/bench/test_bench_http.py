@@ -1,0 +1,49 @@
+"""http kind: broker overhead per call against raw httpx to the same local server, same run."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import httpx
+
+from broker import CallContext
+from tests.bench.conftest import Bench
+from tests.helpers import new_broker
+from tests.servers.services import JsonServer
+from tests.unit.kinds.http_setup import service_extension
+
+CALLS = {"find": {"method": "GET", "path": "/items", "query": {"name": "{name}"}}}
+
+
+async def test_http_call_overhead_against_raw_httpx(bench: Bench, tmp_path: Path, json_server: JsonServer):
+    async with new_broker(tmp_path / "home") as broker:
+        ctx = await service_extension(broker, tmp_path, json_server.url, CALLS)
+        instances = itertools.count()
+
+        async def through_helm() -> object:
+            # A fresh instance per call: the bench measures the call, not the rate limit.
+            fresh = CallContext(ctx.workspace, ctx.extension, f"b{next(instances)}")
+            result = await broker.call(fresh, "api", "find", {"name": "compass"})
+            assert result["ok"]
+            return result["data"]
+
+        async with httpx.AsyncClient(trust_env=False) as client:
+
+            async def raw() -> object:
+                response = await client.get(
+                    f"{json_server.url}/items",
+                    params={"name": "compass"},
+                    headers={"Authorization": "Bearer t"},
+                )
+                response.raise_for_status()
+                return response.json()
+
+            # Interleave the two so a noisy neighbour slows both alike.
+            helm_a = await bench.atime(through_helm, repeat=100)
+            raw_a = await bench.atime(raw, repeat=100)
+            helm_b = await bench.atime(through_helm, repeat=100)
+            raw_b = await bench.atime(raw, repeat=100)
+    helm, base = min(helm_a, helm_b), min(raw_a, raw_b)
+    bench.record("http GET through the broker (json-server)", helm, base, note="vs raw httpx, same server")
+    assert helm > 0
