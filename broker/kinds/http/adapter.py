@@ -13,7 +13,7 @@ from broker.kinds.base import Call, KindEnv, WriteDetails
 from broker.kinds.http import transport
 from broker.kinds.http.oauth2 import OAuthTokens
 from broker.kinds.http.profiles import ServiceProfile, get_profile, secret_key
-from broker.kinds.http.render import Rendered, render
+from broker.kinds.http.render import Rendered, check, render
 from broker.settings import Workspace
 
 TITLE = "Confirm request"
@@ -53,7 +53,7 @@ class HttpKind:
     def _prepare(self, call: Call) -> tuple[ServiceProfile, Rendered]:
         decl = call.connection["calls"][call.operation]
         # Arguments first: a bad call is refused before Helm looks anything up.
-        render("https://placeholder.invalid", decl, call.args)
+        check(decl, call.args)
         profile = self._profile(call)
         return profile, render(profile.base_url, decl, call.args)
 

@@ -14,6 +14,7 @@ The rules (connection contract, HTTP):
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -105,6 +106,15 @@ def render_body(template: Any, args: Mapping[str, Any]) -> Any:
     return template
 
 
+def check(decl: Mapping[str, Any], args: Mapping[str, Any]) -> None:
+    """Refuse bad arguments without a profile (before Helm looks anything up)."""
+    check_args(args)
+    render_path(decl["path"], args)
+    render_query(decl.get("query", {}), args)
+    if "body" in decl:
+        render_body(decl["body"], args)
+
+
 def render(base_url: str, decl: Mapping[str, Any], args: Mapping[str, Any]) -> Rendered:
     """The request for call declaration ``decl``; raises CallError(refused) for bad arguments."""
     check_args(args)
@@ -119,10 +129,15 @@ def render(base_url: str, decl: Mapping[str, Any], args: Mapping[str, Any]) -> R
     return Rendered(str(decl["method"]), url, body)
 
 
+@functools.lru_cache(maxsize=64)
+def _parsed_base(base_url: str) -> httpx.URL:
+    return httpx.URL(base_url)
+
+
 def _under_base(base_url: str, text: str) -> httpx.URL:
     """The URL httpx will send, checked to be under the base URL after parsing."""
     try:
-        base, url = httpx.URL(base_url), httpx.URL(text)
+        base, url = _parsed_base(base_url), httpx.URL(text)
     except httpx.InvalidURL as exc:
         raise refused("the arguments do not make a valid URL") from exc
     prefix = base.raw_path.split(b"?")[0].rstrip(b"/") + b"/"
