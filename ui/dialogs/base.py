@@ -12,6 +12,7 @@ after the dialog is shown, mouse and key events addressed to it are dropped.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 from broker.summary import Decision
 from ui.qt import (
@@ -154,4 +155,6 @@ async def answer(dialog: QuestionDialog) -> Decision:
     try:
         return await future
     finally:
-        dialog.close()
+        # The dialog's parent may be gone already when the waiter is cancelled at shutdown.
+        with contextlib.suppress(RuntimeError):
+            dialog.close()

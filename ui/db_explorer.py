@@ -1,0 +1,194 @@
+"""The DB explorer window: choose a database profile, run SQL, read the rows in a table.
+
+The logic is in ``ui.db_explorer_model``; this module is the widgets. Cell values come from
+the database, so they are shown as plain text (table items never interpret markup).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from broker.summary import Confirmer, Decision
+from ui.db_explorer_model import ExplorerBackend, ExplorerSession
+from ui.dialogs.base import GUARD_MS, QuestionDialog, answer
+from ui.dialogs.confirm import DialogConfirmer
+from ui.qt import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QPlainTextEdit,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+from ui.text import elide, monospace, plain_label, set_plain
+
+MAX_CELL_CHARS = 500
+
+
+class WriteToggleDialog(QuestionDialog):
+    def __init__(self, name: str, where: str, parent: QWidget | None = None, *, guard_ms: int = GUARD_MS):
+        super().__init__("Allow writes", "Allow writes", parent, guard_ms=guard_ms)
+        layout = QVBoxLayout(self)
+        layout.addWidget(plain_label(f"Allow the DB explorer to write to {name} ({where})?", self))
+        layout.addWidget(
+            plain_label(
+                "Writes stay allowed until Helm restarts, the profile changes or you turn this off. "
+                "You still confirm every write statement.",
+                self,
+            )
+        )
+        layout.addLayout(self.buttons)
+        self.focus_cancel()
+
+
+class DbExplorer(QWidget):
+    def __init__(
+        self,
+        backend: ExplorerBackend,
+        parent: QWidget | None = None,
+        *,
+        confirm: Confirmer | None = None,
+        guard_ms: int = GUARD_MS,
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("DB explorer")
+        self.resize(900, 600)
+        self.backend = backend
+        self.guard_ms = guard_ms
+        self.session = ExplorerSession(backend, confirm or DialogConfirmer(self))
+        self.tasks: set[asyncio.Task[Any]] = set()
+        self.toggle_dialog: WriteToggleDialog | None = None
+        layout = QVBoxLayout(self)
+        top = QHBoxLayout()
+        self.profile_box = QComboBox(self)
+        self.profile_box.currentIndexChanged.connect(lambda _i: self.sync_toggle())
+        top.addWidget(plain_label("Database", self, wrap=False))
+        top.addWidget(self.profile_box, 1)
+        self.write_toggle = QCheckBox("Allow writes", self)
+        self.write_toggle.clicked.connect(self.toggle_clicked)
+        top.addWidget(self.write_toggle)
+        layout.addLayout(top)
+        self.sql = QPlainTextEdit(self)
+        self.sql.setFont(monospace())
+        self.sql.setPlaceholderText("SELECT * FROM …")
+        self.sql.setMaximumHeight(140)
+        layout.addWidget(self.sql)
+        row = QHBoxLayout()
+        self.run_button = QPushButton("Run", self)
+        self.run_button.clicked.connect(self.start_run)
+        row.addWidget(self.run_button)
+        self.mode = plain_label("", self, wrap=False)
+        row.addWidget(self.mode, 1)
+        layout.addLayout(row)
+        self.status = plain_label("", self)
+        layout.addWidget(self.status)
+        self.table = QTableWidget(self)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        layout.addWidget(self.table, 1)
+        self.reload_profiles()
+
+    @property
+    def current(self) -> str | None:
+        data = self.profile_box.currentData()
+        return str(data) if data else None
+
+    def reload_profiles(self) -> None:
+        self.profile_box.clear()
+        for choice in self.backend.profiles():
+            self.profile_box.addItem(
+                elide(f"{choice.name} — {choice.engine} — {choice.where}", 120), choice.name
+            )
+        self.sync_toggle()
+
+    def sync_toggle(self) -> None:
+        name = self.current
+        on = name is not None and self.session.writes_on(name)
+        self.write_toggle.setChecked(on)
+        self.write_toggle.setEnabled(name is not None)
+        self.run_button.setEnabled(name is not None)
+        self.mode.setText("Writes allowed — each statement asks for your confirmation" if on else "Read-only")
+
+    def toggle_clicked(self, checked: bool) -> asyncio.Task[Any] | None:
+        name = self.current
+        if name is None:
+            return None
+        if not checked:
+            self.session.turn_off(name)
+            self.sync_toggle()
+            return None
+        self.write_toggle.setChecked(False)  # only on after the user confirms
+        return self.own(self.ask_toggle(name))
+
+    async def ask_toggle(self, name: str) -> bool:
+        where = next((c.where for c in self.backend.profiles() if c.name == name), name)
+        self.toggle_dialog = WriteToggleDialog(name, where, self, guard_ms=self.guard_ms)
+        decision = await answer(self.toggle_dialog)
+        self.toggle_dialog.deleteLater()
+        self.toggle_dialog = None
+        if decision is Decision.CONFIRMED:
+            self.session.turn_on(name)
+        self.sync_toggle()
+        return decision is Decision.CONFIRMED
+
+    def start_run(self) -> asyncio.Task[Any] | None:
+        name = self.current
+        sql = self.sql.toPlainText().strip()
+        if name is None or not sql:
+            return None
+        return self.own(self.run(name, sql))
+
+    async def run(self, name: str, sql: str) -> dict[str, Any]:
+        self.run_button.setEnabled(False)
+        set_plain(self.status, "Running…")
+        try:
+            envelope = await self.session.run(name, sql)
+        finally:
+            self.run_button.setEnabled(True)
+            self.sync_toggle()
+        self.show_result(envelope)
+        return envelope
+
+    def show_result(self, envelope: dict[str, Any]) -> None:
+        if not envelope.get("ok"):
+            error = envelope.get("error") or {}
+            set_plain(self.status, f"{error.get('code', 'error')}: {error.get('message', '')}")
+            self.status.setStyleSheet("color: #a31515;")
+            return
+        self.status.setStyleSheet("")
+        data = envelope.get("data") or {}
+        if "rowsAffected" in data:
+            set_plain(self.status, f"{data['rowsAffected']} row(s) changed.")
+            self.table.clear()
+            self.table.setRowCount(0)
+            self.table.setColumnCount(0)
+            return
+        columns = [str(c) for c in data.get("columns", [])]
+        rows = data.get("rows", [])
+        self.table.clear()
+        self.table.setColumnCount(len(columns))
+        self.table.setHorizontalHeaderLabels([elide(c, 60) for c in columns])
+        self.table.setRowCount(len(rows))
+        for r, row in enumerate(rows):
+            for c, value in enumerate(row):
+                self.table.setItem(r, c, QTableWidgetItem(cell_text(value)))
+        self.table.resizeColumnsToContents()
+        set_plain(self.status, f"{len(rows)} row(s).")
+
+    def own(self, coro: Any) -> asyncio.Task[Any]:
+        task: asyncio.Task[Any] = asyncio.ensure_future(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        return task
+
+
+def cell_text(value: Any) -> str:
+    if value is None:
+        return "NULL"
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return elide(text, MAX_CELL_CHARS)

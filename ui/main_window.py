@@ -1,0 +1,350 @@
+"""Helm's main window: workspaces, their projects and extensions, the dashboard and tool pages.
+
+The window is thin: ``WorkspaceModel`` reads and changes the home; the dashboard and the tool
+pages get their frames from a ``ViewFactory``. Plugin review is shown when an extension is
+installed and, for every enabled extension whose approval is missing or stale, when its
+workspace is opened — one dialog at a time. Settings, the audit log, the DB explorer and the
+workspace settings open as their own windows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from broker.errors import HelmError, ManifestError
+from broker.summary import Decision
+from ui.audit_view import AuditView
+from ui.dashboard import Dashboard, FrameSpec, ViewFactory
+from ui.db_explorer import DbExplorer
+from ui.db_explorer_model import ExplorerBackend
+from ui.dialogs.base import answer
+from ui.dialogs.review import ReviewDialog, ReviewReason
+from ui.qt import (
+    QAction,
+    QCloseEvent,
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QMainWindow,
+    QPushButton,
+    QSplitter,
+    Qt,
+    QTabWidget,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+from ui.settings.backend import ConnectionsBackend
+from ui.settings.connections import ConnectionsPage
+from ui.text import elide, plain_label, set_plain
+from ui.workspace_model import ExtensionRow, WorkspaceModel
+from ui.workspace_settings import WorkspaceSettings
+
+EXT_ROLE = Qt.ItemDataRole.UserRole
+
+
+class MainWindow(QMainWindow):
+    def __init__(
+        self,
+        model: WorkspaceModel,
+        factory: ViewFactory,
+        connections: ConnectionsBackend,
+        explorer: ExplorerBackend,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.factory = factory
+        self.connections = connections
+        self.explorer = explorer
+        self.tasks: set[asyncio.Task[Any]] = set()
+        self.windows: dict[str, QWidget] = {}
+        self.tools: dict[str, QWidget] = {}
+        self.reviewing: asyncio.Task[Any] | None = None
+        self.setWindowTitle("Helm")
+        self.resize(1200, 760)
+        self._menu()
+        split = QSplitter(self)
+        split.addWidget(self._sidebar())
+        self.tabs = QTabWidget(split)
+        self.tabs.setTabsClosable(True)
+        self.tabs.tabCloseRequested.connect(self.close_tab)
+        self.dashboard = Dashboard(factory, self.tabs)
+        self.tabs.addTab(self.dashboard, "Dashboard")
+        self.tabs.tabBar().setTabButton(0, self.tabs.tabBar().ButtonPosition.RightSide, None)
+        split.addWidget(self.tabs)
+        split.setStretchFactor(1, 1)
+        split.setSizes([300, 900])
+        self.setCentralWidget(split)
+        self.reload_workspaces()
+
+    # -- building ------------------------------------------------------------------------
+    def _menu(self) -> None:
+        menu = self.menuBar().addMenu("&Helm")
+        self.menu_actions: dict[str, QAction] = {}
+        for key, text, slot in (
+            ("install", "Install extension…", self.choose_extension),
+            ("connections", "Settings — Connections…", self.open_connections),
+            ("workspace", "Workspace settings…", self.open_workspace_settings),
+            ("audit", "Audit log…", self.open_audit),
+            ("explorer", "DB explorer…", self.open_db_explorer),
+        ):
+            action = QAction(text, self)
+            action.triggered.connect(slot)
+            menu.addAction(action)
+            self.menu_actions[key] = action
+        menu.addSeparator()
+        quit_action = QAction("Quit", self)
+        quit_action.triggered.connect(self.close)
+        menu.addAction(quit_action)
+
+    def _sidebar(self) -> QWidget:
+        side = QWidget(self)
+        col = QVBoxLayout(side)
+        self.workspace_box = QComboBox(side)
+        self.workspace_box.currentTextChanged.connect(self.show_workspace)
+        col.addWidget(self.workspace_box)
+        self.tree = QTreeWidget(side)
+        self.tree.setHeaderLabels(["Name", "State"])
+        self.tree.currentItemChanged.connect(lambda *_: self.update_buttons())
+        self.tree.itemDoubleClicked.connect(lambda *_: self.open_selected())
+        col.addWidget(self.tree, 1)
+        row = QHBoxLayout()
+        self.buttons: dict[str, QPushButton] = {}
+        for key, text, slot in (
+            ("open", "Open", self.open_selected),
+            ("toggle", "Disable", self.toggle_selected),
+            ("review", "Review…", self.review_selected),
+            ("remove", "Remove", self.remove_selected),
+        ):
+            button = QPushButton(text, side)
+            button.clicked.connect(slot)
+            row.addWidget(button)
+            self.buttons[key] = button
+        col.addLayout(row)
+        self.notice = plain_label("", side)
+        self.notice.setStyleSheet("color: #a31515;")
+        col.addWidget(self.notice)
+        return side
+
+    # -- workspace -----------------------------------------------------------------------
+    @property
+    def workspace(self) -> str | None:
+        return self.workspace_box.currentText() or None
+
+    def reload_workspaces(self) -> None:
+        current = self.workspace
+        self.workspace_box.blockSignals(True)
+        self.workspace_box.clear()
+        self.workspace_box.addItems(self.model.workspaces())
+        if current:
+            self.workspace_box.setCurrentText(current)
+        self.workspace_box.blockSignals(False)
+        self.show_workspace(self.workspace or "")
+
+    def show_workspace(self, name: str, ask: bool = True) -> None:
+        self.tree.clear()
+        for tab in list(self.tools):
+            self.close_tool(tab)
+        if not name:
+            self.dashboard.show_widgets([], self.save_widget_settings)
+            self.update_buttons()
+            return
+        ws = self.model.workspace(name)
+        projects = QTreeWidgetItem(self.tree, ["Projects", ""])
+        for pid, path in sorted(ws.projects.items()):
+            QTreeWidgetItem(projects, [pid, elide(str(path), 80)])
+        self.ext_root = QTreeWidgetItem(self.tree, ["Extensions", ""])
+        rows = self.model.extensions(name)
+        for r in rows:
+            state = r.state.value if r.enabled else f"disabled, {r.state.value}"
+            item = QTreeWidgetItem(self.ext_root, [elide(f"{r.name} {r.version}", 60), state])
+            item.setData(0, EXT_ROLE, r.id)
+        self.tree.expandAll()
+        self.tree.resizeColumnToContents(0)
+        frames = [
+            FrameSpec(name, r.manifest, f"{r.id}#dashboard", self.model.widget_settings.get(name, r.id))
+            for r in rows
+            if r.runnable and r.kind == "widget" and r.manifest is not None
+        ]
+        self.dashboard.show_widgets(frames, self.save_widget_settings)
+        self.update_buttons()
+        reviewing = self.reviewing is not None and not self.reviewing.done()
+        if ask and not reviewing and self.model.needing_review(name):
+            self.reviewing = self.own(self.review_pending(name))
+
+    def save_widget_settings(self, ext_id: str, values: dict[str, Any]) -> None:
+        if self.workspace:
+            self.model.widget_settings.set(self.workspace, ext_id, values)
+
+    # -- the selected extension ------------------------------------------------------------
+    def selected(self) -> ExtensionRow | None:
+        item = self.tree.currentItem()
+        ext_id = item.data(0, EXT_ROLE) if item is not None else None
+        if not ext_id or not self.workspace:
+            return None
+        return self.model.row(self.workspace, str(ext_id))
+
+    def update_buttons(self) -> None:
+        row = self.selected()
+        self.buttons["open"].setEnabled(row is not None and row.runnable and row.kind == "tool")
+        self.buttons["toggle"].setEnabled(row is not None)
+        self.buttons["toggle"].setText("Enable" if row is not None and not row.enabled else "Disable")
+        self.buttons["review"].setEnabled(row is not None and row.manifest is not None)
+        self.buttons["remove"].setEnabled(row is not None)
+
+    def _change(self, action: Callable[[str, str], None], row: ExtensionRow) -> None:
+        if not self.workspace:
+            return
+        try:
+            action(self.workspace, row.id)
+        except HelmError as err:
+            set_plain(self.notice, str(err))
+            return
+        set_plain(self.notice, "")
+        self.show_workspace(self.workspace)
+
+    def toggle_selected(self) -> None:
+        row = self.selected()
+        if row is not None:
+            self._change(lambda ws, ext: self.model.set_enabled(ws, ext, not row.enabled), row)
+
+    def remove_selected(self) -> None:
+        row = self.selected()
+        if row is not None:
+            self._change(self.model.remove, row)
+
+    def review_selected(self) -> asyncio.Task[Any] | None:
+        row = self.selected()
+        if row is None or row.manifest is None or not self.workspace:
+            return None
+        return self.own(self.review(self.workspace, row.id, ReviewReason.INSTALL))
+
+    def open_selected(self) -> None:
+        row = self.selected()
+        if row is None or not row.runnable or row.kind != "tool" or row.manifest is None:
+            return
+        self.open_tool(FrameSpec(self.workspace or "", row.manifest, f"{row.id}#tool"))
+
+    def open_tool(self, frame: FrameSpec) -> QWidget:
+        ext_id = frame.manifest.id
+        if ext_id in self.tools:
+            page = self.tools[ext_id]
+        else:
+            page = self.factory(frame, self.tabs)
+            self.tools[ext_id] = page
+            self.tabs.addTab(page, elide(frame.manifest.name, 40))
+        self.tabs.setCurrentWidget(page)
+        return page
+
+    def close_tab(self, index: int) -> None:
+        page = self.tabs.widget(index)
+        for ext_id, tool in list(self.tools.items()):
+            if tool is page:
+                self.close_tool(ext_id)
+
+    def close_tool(self, ext_id: str) -> None:
+        page = self.tools.pop(ext_id)
+        self.tabs.removeTab(self.tabs.indexOf(page))
+        page.deleteLater()
+
+    # -- install and review ------------------------------------------------------------
+    def choose_extension(self) -> QFileDialog:
+        picker = QFileDialog(self, "Choose an extension folder")
+        picker.setFileMode(QFileDialog.FileMode.Directory)
+        picker.fileSelected.connect(self.install)
+        picker.open()
+        self.windows["picker"] = picker
+        return picker
+
+    def install(self, folder: str) -> asyncio.Task[Any] | None:
+        if not self.workspace:
+            set_plain(self.notice, "Create a workspace first (helm workspace add).")
+            return None
+        try:
+            manifest = self.model.install(self.workspace, Path(folder))
+        except ManifestError as err:
+            set_plain(self.notice, "\n".join(f"{i.path}: {i.message}" for i in err.issues))
+            return None
+        except HelmError as err:
+            set_plain(self.notice, str(err))
+            return None
+        set_plain(self.notice, "")
+        self.show_workspace(self.workspace, ask=False)
+        return self.own(self.review(self.workspace, manifest.id, ReviewReason.INSTALL))
+
+    async def review_pending(self, workspace: str) -> None:
+        for row in self.model.needing_review(workspace):
+            ext = self.model.workspace(workspace).extensions.get(row.id)
+            reason = ReviewReason.INSTALL if ext is None or ext.approval is None else ReviewReason.CHANGED
+            await self.review(workspace, row.id, reason, refresh=False)
+        if workspace == self.workspace:
+            self.show_workspace_quietly(workspace)
+
+    async def review(
+        self, workspace: str, ext_id: str, reason: ReviewReason, *, refresh: bool = True
+    ) -> Decision:
+        row = self.model.row(workspace, ext_id)
+        if row is None or row.manifest is None:
+            return Decision.DECLINED
+        dialog = ReviewDialog(row.manifest.review(), reason, self)
+        self.windows[f"review:{ext_id}"] = dialog
+        decision = await answer(dialog)
+        dialog.deleteLater()
+        self.windows.pop(f"review:{ext_id}", None)
+        if decision is Decision.CONFIRMED:
+            try:
+                await self.model.approve(workspace, ext_id)
+            except HelmError as err:
+                set_plain(self.notice, f"Approval failed: {err}")
+        if refresh and workspace == self.workspace:
+            self.show_workspace_quietly(workspace)
+        return decision
+
+    def show_workspace_quietly(self, workspace: str) -> None:
+        """Refresh without asking again about extensions the user just declined."""
+        self.show_workspace(workspace, ask=False)
+
+    # -- other windows -------------------------------------------------------------------
+    def _window(self, key: str, build: Callable[[], QWidget]) -> QWidget:
+        window = self.windows.get(key)
+        if window is None:
+            window = build()
+            window.setWindowFlag(Qt.WindowType.Window, True)
+            self.windows[key] = window
+        window.show()
+        window.raise_()
+        return window
+
+    def open_connections(self) -> QWidget:
+        return self._window("connections", lambda: ConnectionsPage(self.connections, self))
+
+    def open_audit(self) -> QWidget:
+        return self._window("audit", lambda: AuditView(self.model.broker.audit, self))
+
+    def open_db_explorer(self) -> QWidget:
+        return self._window("explorer", lambda: DbExplorer(self.explorer, self))
+
+    def open_workspace_settings(self) -> QWidget | None:
+        if not self.workspace:
+            return None
+        name = self.workspace
+        self.windows.pop("workspace", None)
+        return self._window("workspace", lambda: WorkspaceSettings(self.model.home, name, self))
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        for task in list(self.tasks):
+            task.cancel()
+        for window in list(self.windows.values()):
+            window.close()
+        super().closeEvent(event)
+
+    def own(self, coro: Any) -> asyncio.Task[Any]:
+        task: asyncio.Task[Any] = asyncio.ensure_future(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        return task
