@@ -72,9 +72,11 @@ declare global {
     rowsAffected: number;
   }
 
-  /** files list: every regular file under the root that matches a declared glob (≤ 1000). */
+  /** files list: the regular files under the root that match a declared glob, in path order. */
   interface FilesList {
     files: { path: string; size: number }[];
+    /** True when more than 1000 files matched: only the first 1000 are listed. */
+    truncated: boolean;
   }
 
   /** files read with `args.path`: UTF-8 text (≤ 256 KiB) and its sha256. */

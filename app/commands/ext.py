@@ -1,4 +1,4 @@
-"""``helm ext new|lint|review|install|approve|list|enable|disable|remove``."""
+"""``helm ext new|schema|lint|review|install|approve|list|enable|disable|remove``."""
 
 from __future__ import annotations
 
@@ -13,6 +13,9 @@ from broker import extensions
 from broker.errors import ManifestError
 from broker.manifest import Manifest, Review
 from broker.manifest import load as load_manifest
+from resources import path as resource_path
+
+SCHEMA_FILE = resource_path("manifest.schema.json")
 
 
 def register(sub: Any) -> None:
@@ -24,6 +27,9 @@ def register(sub: Any) -> None:
     new.add_argument("--id", dest="ext_id", help="reverse-DNS id (default: com.example.<folder>)")
     new.add_argument("--name", help="display name (default: from the folder name)")
     new.set_defaults(handler=_new)
+    sch = s.add_parser("schema", help="print the manifest JSON Schema (for editors that cannot fetch it)")
+    sch.add_argument("--path", action="store_true", help="print where the schema file is instead")
+    sch.set_defaults(handler=_schema)
     lint = s.add_parser("lint", help="validate an extension's manifest; print every problem")
     lint.add_argument("dir", type=Path)
     lint.set_defaults(handler=_lint)
@@ -99,6 +105,14 @@ def _new(args: argparse.Namespace) -> int:
         fail(str(exc))
     print(f"created {made.kind} {made.id} in {made.folder}")
     print(f"next: helm dev {made.folder}")
+    return 0
+
+
+def _schema(args: argparse.Namespace) -> int:
+    if args.path:
+        print(SCHEMA_FILE)
+    else:
+        print(SCHEMA_FILE.read_text(encoding="utf-8"), end="")
     return 0
 
 
