@@ -17,6 +17,8 @@ import pytest
 
 from broker import Broker, Decision
 from broker.errors import CallError
+from broker.kinds.files.globs import GlobSet
+from broker.kinds.files.listing import list_files
 from broker.kinds.files.reading import read_text
 from broker.kinds.files.safe import open_root, parse_path
 from broker.kinds.files.writing import TEMP_RE, replace_file
@@ -100,6 +102,22 @@ def test_a_symlink_swapped_in_during_reads_never_leads_outside(
     outcomes = race(Flipper(root / swapped, outside / swapped), lambda: read_outcome(fd, "d/f.txt"))
     assert not [o for o in outcomes if o.startswith("LEAKED")]
     assert {"ok", "refused"} <= outcomes
+
+
+def test_a_symlinked_folder_swapped_in_during_a_list_is_never_entered(tree: tuple[int, Path, Path]) -> None:
+    fd, root, outside = tree
+    (outside / "d" / "only-outside.txt").write_text("SECRET")
+    globs = GlobSet(["**"])
+
+    def attempt() -> str:
+        paths = [f["path"] for f in list_files(fd, globs)["files"]]
+        if any("only-outside" in p for p in paths):
+            return "LEAKED"
+        return "ok" if "d/f.txt" in paths else "refused"  # "d" was away or a symlink
+
+    outcomes = race(Flipper(root / "d", outside / "d"), attempt)
+    assert "LEAKED" not in outcomes
+    assert "ok" in outcomes
 
 
 @pytest.mark.parametrize("swapped", ["d", "d/f.txt"], ids=["folder", "file"])

@@ -122,6 +122,12 @@ async def test_a_batch_of_more_than_100_paths_is_refused(broker: Broker, tmp_pat
     assert code(await s.call("read", {"paths": []})) == "refused"
 
 
+async def test_a_batch_that_repeats_a_path_is_refused(broker: Broker, tmp_path: Path) -> None:
+    s = await make_setup(broker, tmp_path, [files_conn(["*"])])
+    (s.root / "a").write_text("A")
+    assert code(await s.call("read", {"paths": ["a", "a"]})) == "refused"
+
+
 async def test_a_batch_with_one_undeclared_path_is_refused_whole(broker: Broker, tmp_path: Path) -> None:
     s = await make_setup(broker, tmp_path, [files_conn(["d/*"])])
     assert code(await s.call("read", {"paths": ["d/a", "e/b"]})) == "refused"
