@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +17,7 @@ from broker.workspaces import add_workspace
 from tests.e2e.host.kit import evaluate
 from tests.helpers import new_broker
 from ui.dev import CallRecord, DevWindow
+from ui.dialogs.confirm import ConfirmDialog, DialogConfirmer
 from ui.dialogs.review import ReviewDialog, ReviewReason
 from ui.qt import QApplication, QWidget
 
@@ -166,3 +168,54 @@ def test_a_broken_manifest_closes_the_page_and_lists_its_problems_until_fixed(
     run(fix_it())
     assert window.lint.rows() == []
     assert window.view is not None
+
+
+class Confirms:
+    """The real confirmation dialog, without the input guard so a test click counts."""
+
+    def __init__(self) -> None:
+        self.shown: asyncio.Queue[ConfirmDialog] = asyncio.Queue()
+
+    def __call__(self, summary: Any, parent: Any, *, remaining: float | None) -> ConfirmDialog:
+        dialog = ConfirmDialog(summary, parent, remaining=remaining, guard_ms=0)
+        self.shown.put_nowait(dialog)
+        return dialog
+
+
+def test_a_write_from_the_page_waits_for_the_real_confirmation_dialog(run: Any, tmp_path: Path) -> None:
+    root = tmp_path / "workspace"
+    root.mkdir()
+    (root / "plan.md").write_text("old\n", encoding="utf-8")
+    folder = create(tmp_path / "ext", "tool", ext_id=EXTENSION, name="Notes").folder
+    raw = json.loads((folder / "manifest.json").read_text("utf-8"))
+    raw["permissions"] = {"write": True}
+    raw["connections"][0]["operations"].append("write")
+    (folder / "manifest.json").write_text(json.dumps(raw), encoding="utf-8")
+    broker: Broker = new_broker(tmp_path / "home")
+    run(broker.__aenter__())
+    add_workspace(broker.home, "ws", root)
+    reviews, confirms = Reviews(), Confirms()
+    window = DevWindow(
+        broker, "ws", folder, review_factory=reviews, confirm=DialogConfirmer(factory=confirms)
+    )
+    window.show()
+    sha = hashlib.sha256(b"old\n").hexdigest()
+    write = f"helm.call('notes', 'write', {{path: 'plan.md', text: 'new\\n', expected_sha256: '{sha}'}})"
+
+    async def scenario() -> Any:
+        await start_and_approve(window, reviews)
+        result = asyncio.ensure_future(evaluate(window.view, write))  # type: ignore[arg-type]
+        dialog = await asyncio.wait_for(confirms.shown.get(), 20.0)
+        assert (root / "plan.md").read_text("utf-8") == "old\n"  # nothing before Confirm
+        dialog.accept_button.click()
+        return await result
+
+    try:
+        envelope = run(scenario())
+    finally:
+        run(window.aclose())
+        run(broker.aclose())
+        window.deleteLater()
+    assert envelope["ok"] is True
+    assert (root / "plan.md").read_text("utf-8") == "new\n"
+    assert [(r.operation, r.ok) for r in window.inspector.records][-1] == ("write", True)
