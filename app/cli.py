@@ -38,6 +38,10 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     handler = getattr(args, "handler", None)
+    if args.self_test:
+        from app.selftest import main as self_test  # Qt is imported only for the GUI
+
+        return self_test(args)
     if handler is None:
         from app.gui import main as gui_main  # Qt is imported only for the GUI
 

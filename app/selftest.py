@@ -1,0 +1,182 @@
+"""``helm --self-test``: proves an installed Helm works, headless, without touching the user.
+
+It sets up the demo in a temporary Helm home, opens the Notes widget in the real web view
+(offscreen), reads a note through the page's ``helm.call`` and the bridge, then tries to write
+it twice — once through the bridge with a confirmer that always clicks Cancel, once straight
+to the broker with no token — and checks the file on disk is unchanged. Packagers run it on a
+built bundle (QtWebEngine, its resources and the shipped data must all be there to pass).
+Exit 0 when every check passed, 1 on a failed check or the time limit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import itertools
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from app.demo import set_up_demo
+from broker import Broker, CallContext, Decision, WriteSummary
+from broker.credentials import open_store
+
+TIME_LIMIT = 90.0
+EXTENSION = "dev.helm.demo.notes"
+NOTE = "notes/welcome.md"
+REFUSALS = {"declined", "confirmation_required"}
+_tags = itertools.count()
+
+
+class Failed(Exception):
+    """One check did not hold; the message says which."""
+
+
+class AlwaysCancel:
+    """Answers every write as a user clicking Cancel, and counts the questions."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    async def __call__(self, summary: WriteSummary) -> Decision:
+        self.asked += 1
+        return Decision.DECLINED
+
+
+def headless_environment() -> None:
+    """Offscreen Qt; Chromium refuses to start its sandbox as root, so root runs without it."""
+    os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    flags = os.environ.get("QTWEBENGINE_CHROMIUM_FLAGS", "")
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and "--no-sandbox" not in flags:
+        os.environ["QTWEBENGINE_CHROMIUM_FLAGS"] = f"{flags} --no-sandbox".strip()
+
+
+def main(args: argparse.Namespace) -> int:
+    """The same engine set-up and single qasync loop as the desktop app, on a throwaway home."""
+    headless_environment()
+    from ui.host import prepare_engine
+
+    dead_end = prepare_engine()
+    import qasync
+
+    from ui.qt import QApplication
+
+    app = QApplication(sys.argv[:1])
+    app.setApplicationName("Helm")
+    app.setQuitOnLastWindowClosed(False)
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    try:
+        with tempfile.TemporaryDirectory(prefix="helm-self-test-") as home, loop:
+            code: int = loop.run_until_complete(run(Path(home)))
+            return code
+    finally:
+        dead_end.close()
+
+
+async def run(home: Path) -> int:
+    from app.cli import helm_version
+
+    started = time.perf_counter()
+    report = [f"helm {helm_version()} self-test"]
+    try:
+        async with asyncio.timeout(TIME_LIMIT):
+            await checks(home, started, report)
+    except (Failed, TimeoutError) as exc:
+        reason = str(exc) or f"timed out after {TIME_LIMIT:.0f} s"
+        print("\n".join([*report, f"FAIL  {reason}"]))
+        return 1
+    print("\n".join([*report, f"self-test passed in {time.perf_counter() - started:.2f} s"]))
+    return 0
+
+
+async def checks(home: Path, started: float, report: list[str]) -> None:
+    from app.window import open_window
+
+    async with Broker(home, credentials=open_store(home, use_keychain=False)) as broker:
+        workspace = await set_up_demo(broker)
+        report.append(f"ok    demo workspace set up in a temporary home ({workspace})")
+        confirm = AlwaysCancel()
+        window = open_window(broker, workspace, [EXTENSION], confirm)
+        try:
+            if not await window.wait_ready(TIME_LIMIT):
+                raise Failed("the Notes widget did not load in the web view")
+            report.append(f"ok    Notes widget ready in {time.perf_counter() - started:.2f} s")
+            note = home / "demo" / "workspace" / NOTE
+            await call_checks(broker, window.dashboard.views[0], confirm, note, report)
+        finally:
+            await window.aclose()
+
+
+async def call_checks(
+    broker: Broker, view: Any, confirm: AlwaysCancel, note: Path, report: list[str]
+) -> None:
+    """A read through the bridge, then two unconfirmed writes that must leave ``note`` alone."""
+    before = await asyncio.to_thread(note.read_bytes)
+    read = await evaluate(view, f"helm.call('notes', 'read', {{path: {json.dumps(NOTE)}}})")
+    if not read.get("ok") or read["data"]["text"].encode("utf-8") != before:
+        raise Failed(f"reading {NOTE} through the bridge gave {short(read)}")
+    report.append(f"ok    read {NOTE} through the bridge ({len(before)} bytes)")
+    args = {"path": NOTE, "text": "self-test\n", "expected_sha256": hashlib.sha256(before).hexdigest()}
+    wrote = await evaluate(view, f"helm.call('notes', 'write', {json.dumps(args)})")
+    refused(wrote, note, before, "through the bridge")
+    if confirm.asked != 1:
+        raise Failed(f"the confirmer was asked {confirm.asked} times for one write")
+    report.append(f"ok    write through the bridge: {wrote['error']['code']} (Cancel), file unchanged")
+    ctx = CallContext(view.ctx.workspace, EXTENSION, "self-test")
+    direct = await broker.call(ctx, "notes", "write", args)
+    refused(direct, note, before, "without a token")
+    report.append(f"ok    write without a token: {direct['error']['code']}, file unchanged")
+
+
+def refused(result: dict[str, Any], note: Path, before: bytes, how: str) -> None:
+    code = (result.get("error") or {}).get("code")
+    if result.get("ok") or code not in REFUSALS:
+        raise Failed(f"an unconfirmed write {how} gave {short(result)}")
+    if note.read_bytes() != before:
+        raise Failed(f"an unconfirmed write {how} changed {NOTE}")
+
+
+def short(value: Any) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 200 else text[:200] + "…"
+
+
+async def evaluate(view: Any, expression: str, within: float = 30.0) -> Any:
+    """The JSON value of ``expression`` (a promise is awaited) in the page's own world.
+
+    The page hands the value back on its console with a one-off tag: the only channel out of
+    the page that needs nothing the extension could not also use.
+    """
+    from ui.qt import QWebEngineScript
+
+    tag = f"helm-self-test-{next(_tags)}:"
+    result: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+
+    def on_console(_level: int, message: str, _line: int, _source: str) -> None:
+        if message.startswith(tag) and not result.done():
+            result.set_result(json.loads(message[len(tag) :]))
+
+    view.page.console.connect(on_console)
+    script = (
+        f"Promise.resolve().then(() => ({expression})).then("
+        f"v => console.log({json.dumps(tag)} + JSON.stringify({{value: v}})),"
+        f"e => console.log({json.dumps(tag)} + JSON.stringify({{error: String(e)}})))"
+    )
+    try:
+        view.page.runJavaScript(script, QWebEngineScript.ScriptWorldId.MainWorld.value)
+        outcome = await asyncio.wait_for(result, within)
+    finally:
+        view.page.console.disconnect(on_console)
+    if "error" in outcome:
+        raise Failed(f"the page failed: {outcome['error']}")
+    return outcome.get("value")
+
+
+if __name__ == "__main__":
+    sys.exit(main(argparse.Namespace()))
