@@ -1,0 +1,71 @@
+"""``helm service add|list|remove``: secrets from stdin only, never in settings or output."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from app.cli import main
+from broker.credentials import FileStore
+
+TOKEN = "cli-token-1a2b3c"
+
+
+def helm(home: Path, monkeypatch: pytest.MonkeyPatch, *argv: str, stdin: str = "") -> int:
+    monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+    return main([*argv, "--home", str(home)])
+
+
+def test_add_reads_the_token_from_stdin_and_keeps_it_out_of_settings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+):
+    home = tmp_path / "home"
+    argv = ("service", "add", "gh", "--base-url", "https://api.example.com/", "--token-format", "raw")
+    assert helm(home, monkeypatch, *argv, stdin=f"{TOKEN}\n") == 0
+    assert FileStore(home / "credentials.json").get("services/gh/token") == TOKEN
+    settings = json.loads((home / "settings.json").read_text())
+    assert settings["services"]["gh"] == {
+        "base_url": "https://api.example.com",
+        "auth": "token",
+        "token_header": "Authorization",
+        "token_format": "raw",
+    }
+    assert helm(home, monkeypatch, "service", "list", "--json") == 0
+    out = capsys.readouterr().out
+    assert TOKEN not in out
+    assert helm(home, monkeypatch, "service", "remove", "gh") == 0
+    assert FileStore(home / "credentials.json").get("services/gh/token") is None
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://api.example.com",
+        "https://user:pw@api.example.com",
+        "https://api.example.com/#x",
+        "https://h/?q=1",
+    ],
+)
+def test_add_refuses_a_base_url_that_is_not_https_or_has_tricks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, url: str
+):
+    assert helm(tmp_path / "home", monkeypatch, "service", "add", "x", "--base-url", url, "--no-token") == 1
+
+
+def test_an_oauth2_profile_takes_an_empty_secret_for_a_public_client(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    home = tmp_path / "home"
+    argv = ("service", "add", "cal", "--base-url", "http://localhost:9", "--oauth2", "--client-id", "abc")
+    assert helm(home, monkeypatch, *argv, stdin="\n") == 0
+    settings = json.loads((home / "settings.json").read_text())
+    assert settings["services"]["cal"] == {
+        "base_url": "http://localhost:9",
+        "auth": "oauth2",
+        "client_id": "abc",
+    }
+    assert FileStore(home / "credentials.json").get("services/cal/client_secret") is None
