@@ -187,3 +187,12 @@ def test_the_schema_refuses_what_an_editor_should_flag() -> None:
     }
     assert "" in paths  # the unknown top-level property
     assert any(p.startswith("connections.0") for p in paths)
+
+
+@pytest.mark.parametrize("doc", ["authors.md", "errors.md"])
+def test_every_relative_link_in_the_author_docs_resolves(doc: str) -> None:
+    text = (ROOT / "docs" / doc).read_text("utf-8")
+    targets = [t for t in re.findall(r"\]\(([^)#]+)\)", text) if "://" not in t]
+    missing = [t for t in targets if not (ROOT / "docs" / t).exists()]
+    assert targets
+    assert missing == []
