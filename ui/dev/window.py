@@ -100,7 +100,7 @@ class DevWindow(QMainWindow):
         central = QWidget(self)
         header = QHBoxLayout()
         self.reload_button = QPushButton("Reload", central)
-        self.reload_button.clicked.connect(self.schedule_refresh)
+        self.reload_button.clicked.connect(self._reload_clicked)
         self.status = plain_label("", central, wrap=False)
         header.addWidget(self.reload_button)
         header.addWidget(self.status, 1)
@@ -136,6 +136,10 @@ class DevWindow(QMainWindow):
         self.console.appendPlainText(visible(f"{stamp} {line}"))
 
     # -- refresh: lint, install, review, (re)load ----------------------------------------
+    def _reload_clicked(self) -> None:
+        self._declined_digest = None  # an explicit Reload asks for approval again
+        self.schedule_refresh()
+
     def schedule_refresh(self) -> None:
         """Lint and reload soon; refreshes never overlap and a burst during one runs once after."""
         if self._refresh_lock.locked():
@@ -179,7 +183,7 @@ class DevWindow(QMainWindow):
             return
         digest = manifest.digest()
         if digest == self._declined_digest:
-            return  # asked already for this exact manifest; Reload after a change asks again
+            return  # asked already for this exact manifest; a change or the Reload button asks again
         ext = self.broker.home.settings().workspace(self.workspace).extensions[manifest.id]
         reason = ReviewReason.INSTALL if ext.approval is None else ReviewReason.CHANGED
         dialog = self._review_factory(manifest.review(), reason, self)
