@@ -19,12 +19,40 @@ def operations(conn: Mapping[str, Any]) -> dict[str, bool]:
     return {name: bool(q.get("write", False)) for name, q in conn["queries"].items()}
 
 
-def sql_problems(sql: str, engine: str, params: list[str]) -> Iterator[tuple[str, str]]:
+MYSQL_READ_STARTS = ("SELECT", "WITH", "SHOW", "DESCRIBE", "DESC", "EXPLAIN", "VALUES", "TABLE")
+
+
+def read_problem(sql: str, engine: str) -> str | None:
+    """Why a read query cannot run read-only on ``engine`` as written, or None.
+
+    MySQL lets a read-only transaction write temporary tables, and ``SELECT … INTO OUTFILE``
+    writes a file on the server, so a MySQL read must be a plain query: it starts with one of
+    ``MYSQL_READ_STARTS``, has no INTO and no executable comment (``/*! … */`` runs its
+    content, which a scan that skips comments would not see).
+    """
+    if engine != "mysql":
+        return None
+    if "/*!" in sql or "/*M!" in sql:
+        return "MySQL executable comments (/*! … */) are not allowed in read queries"
+    s = scan(sql, engine)
+    if not s.first_words or s.first_words[0] not in MYSQL_READ_STARTS:
+        return f"a MySQL read query must start with {', '.join(MYSQL_READ_STARTS)}"
+    if "INTO" in s.words:
+        return "a read query must not use INTO (OUTFILE, DUMPFILE or variables)"
+    return None
+
+
+def sql_problems(
+    sql: str, engine: str, params: list[str], *, write: bool = False
+) -> Iterator[tuple[str, str]]:
     """(field, message) for each problem of one query's SQL against its params."""
     s = scan(sql, engine)
     if s.unterminated:
         yield "sql", "has an unterminated string, identifier or comment"
         return
+    problem = None if write else read_problem(sql, engine)
+    if problem is not None:
+        yield "sql", problem
     if s.statements != 1:
         yield "sql", f"must be exactly one statement (found {s.statements})"
     if s.named:
@@ -49,7 +77,8 @@ def lint(conn: Mapping[str, Any], path: str, manifest: Mapping[str, Any]) -> Ite
     for name, query in conn["queries"].items():
         at = f"{path}.queries.{name}"
         params = list(query.get("params", []))
-        for field, message in sql_problems(query["sql"], engine, params):
+        write = bool(query.get("write", False))
+        for field, message in sql_problems(query["sql"], engine, params, write=write):
             yield Issue(f"{at}.{field}", message + f" ({engine} uses {PLACEHOLDER_HELP[engine]})")
 
 

@@ -9,6 +9,7 @@ judge at run time (one statement per protocol message, read-only transactions).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 _DOLLAR_TAG = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)?\$")
@@ -29,10 +30,13 @@ class Scan:
     """The first keyword of each statement, upper-cased (``SELECT``, ``WITH``, ``INSERT``…)."""
     words: frozenset[str] = frozenset()
     """Every bare word outside strings, quoted identifiers and comments, upper-cased."""
+    positions: tuple[int, ...] = ()
+    """Where each ``?`` placeholder is in the text (SQLite and MySQL)."""
 
 
 def scan(sql: str, engine: str) -> Scan:
     out: list[str] = []
+    positions: list[int] = []
     i, n = 0, len(sql)
     statements, content, named = 0, False, False
     mysql = engine == "mysql"
@@ -83,6 +87,7 @@ def scan(sql: str, engine: str) -> Scan:
             named = True
         if c == "?" and engine in ("sqlite", "mysql"):
             out.append("?")
+            positions.append(i)
         if c == ";" and block.depth == 0:
             block = _Block()
             if content:
@@ -93,7 +98,24 @@ def scan(sql: str, engine: str) -> Scan:
         i += 1
     if content:
         statements += 1
-    return Scan(tuple(out), statements, named, False, tuple(firsts), frozenset(words))
+    return Scan(tuple(out), statements, named, False, tuple(firsts), frozenset(words), tuple(positions))
+
+
+def interpolate(sql: str, positions: Sequence[int], literals: Sequence[str]) -> str:
+    """``sql`` with the placeholder at each position replaced by the matching SQL literal.
+
+    Used for MySQL, whose driver would otherwise run Python %-formatting over the whole text
+    (so a ``%`` anywhere, even inside a string, would be read as a format code). Each literal
+    comes from the driver's own escaping, for the connection's character set and SQL mode.
+    """
+    if len(positions) != len(literals):
+        raise ValueError("one literal per placeholder")
+    parts, last = [], 0
+    for pos, literal in zip(positions, literals, strict=True):
+        parts += [sql[last:pos], literal]
+        last = pos + 1
+    parts.append(sql[last:])
+    return "".join(parts)
 
 
 def _in_word(sql: str, i: int) -> bool:

@@ -1,0 +1,288 @@
+"""The db kind on a real MariaDB server (the MySQL engine), through the real broker."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+import pytest
+
+from broker import Decision
+from broker.kinds.db import mysql as mysql_engine
+from broker.kinds.db.profiles import DbProfile
+from tests.helpers import ScriptedConfirmer
+from tests.servers.databases import DatabaseServer
+from tests.unit.kinds.db_relay import Relay
+from tests.unit.kinds.db_setup import db_world, run_sql, server_profile
+
+
+@pytest.fixture
+def scratch(mariadb_server: DatabaseServer) -> str:
+    """A fresh table ``helm.scratch_<hex>`` (id, label) with two rows."""
+    name = f"scratch_{secrets.token_hex(4)}"
+    mariadb_server.admin_sql(
+        f"CREATE TABLE helm.{name} (id INT PRIMARY KEY, label VARCHAR(20));"
+        f"INSERT INTO helm.{name} VALUES (1, 'one'), (2, 'two');"
+        "GRANT CREATE TEMPORARY TABLES ON helm.* TO 'helm_rw'@'%';"
+    )
+    return name
+
+
+def labels(db: DatabaseServer, table: str) -> str:
+    out = db.admin_sql(f"SELECT GROUP_CONCAT(label ORDER BY id) FROM helm.{table};")
+    return out.strip().splitlines()[-1]
+
+
+TYPES_SQL = (
+    "SELECT 1 AS i, CAST(9007199254740993 AS SIGNED) AS big, CAST(1.50 AS DECIMAL(5,2)) AS dec_, "
+    "2.5e0 AS f, x'00ff' AS b, DATE '2024-02-03' AS d, TIMESTAMP '2024-02-03 04:05:06' AS ts, "
+    "NULL AS n, TIME '01:02:03' AS t"
+)
+
+
+async def test_read_returns_values_as_the_contract_types(
+    tmp_path: Path, mariadb_server: DatabaseServer
+) -> None:
+    prof, pw = server_profile(mariadb_server, "helm_ro")
+    async with db_world(tmp_path, "mysql", {"types": {"sql": TYPES_SQL}}, profile=prof, password=pw) as w:
+        result = await w.call("types")
+    assert result["ok"] is True, result
+    assert result["data"]["columns"] == ["i", "big", "dec_", "f", "b", "d", "ts", "n", "t"]
+    assert result["data"]["rows"] == [
+        [1, "9007199254740993", "1.50", 2.5, "AP8=", "2024-02-03", "2024-02-03 04:05:06", None, "01:02:03"]
+    ]
+
+
+async def test_question_marks_bind_outside_strings_and_percent_signs_stay_literal(
+    tmp_path: Path, mariadb_server: DatabaseServer
+) -> None:
+    prof, pw = server_profile(mariadb_server, "helm_ro")
+    sql = (
+        "SELECT name, '100%?' AS tag FROM items WHERE name LIKE '%a%' AND qty >= ? AND name <> ? ORDER BY id"
+    )
+    queries = {"items": {"sql": sql, "params": ["min", "skip"]}}
+    async with db_world(tmp_path, "mysql", queries, profile=prof, password=pw) as w:
+        found = await w.call("items", {"min": 0, "skip": "sextant"})
+        injected = await w.call("items", {"min": 0, "skip": "x' OR '1'='1"})
+        backslash = await w.call("items", {"min": 0, "skip": "anchor\\' OR 1=1 -- "})
+    assert found["data"]["rows"] == [["anchor", "100%?"], ["compass", "100%?"]]
+    assert len(injected["data"]["rows"]) == 3  # the quote was data, not SQL
+    assert len(backslash["data"]["rows"]) == 3
+
+
+async def test_two_statements_in_one_query_never_run(
+    tmp_path: Path, mariadb_server: DatabaseServer, scratch: str
+) -> None:
+    prof, pw = server_profile(mariadb_server, "helm_rw")
+    async with db_world(tmp_path, "mysql", {"q": {"sql": "SELECT 1"}}, profile=prof, password=pw) as w:
+        read = await run_sql(w.broker, prof, f"SELECT 1; DELETE FROM {scratch}")
+        write = await run_sql(
+            w.broker, prof, f"UPDATE {scratch} SET label = 'x'; DELETE FROM {scratch}", write=True
+        )
+    assert read["error"]["code"] == "query_failed"
+    assert write["error"]["code"] == "query_failed"
+    assert labels(mariadb_server, scratch) == "one,two"
+
+
+BYPASSES = {
+    "update": "UPDATE {t} SET label = 'x'",
+    "temp_table": "CREATE TEMPORARY TABLE sneaky (a INT)",
+    "temp_table_select": "CREATE TEMPORARY TABLE sneaky AS SELECT * FROM {t}",
+    "into_outfile": "SELECT * FROM {t} INTO OUTFILE '/tmp/helm-sneaky.txt'",
+    "into_variable": "SELECT label INTO @sneaky FROM {t} LIMIT 1",
+    "executable_comment": "/*!50000 UPDATE {t} SET label = 'x' */",
+    "executable_comment_in_select": "SELECT 1 /*!50000 ; UPDATE {t} SET label = 'x' */",
+    "set_read_write": "SET SESSION TRANSACTION READ WRITE",
+    "commit": "COMMIT",
+    "do": "DO RELEASE_ALL_LOCKS()",
+    "load_data_local": "LOAD DATA LOCAL INFILE '/etc/hostname' INTO TABLE {t}",
+    "call": "CALL mysql.sneaky()",
+}
+
+
+@pytest.mark.parametrize("name", sorted(BYPASSES))
+async def test_each_read_only_bypass_is_refused_and_changes_nothing(
+    tmp_path: Path, mariadb_server: DatabaseServer, scratch: str, name: str
+) -> None:
+    prof, pw = server_profile(mariadb_server, "helm_rw")
+    async with db_world(tmp_path, "mysql", {"q": {"sql": "SELECT 1"}}, profile=prof, password=pw) as w:
+        result = await run_sql(w.broker, prof, BYPASSES[name].format(t=scratch))
+        after = await run_sql(w.broker, prof, f"UPDATE {scratch} SET label = 'y'")
+        session = await run_sql(w.broker, prof, "SELECT @@session.tx_read_only")
+    assert result["error"]["code"] == "refused", result
+    assert after["error"]["code"] == "refused"
+    assert session["data"]["rows"] == [["1"]]  # a BIGINT variable: a string
+    assert labels(mariadb_server, scratch) == "one,two"
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        pytest.param("LOAD DATA LOCAL INFILE '/etc/hostname' INTO TABLE {t}", id="plain"),
+        # Hidden from Helm's scan in an executable comment: the server (which knows the client
+        # did not offer local files) refuses it itself.
+        pytest.param("/*!LOAD DATA LOCAL INFILE '/etc/hostname' INTO TABLE {t} */", id="executable-comment"),
+    ],
+)
+async def test_a_write_cannot_read_a_local_file(
+    tmp_path: Path, mariadb_server: DatabaseServer, scratch: str, sql: str
+) -> None:
+    prof, pw = server_profile(mariadb_server, "helm_rw")
+    async with db_world(tmp_path, "mysql", {"q": {"sql": "SELECT 1"}}, profile=prof, password=pw) as w:
+        result = await run_sql(w.broker, prof, sql.format(t=scratch), write=True)
+        after = await run_sql(w.broker, prof, "SELECT 1")
+    assert result["error"]["code"] in {"refused", "query_failed"}
+    assert "local" in result["error"]["message"]
+    assert after["ok"] is True
+    assert labels(mariadb_server, scratch) == "one,two"
+
+
+SESSION_CHANGES = {
+    "user_variable": ("SELECT @sneaky := 5", "SELECT @sneaky", None),
+    "named_lock": ("SELECT GET_LOCK('helm-sneaky', 0)", "SELECT IS_USED_LOCK('helm-sneaky')", None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SESSION_CHANGES))
+async def test_session_state_never_reaches_the_next_call(
+    tmp_path: Path, mariadb_server: DatabaseServer, name: str
+) -> None:
+    change, probe, expected = SESSION_CHANGES[name]
+    prof, pw = server_profile(mariadb_server, "helm_ro")
+    async with db_world(tmp_path, "mysql", {"q": {"sql": "SELECT 1"}}, profile=prof, password=pw) as w:
+        first = await run_sql(w.broker, prof, "SELECT CONNECTION_ID()")
+        changed = await run_sql(w.broker, prof, change)
+        result = await run_sql(w.broker, prof, probe)
+        second = await run_sql(w.broker, prof, "SELECT CONNECTION_ID()")
+    assert changed["ok"] is True, changed
+    assert first["data"]["rows"] == second["data"]["rows"]  # the very same pooled session
+    assert result["data"]["rows"] == [[expected]]
+
+
+async def test_a_confirmed_write_commits_and_returns_rows_affected(
+    tmp_path: Path, mariadb_server: DatabaseServer, scratch: str
+) -> None:
+    prof, pw = server_profile(mariadb_server, "helm_rw")
+    queries = {"rename": {"sql": f"UPDATE {scratch} SET label = ? WHERE id >= ?", "params": ["label", "from"],
+                          "write": True}}  # fmt: skip
+    confirmer = ScriptedConfirmer()
+    async with db_world(tmp_path, "mysql", queries, profile=prof, password=pw, write=True) as w:
+        result = await w.broker.request(w.ctx, "app", "rename", {"label": "50%", "from": 1}, confirmer)
+        declined = await w.broker.request(
+            w.ctx, "app", "rename", {"label": "no", "from": 1}, ScriptedConfirmer(Decision.DECLINED)
+        )
+    assert result == {"ok": True, "data": {"rowsAffected": 2}, "error": None}
+    assert declined["error"]["code"] == "declined"
+    assert labels(mariadb_server, scratch) == "50%,50%"
+
+
+async def test_row_limits_give_too_many_rows_and_too_large_and_the_next_call_works(
+    tmp_path: Path, mariadb_server: DatabaseServer
+) -> None:
+    prof, pw = server_profile(mariadb_server, "helm_ro")
+    series = "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < {n}) "
+    queries = {
+        "rows": {"sql": series.format(n="?") + "SELECT n FROM r", "params": ["n"]},
+        "wide": {"sql": series.format(n=300) + "SELECT REPEAT('x', 5000) FROM r"},
+        "one": {"sql": "SELECT 1"},
+    }
+    async with db_world(tmp_path, "mysql", queries, profile=prof, password=pw) as w:
+        full = await w.call("rows", {"n": 1000})
+        over = await w.call("rows", {"n": 100000})
+        wide = await w.call("wide")
+        after = await w.call("one")
+    assert len(full["data"]["rows"]) == 1000
+    assert over["error"]["code"] == "too_many_rows"
+    assert wide["error"]["code"] == "too_large"
+    assert after["ok"] is True
+
+
+async def test_a_slow_query_times_out_and_is_killed_on_the_server(
+    tmp_path: Path, mariadb_server: DatabaseServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(mysql_engine, "QUERY_SECONDS", 0.5)
+    prof, pw = server_profile(mariadb_server, "helm_ro")
+    queries = {"slow": {"sql": "SELECT SLEEP(30) AS helm_slow_probe"}, "one": {"sql": "SELECT 1"}}
+    async with db_world(tmp_path, "mysql", queries, profile=prof, password=pw) as w:
+        result = await w.call("slow")
+        running = mariadb_server.admin_sql(
+            "SELECT COUNT(*) FROM information_schema.PROCESSLIST "
+            "WHERE INFO LIKE '%helm_slow_probe%' AND ID <> CONNECTION_ID();"
+        )
+        after = await w.call("one")
+    assert result["error"]["code"] == "timeout"
+    assert running.strip().splitlines()[-1] == "0"
+    assert after["ok"] is True
+
+
+async def test_query_failed_never_carries_the_host_or_password(
+    tmp_path: Path, mariadb_server: DatabaseServer
+) -> None:
+    prof, pw = server_profile(mariadb_server, "helm_ro")
+    async with db_world(
+        tmp_path, "mysql", {"users": {"sql": "SELECT * FROM mysql.user"}}, profile=prof, password=pw
+    ) as w:
+        result = await w.call("users")
+    assert result["error"]["code"] == "query_failed"
+    assert "command denied" in result["error"]["message"]
+    assert mariadb_server.host not in result["error"]["message"]
+    assert pw not in result["error"]["message"]
+
+
+async def test_a_wrong_password_is_unavailable_without_secrets(
+    tmp_path: Path, mariadb_server: DatabaseServer
+) -> None:
+    prof, _pw = server_profile(mariadb_server, "helm_ro")
+    async with db_world(
+        tmp_path, "mysql", {"one": {"sql": "SELECT 1"}}, profile=prof, password="wrong-pass"
+    ) as w:
+        result = await w.call("one")
+    assert result["error"]["code"] == "unavailable"
+    assert "password" in result["error"]["message"]
+    assert "wrong-pass" not in result["error"]["message"]
+    assert mariadb_server.host not in result["error"]["message"]
+
+
+async def test_a_server_that_goes_down_is_unavailable_and_the_next_call_after_it_returns_works(
+    tmp_path: Path, mariadb_server: DatabaseServer
+) -> None:
+    relay = Relay(mariadb_server.port)
+    prof, pw = server_profile(mariadb_server, "helm_ro")
+    prof = DbProfile(**{**prof.__dict__, "port": relay.port})
+    async with db_world(tmp_path, "mysql", {"one": {"sql": "SELECT 1"}}, profile=prof, password=pw) as w:
+        down = await w.call("one")
+        await relay.start()
+        up = await w.call("one")
+        await relay.stop()
+        down_again = await w.call("one")
+        await relay.start()
+        back = await w.call("one")
+        await relay.stop()
+    assert down["error"]["code"] == "unavailable"
+    assert up["ok"] is True
+    assert down_again["error"]["code"] == "unavailable"
+    assert back["ok"] is True
+
+
+@pytest.mark.parametrize(
+    ("role", "expected"),
+    [
+        pytest.param("helm_ro", [], id="read-only"),
+        pytest.param("helm_rw", ["can write"], id="read-write"),
+        pytest.param("helm_admin", ["administrative", "can write"], id="admin"),
+    ],
+)
+async def test_user_warnings_name_admins_and_users_that_can_write(
+    mariadb_server: DatabaseServer, role: str, expected: list[str]
+) -> None:
+    prof, pw = server_profile(mariadb_server, role)
+    engine = mysql_engine.MysqlEngine(prof, pw)
+    try:
+        warnings = await engine.role_warnings()
+    finally:
+        await engine.aclose()
+    text = " ".join(warnings)
+    for fragment in expected:
+        assert fragment in text
+    if not expected:
+        assert warnings == []
