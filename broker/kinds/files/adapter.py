@@ -7,7 +7,6 @@ the event loop never waits on the disk.
 from __future__ import annotations
 
 import asyncio
-import difflib
 import hashlib
 import os
 import re
@@ -19,6 +18,7 @@ from typing import Any
 from broker import envelope
 from broker.errors import CallError, ErrorCode
 from broker.kinds.base import JSON, Call, KindEnv, WriteDetails
+from broker.kinds.files.diff import line_diff
 from broker.kinds.files.globs import GlobSet, globs_for
 from broker.kinds.files.listing import list_files
 from broker.kinds.files.reading import MAX_BATCH_PATHS, MAX_FILE_BYTES, read_batch, read_text
@@ -149,17 +149,6 @@ def _run(req: Request) -> JSON:
         return _with_root(req, lambda fd: read_text(fd, path).as_json())
     sha = _with_root(req, lambda fd: replace_file(fd, path, req.data, req.expected_sha256))
     return {"path": path.text, "sha256": sha}
-
-
-def line_diff(path: str, old: str, new: str) -> str:
-    """A unified line diff of the current and the new text."""
-    lines = difflib.unified_diff(
-        old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{path}", f"b/{path}"
-    )
-    # A last line without a newline would run into the next diff line; mark it as diff(1) does.
-    return "".join(
-        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
-    )
 
 
 def _describe(req: Request) -> WriteDetails:
