@@ -39,6 +39,10 @@ class Engine(Protocol):
 
     async def write(self, sql: str, args: Sequence[Scalar]) -> Written: ...
 
+    async def role_warnings(self) -> list[str]:
+        """What the profile's account may do beyond reading, in words for the user."""
+        ...
+
     async def aclose(self) -> None: ...
 
 

@@ -171,6 +171,10 @@ class SqliteEngine:
             )
         return query_failed(message, self._secrets)
 
+    async def role_warnings(self) -> list[str]:
+        # SQLite has no accounts: reads are read-only by how Helm opens the file.
+        return []
+
     async def aclose(self) -> None:
         await self._pool.aclose()
 
