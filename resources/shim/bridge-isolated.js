@@ -1,11 +1,12 @@
 // Helm's side of the extension bridge. Runs in an isolated JavaScript world of the main frame,
 // at document creation, after qwebchannel.js. Page scripts cannot see this world: they reach
-// Helm only through the MessagePort handed to helm-main.js below, and every call that arrives
-// on it is sent to the bridge object of this frame's own channel, which knows who is calling.
+// Helm only through a private, detached DOM node shared with helm-main.js below, and every call
+// that arrives on it is sent to the bridge object of this frame's own channel, which knows who
+// is calling. Events on a detached node reach only listeners on that node, and are dispatched
+// synchronously, so a call costs no extra task hop in either direction.
 (function () {
   'use strict';
-  var channel = new MessageChannel();
-  var toPage = channel.port1;
+  var node = document.createElement('helm-bridge');
   var bridge = null;
   var queued = [];
   var waiting = new Map();
@@ -16,28 +17,29 @@
   // runs second completes the hand-over, and the acknowledgement disarms it for good.
   function handOver() {
     if (handed) return;
-    document.dispatchEvent(new MessageEvent('helm:port', { ports: [channel.port2] }));
+    document.dispatchEvent(new FocusEvent('helm:node', { relatedTarget: node }));
   }
   function acknowledged() {
     handed = true;
     document.removeEventListener('helm:ready', handOver);
   }
   document.addEventListener('helm:ready', handOver);
-  document.addEventListener('helm:ack', acknowledged, { once: true });
+  node.addEventListener('helm:ack', acknowledged, { once: true });
 
   function send(call) {
     bridge.call(call[0], call[1], call[2], call[3]);
   }
 
-  toPage.onmessage = function (event) {
-    var message = event.data;
-    if (message === null || typeof message !== 'object') return;
+  // detail: [page id, connection, operation, args as JSON text]
+  node.addEventListener('helm:call', function (event) {
+    var message = event.detail;
+    if (!Array.isArray(message) || message.length !== 4) return;
     next += 1;
     var id = String(next);
-    waiting.set(id, message.id);
-    var call = [id, String(message.connection), String(message.operation), String(message.args)];
+    waiting.set(id, String(message[0]));
+    var call = [id, String(message[1]), String(message[2]), String(message[3])];
     if (bridge === null) queued.push(call); else send(call);
-  };
+  });
 
   new QWebChannel(qt.webChannelTransport, function (webChannel) {
     bridge = webChannel.objects.helm;
@@ -45,7 +47,7 @@
       if (!waiting.has(id)) return;
       var pageId = waiting.get(id);
       waiting.delete(id);
-      toPage.postMessage({ id: pageId, text: text });
+      node.dispatchEvent(new CustomEvent('helm:result', { detail: pageId + ':' + text }));
     });
     queued.splice(0).forEach(send);
     bridge.ready();

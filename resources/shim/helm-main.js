@@ -1,7 +1,8 @@
 // The page's view of Helm: a frozen `window.helm` with one function, `call`.
-// Runs in the page's own world at document creation, before any page script, so it can keep
-// private references to everything it uses; a page that later replaces built-ins
-// (MessagePort.prototype.postMessage, JSON.parse, Promise…) cannot reach the port this way.
+// Runs in the page's own world at document creation, before any page script, so it keeps
+// private references to everything it uses. A page that later replaces built-ins
+// (EventTarget.prototype.dispatchEvent, the CustomEvent detail getter, JSON.parse, Promise…)
+// never sees the private node those would otherwise be handed as `this`.
 (function () {
   'use strict';
   var apply = Reflect.apply;
@@ -9,21 +10,30 @@
   var stringify = JSON.stringify;
   var PromiseCtor = Promise;
   var TypeErrorCtor = TypeError;
-  var postMessage = MessagePort.prototype.postMessage;
-  var eventData = Object.getOwnPropertyDescriptor(MessageEvent.prototype, 'data').get;
-  var eventPorts = Object.getOwnPropertyDescriptor(MessageEvent.prototype, 'ports').get;
+  var CustomEventCtor = CustomEvent;
+  var EventCtor = Event;
+  var StringCtor = String;
+  var dispatch = EventTarget.prototype.dispatchEvent;
+  var listen = EventTarget.prototype.addEventListener;
+  var indexOf = String.prototype.indexOf;
+  var slice = String.prototype.slice;
+  var eventDetail = Object.getOwnPropertyDescriptor(CustomEvent.prototype, 'detail').get;
+  var relatedTarget = Object.getOwnPropertyDescriptor(FocusEvent.prototype, 'relatedTarget').get;
   var pending = Object.create(null);
-  var port = null;
+  var node = null;
   var next = 0;
 
   function settle(event) {
-    var message = apply(eventData, event, []);
-    var entry = pending[message.id];
+    var detail = apply(eventDetail, event, []);
+    if (typeof detail !== 'string') return;
+    var colon = apply(indexOf, detail, [':']);
+    var id = apply(slice, detail, [0, colon]);
+    var entry = pending[id];
     if (entry === undefined) return;
-    delete pending[message.id];
+    delete pending[id];
     var value;
     try {
-      value = parse(message.text);
+      value = parse(apply(slice, detail, [colon + 1]));
     } catch (e) {
       entry[1](new TypeErrorCtor('helm.call: Helm sent a result that is not JSON'));
       return;
@@ -31,17 +41,17 @@
     entry[0](value);
   }
 
-  function receivePort(event) {
-    if (port !== null) return;
-    var ports = apply(eventPorts, event, []);
-    if (!ports || ports.length !== 1) return;
-    port = ports[0];
-    port.onmessage = settle;
-    document.removeEventListener('helm:port', receivePort);
-    document.dispatchEvent(new Event('helm:ack'));
+  function receiveNode(event) {
+    if (node !== null) return;
+    var target = apply(relatedTarget, event, []);
+    if (!target) return;
+    node = target;
+    apply(listen, node, ['helm:result', settle]);
+    document.removeEventListener('helm:node', receiveNode);
+    apply(dispatch, node, [new EventCtor('helm:ack')]);
   }
-  document.addEventListener('helm:port', receivePort);
-  document.dispatchEvent(new Event('helm:ready'));
+  document.addEventListener('helm:node', receiveNode);
+  document.dispatchEvent(new EventCtor('helm:ready'));
 
   function call(connection, operation, args) {
     return new PromiseCtor(function (resolve, reject) {
@@ -59,13 +69,14 @@
         reject(new TypeErrorCtor('helm.call: args must be a JSON value'));
         return;
       }
-      if (port === null) {
+      if (node === null) {
         reject(new TypeErrorCtor('helm.call: Helm is not available in this frame'));
         return;
       }
       next += 1;
-      pending[next] = [resolve, reject];
-      apply(postMessage, port, [{ id: next, connection: connection, operation: operation, args: text }]);
+      var id = StringCtor(next);
+      pending[id] = [resolve, reject];
+      apply(dispatch, node, [new CustomEventCtor('helm:call', { detail: [id, connection, operation, text] })]);
     });
   }
 

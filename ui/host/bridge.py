@@ -81,7 +81,15 @@ class Bridge(QObject):
         if len(args_json) > MAX_ARGS_CHARS:
             self.done.emit(request_id, _refusal("the call message is too large"))
             return
-        task = asyncio.ensure_future(self._run(request_id, connection_id, operation, args_json))
+        # Started eagerly: the call runs inside this slot up to its first real wait, so a call
+        # the broker answers at once (a refusal, the rate limit) costs no extra loop turn.
+        task = asyncio.Task(
+            self._run(request_id, connection_id, operation, args_json),
+            loop=asyncio.get_event_loop(),
+            eager_start=True,
+        )
+        if task.done():
+            return
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 

@@ -135,6 +135,27 @@
     return Promise.resolve(window.helm.call !== original || !Object.isFrozen(window.helm));
   }
 
+  function stealBridge() {
+    // Replace every built-in the page-side helm might use, then call: none may be handed
+    // Helm's private node, and the call must still be answered by Helm.
+    var caught = [];
+    function spy(proto, name) {
+      var original = proto[name];
+      proto[name] = function () { caught.push(this); return original.apply(this, arguments); };
+    }
+    spy(EventTarget.prototype, 'dispatchEvent');
+    spy(EventTarget.prototype, 'addEventListener');
+    spy(String.prototype, 'slice');
+    var detail = Object.getOwnPropertyDescriptor(CustomEvent.prototype, 'detail');
+    Object.defineProperty(CustomEvent.prototype, 'detail', { configurable: true, get: function () { caught.push(this.target); return detail.get.call(this); } });
+    var parse = JSON.parse;
+    JSON.parse = function () { caught.push('parse'); return parse.apply(JSON, arguments); };
+    return window.helm.call('c', 'ping', {}).then(function (r) {
+      var leaked = caught.some(function (x) { return x && x.nodeName === 'HELM-BRIDGE'; }) || caught.indexOf('parse') !== -1;
+      return leaked || !r.ok;
+    });
+  }
+
   window.hostile = {
     escape: function () {
       var attempts = {
@@ -164,6 +185,7 @@
         subframeBridge: subframeBridge(),
         channelTransport: channelTransport(),
         spoofHelm: spoofHelm(),
+        stealBridge: stealBridge(),
         ownImage: loads('img', 'src', 'pixel.svg')
       };
       var names = Object.keys(attempts);
