@@ -103,9 +103,14 @@ class McpKind:
 
     # -- the Kind protocol ---------------------------------------------------------------
     async def pin(self, workspace: Workspace, conn: Mapping[str, JSON]) -> Mapping[str, JSON]:
+        """Pin the declared tools. Approval needs the server: without its tool definitions
+        there is nothing to pin, so approving fails with the reason (a ProfileError)."""
         declared = rules.operations(conn)
-        tools = {t.name: t for t in await self.list_tools(workspace, str(conn["server"]))}
-        return pins.pin_tools(declared, tools)
+        try:
+            listed = await self.list_tools(workspace, str(conn["server"]))
+        except CallError as err:
+            raise ProfileError(f"cannot read the tools to approve: {err.message}") from err
+        return pins.pin_tools(declared, {t.name: t for t in listed})
 
     async def pin_changes(
         self, workspace: Workspace, conn: Mapping[str, JSON], pinned: Mapping[str, JSON]

@@ -202,3 +202,12 @@ async def test_a_write_tool_shows_server_tool_and_args_and_runs_only_when_confir
     assert code(no) == "declined"
     assert ok["ok"]
     assert code(bare) == "confirmation_required"
+
+
+async def test_approval_fails_with_the_reason_when_the_server_cannot_start(tmp_path: Path):
+    from broker.errors import ProfileError
+
+    async with new_broker(tmp_path / "home") as broker:
+        add_stdio(broker, "odd", [str(tmp_path / "missing-server")])
+        with pytest.raises(ProfileError, match="could not be started"):
+            await mcp_extension(broker, tmp_path, "odd", READS)
