@@ -91,6 +91,8 @@ class WidgetCard(QFrame):
         self.col.addWidget(self.view, 1)
 
     def show_settings(self, on: bool) -> None:
+        if not self.frame.manifest.settings_form:
+            return
         if on and self.form is None:
             self.form = SettingsForm(self.frame.manifest.settings_form, self.frame.settings, self)
             self.form.applied.connect(self.apply)

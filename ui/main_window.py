@@ -343,6 +343,14 @@ class MainWindow(QMainWindow):
             window.close()
         super().closeEvent(event)
 
+    async def aclose(self) -> None:
+        """Cancel what the window still runs (reviews, approvals) and wait for it to end."""
+        tasks = list(self.tasks)
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=5.0)
+
     def own(self, coro: Any) -> asyncio.Task[Any]:
         task: asyncio.Task[Any] = asyncio.ensure_future(coro)
         self.tasks.add(task)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from ui.qt import QFont, QFontDatabase, QLabel, QPlainTextEdit, Qt, QWidget
+from ui.qt import QFont, QFontDatabase, QLabel, QPlainTextEdit, QSizePolicy, Qt, QWidget
 
 # Characters that change how the text around them is ordered or joined without being seen.
 INVISIBLE_CONTROLS = frozenset(
@@ -58,6 +58,8 @@ def plain_label(text: str = "", parent: QWidget | None = None, *, wrap: bool = T
     label.setWordWrap(wrap)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     label.setText(visible(text))
+    # Keep to the text's height: spare room in a dialog goes to its scrolling boxes.
+    label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
     return label
 
 

@@ -90,7 +90,10 @@ class ConfirmDialog(QuestionDialog):
         heading.setFont(font)
         layout.addWidget(heading)
         form = QFormLayout()
-        form.addRow("Workspace", plain_label(summary.workspace, self))
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.DontWrapRows)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
+        if not any(label == "Workspace" for label, _value in summary.fields):
+            form.addRow("Workspace", plain_label(summary.workspace, self))
         for label, value in summary.fields:
             form.addRow(visible(label), value_widget(value, self))
         layout.addLayout(form)
@@ -98,12 +101,12 @@ class ConfirmDialog(QuestionDialog):
         if summary.request:
             layout.addWidget(QLabel(spec.request_label + " — exactly as Helm will send it", self))
             self.request_box = plain_box(summary.request, self, max_lines=10)
-            layout.addWidget(self.request_box)
+            layout.addWidget(self.request_box, 1)
         self.diff_box: QPlainTextEdit | None = None
         if summary.diff:
             layout.addWidget(QLabel("Line changes", self))
             self.diff_box = diff_view(summary.diff, self)
-            layout.addWidget(self.diff_box)
+            layout.addWidget(self.diff_box, 1)
         self.notice = plain_label("", self)
         self.notice.setObjectName("notice")
         self.notice.setStyleSheet("color: #8a1111; font-weight: bold;")

@@ -83,7 +83,8 @@ def connection_box(conn: ConnectionReview, parent: QWidget) -> QGroupBox:
     box = QGroupBox(elide(f"[{conn.id}] {conn.kind} — {conn.target}", 120), parent)
     box.setObjectName(f"connection:{conn.id}")
     grid = QGridLayout(box)
-    grid.setColumnStretch(2, 1)
+    grid.setColumnStretch(1, 2)
+    grid.setColumnStretch(2, 3)
     row = 0
     for heading, items in (("Reads", conn.reads), ("Writes", conn.writes)):
         if not items:

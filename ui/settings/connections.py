@@ -22,7 +22,7 @@ class ConnectionsPage(QWidget):
         self.setWindowTitle("Settings — Connections")
         layout = QVBoxLayout(self)
         info = backend.store()
-        self.store_label = plain_label(f"Secrets are kept in: {info.description}", self)
+        self.store_label = plain_label(f"Secrets are kept in: {info.description}", self, wrap=False)
         layout.addWidget(self.store_label)
         self.store_warning = plain_label(FILE_STORE_WARNING, self)
         self.store_warning.setObjectName("store-warning")

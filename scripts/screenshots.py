@@ -1,0 +1,371 @@
+"""Render every screen and dialog of the desktop app to PNG files, for a person to look at.
+
+    xvfb-run -a .venv/bin/python scripts/screenshots.py OUT_DIR
+    QT_QPA_PLATFORM=offscreen .venv/bin/python scripts/screenshots.py OUT_DIR
+
+Everything runs on a throw-away Helm home with sample workspaces, extensions, profiles, a
+SQLite database and audit records. Extension frames are placeholders (no web engine needed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sqlite3
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import qasync  # noqa: E402
+
+from broker.audit import AuditRecord  # noqa: E402
+from broker.broker import Broker  # noqa: E402
+from broker.credentials import FileStore  # noqa: E402
+from broker.extensions import approve, install  # noqa: E402
+from broker.kinds.db import profiles as db_profiles  # noqa: E402
+from broker.kinds.http import profiles as http_profiles  # noqa: E402
+from broker.kinds.mcp import profiles as mcp_profiles  # noqa: E402
+from broker.summary import WriteSummary  # noqa: E402
+from broker.workspaces import add_project, add_workspace  # noqa: E402
+from ui.audit_view import AuditView  # noqa: E402
+from ui.dashboard import FrameSpec, placeholder_view  # noqa: E402
+from ui.db_explorer import DbExplorer, WriteToggleDialog  # noqa: E402
+from ui.db_explorer_model import BrokerExplorer  # noqa: E402
+from ui.dialogs.confirm import ConfirmDialog  # noqa: E402
+from ui.dialogs.review import ReviewDialog, ReviewReason  # noqa: E402
+from ui.main_window import MainWindow  # noqa: E402
+from ui.qt import QApplication, QWidget  # noqa: E402
+from ui.settings.backend import BrokerConnections  # noqa: E402
+from ui.settings.connections import ConnectionsPage  # noqa: E402
+from ui.workspace_model import WorkspaceModel  # noqa: E402
+from ui.workspace_settings import WorkspaceSettings  # noqa: E402
+
+NOTES = {
+    "id": "notes",
+    "kind": "files",
+    "root": "workspace",
+    "paths": ["notes/*.md"],
+    "operations": ["list", "read", "write"],
+}
+BOARD = {
+    "id": "com.example.board",
+    "name": "Issue board",
+    "version": "1.2.0",
+    "kind": "widget",
+    "entry": "index.html",
+    "permissions": {"write": True},
+    "settings": {
+        "repo": {"type": "string", "label": "Repository", "required": True, "default": "me/app"},
+        "limit": {"type": "integer", "label": "Items", "default": 20, "minimum": 1, "maximum": 100},
+        "state": {"type": "choice", "label": "State", "choices": ["open", "closed"], "default": "open"},
+    },
+    "connections": [
+        {
+            "id": "gh",
+            "kind": "http",
+            "service": "github",
+            "calls": {
+                "issues": {
+                    "method": "GET",
+                    "path": "/repos/{owner}/{repo}/issues",
+                    "query": {"per_page": "{limit}"},
+                },
+                "close": {
+                    "method": "PATCH",
+                    "path": "/repos/{owner}/{repo}/issues/{number}",
+                    "body": {"state": "closed"},
+                    "write": True,
+                },
+            },
+        },
+        {
+            "id": "tools",
+            "kind": "mcp",
+            "server": "github",
+            "operations": ["list_issues"],
+            "writes": ["create_issue"],
+        },
+        {
+            "id": "app",
+            "kind": "db",
+            "service": "local-app",
+            "engine": "sqlite",
+            "queries": {
+                "recent": {
+                    "sql": "SELECT id, title FROM tickets ORDER BY id DESC LIMIT ?",
+                    "params": ["limit"],
+                },
+                "close": {
+                    "sql": "UPDATE tickets SET status = 'closed' WHERE id = ?",
+                    "params": ["id"],
+                    "write": True,
+                },
+            },
+        },
+        NOTES,
+    ],
+}
+
+
+def summary(
+    kind: str,
+    title: str,
+    fields: tuple[tuple[str, str], ...],
+    request: str,
+    diff: str | None = None,
+    name: str = "Issue board",
+) -> WriteSummary:
+    return WriteSummary(
+        "t", 300.0, kind, title, "main", "com.example.board", name, "c", "op", fields, request, "0" * 64, diff
+    )
+
+
+FILES_DIFF = (
+    "--- a/notes/today.md\n+++ b/notes/today.md\n@@ -1,3 +1,3 @@\n"
+    " # Today\n-- buy milk\n+- buy oat milk\n - call Sam\n"
+)
+SUMMARIES = {
+    "confirm-db": summary(
+        "db",
+        "Confirm database write",
+        (("Query", "close"), ("Connection", "local-app (sqlite)")),
+        "UPDATE tickets SET status = 'closed' WHERE id = ?\nargs: [42]",
+    ),
+    "confirm-http": summary(
+        "http",
+        "Confirm request",
+        (("Service", "github"), ("Method", "PATCH"), ("URL", "https://api.github.com/repos/me/app/issues/7")),
+        'PATCH https://api.github.com/repos/me/app/issues/7\n\n{"state": "closed"}',
+    ),
+    "confirm-mcp": summary(
+        "mcp",
+        "Confirm tool call",
+        (("MCP server", "github"), ("Tool", "create_issue")),
+        '{"owner":"me","repo":"app","title":"Crash on start"}',
+    ),
+    "confirm-files": summary(
+        "files", "Confirm file change", (("Workspace", "main"), ("Path", "notes/today.md")), "", FILES_DIFF
+    ),
+    "confirm-hostile": summary(
+        "http",
+        "Confirm request",
+        (
+            ("Service", "<b>x</b><img src=x>"),
+            ("Method", "POST"),
+            ("URL", "https://evil.example/\u202egpj.exe/" + "a" * 400),
+        ),
+        "POST https://evil.example/\n\n" + "<script>alert(1)</script>\n" * 2000,
+        name="<b>Bold</b> \u202eevil",
+    ),
+}
+
+
+def build_home(root: Path, loop: asyncio.AbstractEventLoop) -> Broker:
+    home = root / "home"
+    broker = Broker(home, credentials=FileStore(home / "credentials.json"))
+    broker.home.ensure()
+    ws_root = root / "workspace"
+    (ws_root / "notes").mkdir(parents=True)
+    (ws_root / "app").mkdir()
+    add_workspace(broker.home, "main", ws_root)
+    add_project(broker.home, "main", "app", ws_root / "app")
+    db = root / "app.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE tickets (id INTEGER PRIMARY KEY, title TEXT, status TEXT)")
+        conn.executemany(
+            "INSERT INTO tickets (title, status) VALUES (?, ?)",
+            [("Crash on start", "open"), ("Typo in menu", "closed"), ("<b>not bold</b>", "open")],
+        )
+    db_profiles.save(
+        broker.home, broker.credentials, db_profiles.DbProfile("local-app", "sqlite", path=str(db)), None
+    )
+    http_profiles.save_profile(
+        broker.home,
+        broker.credentials,
+        http_profiles.ServiceProfile("github", "https://api.github.com"),
+        token="sample",  # noqa: S106 - sample data
+    )
+    mcp_profiles.add(
+        broker.home,
+        broker.credentials,
+        "github",
+        {"command": ["github-mcp", "--stdio"], "token_env": "GITHUB_TOKEN"},
+        "x",
+    )
+    for ext_id, name, kind, connections in (
+        ("com.example.clock", "World clock", "widget", [NOTES]),
+        ("com.example.notes", "Notes", "widget", [NOTES]),
+        ("com.example.editor", "Note editor", "tool", [NOTES]),
+    ):
+        raw = {
+            "id": ext_id,
+            "name": name,
+            "version": "1.0.0",
+            "kind": kind,
+            "entry": "index.html",
+            "permissions": {"write": True},
+            "connections": connections,
+        }
+        folder = _extension(root / "ext" / ext_id, raw)
+        install(broker.home, "main", folder)
+        loop.run_until_complete(approve(broker, "main", ext_id))
+    install(broker.home, "main", _extension(root / "ext" / "board", BOARD))
+    with broker.home.update() as settings:  # approve without pinning: no real github server here
+        from broker.settings import Approval
+
+        digest = broker.manifest("main", "com.example.board").digest()
+        settings.workspace("main").extensions["com.example.board"].approval = Approval(digest, "2026-01-01")
+    weather = {**BOARD, "id": "com.example.weather", "name": "Weather", "settings": {}}
+    install(broker.home, "main", _extension(root / "ext" / "weather", weather))  # not approved
+    for i, (decision, outcome) in enumerate(
+        (("confirmed", "ok"), ("declined", "nothing sent"), ("expired", "nothing sent"))
+    ):
+        broker.audit.record(
+            AuditRecord(
+                "main",
+                "com.example.board",
+                "gh",
+                "http",
+                "close",
+                decision,
+                outcome,
+                "Confirm request",
+                "0" * 64,
+                f"2026-01-0{i + 1}T10:00:00+00:00",
+            )
+        )
+    return broker
+
+
+def _extension(folder: Path, raw: dict[str, Any]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "manifest.json").write_text(json.dumps(raw, indent=2), encoding="utf-8")
+    (folder / "index.html").write_text("<!doctype html><p>demo</p>", encoding="utf-8")
+    return folder
+
+
+async def save(widget: QWidget, out: Path, name: str, size: tuple[int, int] | None = None) -> Path:
+    if size is not None:
+        widget.resize(*size)
+    widget.show()
+    # Let the loop lay the window out (processEvents here would re-enter running tasks).
+    await asyncio.sleep(0.05)
+    path = out / f"{name}.png"
+    if not widget.grab().save(str(path)):
+        raise SystemExit(f"could not write {path}")
+    print(path)
+    return path
+
+
+def shoot(out: Path) -> list[Path]:
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    with tempfile.TemporaryDirectory() as tmp:
+        broker = build_home(Path(tmp), loop)
+        try:
+            written: list[Path] = loop.run_until_complete(_shoot_all(out, broker))
+        finally:
+            loop.run_until_complete(broker.aclose())
+    return written
+
+
+async def _shoot_all(out: Path, broker: Broker) -> list[Path]:
+    written: list[Path] = []
+    model = WorkspaceModel(broker)
+    window = MainWindow(model, placeholder_view, BrokerConnections(broker), BrokerExplorer(broker))
+    window.show_workspace("main", ask=False)
+    written.append(await save(window, out, "main-window", (1280, 760)))
+    board = next(c for c in window.dashboard.cards if c.frame.manifest.id == "com.example.board")
+    board.settings_button.setChecked(True)
+    written.append(await save(window, out, "main-window-widget-settings", (1280, 760)))
+    board.settings_button.setChecked(False)
+    row = model.row("main", "com.example.editor")
+    assert row is not None
+    assert row.manifest is not None
+    window.open_tool(FrameSpec("main", row.manifest, "editor#tool"))
+    written.append(await save(window, out, "main-window-tool-page", (1280, 760)))
+    written += await _dialogs(out, broker)
+    written += await _windows(out, broker)
+    window.close()
+    await window.aclose()
+    return written
+
+
+async def _dialogs(out: Path, broker: Broker) -> list[Path]:
+    written = []
+    for name, s in SUMMARIES.items():
+        written.append(await save(ConfirmDialog(s, guard_ms=0), out, name, (640, 560)))
+    expired = ConfirmDialog(SUMMARIES["confirm-http"], guard_ms=0)
+    expired.expire()
+    written.append(await save(expired, out, "confirm-expired", (640, 560)))
+    review = broker.manifest("main", "com.example.board").review()
+    written.append(
+        await save(ReviewDialog(review, ReviewReason.INSTALL, guard_ms=0), out, "review-install", (720, 760))
+    )
+    written.append(
+        await save(ReviewDialog(review, ReviewReason.CHANGED, guard_ms=0), out, "review-changed", (720, 760))
+    )
+    written.append(
+        await save(WriteToggleDialog("local-app", "/data/app.db", guard_ms=0), out, "db-write-toggle")
+    )
+    return written
+
+
+async def _windows(out: Path, broker: Broker) -> list[Path]:
+    written = []
+    page = ConnectionsPage(BrokerConnections(broker))
+    page.services.list.setCurrentRow(0)
+    written.append(await save(page, out, "settings-services", (920, 620)))
+    page.services.new()
+    page.services.fields["name"].set("calendar")
+    page.services.fields["base_url"].set("http://calendar.example.com")
+    page.services.fields["auth"].set("oauth2")
+    written.append(await save(page, out, "settings-services-oauth2-invalid", (920, 620)))
+    page.tabs.setCurrentWidget(page.mcp)
+    page.mcp.list.setCurrentRow(0)
+    page.mcp.fields["token_env"].set("LD_PRELOAD")
+    written.append(await save(page, out, "settings-mcp", (920, 620)))
+    page.tabs.setCurrentWidget(page.databases)
+    page.databases.list.setCurrentRow(0)
+    test = page.databases.start_test()
+    if test is not None:
+        await test
+    written.append(await save(page, out, "settings-databases", (920, 620)))
+    page.databases.new()
+    page.databases.fields["engine"].set("postgres")
+    page.databases.fields["host"].set("postgres://db")
+    page.databases.fields["port"].set("99999")
+    written.append(await save(page, out, "settings-databases-server-invalid", (920, 620)))
+    explorer = DbExplorer(BrokerExplorer(broker))
+    explorer.sql.setPlainText("SELECT id, title, status FROM tickets ORDER BY id")
+    task = explorer.start_run()
+    if task is not None:
+        await task
+    written.append(await save(explorer, out, "db-explorer", (900, 560)))
+    written.append(await save(AuditView(broker.audit), out, "audit-log", (1100, 420)))
+    written.append(await save(WorkspaceSettings(broker.home, "main"), out, "workspace-settings", (640, 480)))
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("out", type=Path, help="folder for the PNG files (created if missing)")
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    written = shoot(args.out)
+    print(f"{len(written)} screenshot(s) in {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
