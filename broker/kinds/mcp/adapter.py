@@ -72,12 +72,13 @@ class McpKind:
                 return ServerSession(label, http_opener(profile.url, token, self.limits, state), self.limits)
 
         else:
-            env = profiles.safe_environment()
-            if profile.token_env is not None and token is not None:
-                env[profile.token_env] = token
-            opener = stdio_opener(profile.command, env, working_folder(workspace), self.limits)
+            command, token_env = profile.command, profile.token_env
 
             def make() -> ServerSession:
+                env = profiles.safe_environment()
+                if token_env is not None and token is not None:
+                    env[token_env] = token
+                opener = stdio_opener(command, env, working_folder(workspace), self.limits)
                 return ServerSession(label, opener, self.limits)
 
         fingerprint = [self.env.settings.mcp_servers[server], token, str(workspace.root)]

@@ -83,10 +83,11 @@ class TdtKind:
 
     async def session(self, workspace: Workspace) -> ServerSession:
         command = command_for(workspace)
-        opener = stdio_opener(command, profiles.safe_environment(), working_folder(workspace), self.limits)
         hint = " (is tdt installed? set the command with: helm workspace tdt-command)"
 
         def make() -> ServerSession:
+            env = profiles.safe_environment()
+            opener = stdio_opener(command, env, working_folder(workspace), self.limits)
             return ServerSession(LABEL, opener, self.limits, start_hint=hint)
 
         return await self._pool.get((workspace.name, "tdt"), [command, str(workspace.root)], make)
