@@ -3,7 +3,8 @@
 It sets up the demo in a temporary Helm home, opens the Notes widget in the real web view
 (offscreen), reads a note through the page's ``helm.call`` and the bridge, then tries to write
 it twice — once through the bridge with a confirmer that always clicks Cancel, once straight
-to the broker with no token — and checks the file on disk is unchanged. Packagers run it on a
+to the broker with no token — and checks the file on disk is unchanged. Last, it asks the
+demo's MCP server (a child process of this installation) for the time. Packagers run it on a
 built bundle (QtWebEngine, its resources and the shipped data must all be there to pass).
 Exit 0 when every check passed, 1 on a failed check or the time limit.
 """
@@ -28,6 +29,7 @@ from broker.credentials import open_store
 
 TIME_LIMIT = 90.0
 EXTENSION = "dev.helm.demo.notes"
+CLOCK = "dev.helm.demo.clock"
 NOTE = "notes/welcome.md"
 REFUSALS = {"declined", "confirmation_required"}
 _tags = itertools.count()
@@ -111,6 +113,7 @@ async def checks(home: Path, started: float, report: list[str]) -> None:
             await call_checks(broker, window.dashboard.views[0], confirm, note, report)
         finally:
             await window.aclose()
+        await server_check(broker, workspace, report)
 
 
 async def call_checks(
@@ -132,6 +135,15 @@ async def call_checks(
     direct = await broker.call(ctx, "notes", "write", args)
     refused(direct, note, before, "without a token")
     report.append(f"ok    write without a token: {direct['error']['code']}, file unchanged")
+
+
+async def server_check(broker: Broker, workspace: str, report: list[str]) -> None:
+    """The demo's MCP server starts from this installation (a bundle runs it itself)."""
+    ctx = CallContext(workspace, CLOCK, "self-test")
+    answer = await broker.call(ctx, "demo", "current_time", {})
+    if not answer.get("ok"):
+        raise Failed(f"the demo MCP server gave {short(answer)}")
+    report.append("ok    the demo MCP server started and answered")
 
 
 def refused(result: dict[str, Any], note: Path, before: bytes, how: str) -> None:
