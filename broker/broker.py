@@ -185,10 +185,10 @@ class Broker:
         adapter = self._adapters.get(kind)
         if adapter is None:
             spec = KINDS.get(kind)
-            if spec is None or spec.adapter is None:
+            if spec is None:
                 raise CallError(ErrorCode.UNAVAILABLE, f"the {kind} kind is not available in this Helm")
             env = KindEnv(self.home, self.credentials)
-            adapter = self._adapters[kind] = spec.adapter(env)
+            adapter = self._adapters[kind] = spec.load()(env)
         return adapter
 
     # -- the pipeline --------------------------------------------------------------------

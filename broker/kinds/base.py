@@ -9,6 +9,7 @@ hands the kind a validated ``Call``.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -143,8 +144,17 @@ class Kind(Protocol):
 
 @dataclass(frozen=True)
 class KindSpec:
-    """A registry entry: the kind's rules and, once implemented, its adapter factory."""
+    """A registry entry: the kind's rules and where its adapter class lives.
+
+    The adapter is named as ``"package.module:Class"`` and imported on first use, so commands
+    that only read manifests (lint, review, ``--version``) do not load every kind's libraries.
+    """
 
     name: str
     rules: KindRules
-    adapter: Callable[[KindEnv], Kind] | None = None
+    adapter: str
+
+    def load(self) -> Callable[[KindEnv], Kind]:
+        module, _, attr = self.adapter.partition(":")
+        factory: Callable[[KindEnv], Kind] = getattr(importlib.import_module(module), attr)
+        return factory
