@@ -8,6 +8,7 @@ each kind's ``profiles`` module, Test through the kind's adapter. OAuth2 sign-in
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -59,10 +60,14 @@ class OAuthConnector(Protocol):
     def redirect_uri(self, name: str) -> str: ...
 
     def status(self, name: str) -> str:
-        """ "connected", "not connected" or "expired" — words for the user."""
+        """Words for the user: "not connected", "connected (scopes)"…"""
         ...
 
-    async def connect(self, name: str) -> TestResult: ...
+    async def connect(self, name: str, progress: Callable[[str], None] | None = None) -> TestResult: ...
+
+    async def cancel(self, name: str) -> None:
+        """Stop a sign-in that is waiting for the browser."""
+        ...
 
     async def disconnect(self, name: str) -> TestResult: ...
 

@@ -57,10 +57,14 @@ class ServicesPage(ProfilePage):
         row = QHBoxLayout()
         self.connect_button = QPushButton("Connect", self.oauth_box)
         self.disconnect_button = QPushButton("Disconnect", self.oauth_box)
+        self.cancel_sign_in = QPushButton("Cancel sign-in", self.oauth_box)
+        self.cancel_sign_in.hide()
         self.connect_button.clicked.connect(self.start_connect)
         self.disconnect_button.clicked.connect(self.start_disconnect)
+        self.cancel_sign_in.clicked.connect(self.stop_connect)
         row.addWidget(self.connect_button)
         row.addWidget(self.disconnect_button)
+        row.addWidget(self.cancel_sign_in)
         row.addStretch(1)
         col.addLayout(row)
         self.oauth_progress = QProgressBar(self.oauth_box)
@@ -103,7 +107,7 @@ class ServicesPage(ProfilePage):
             return
         status = self.oauth.status(self.current)
         set_plain(self.oauth_status, f"Status: {status}")
-        connected = status == "connected"
+        connected = status.startswith("connected")
         self.connect_button.setText("Reconnect" if connected else "Connect")
         self.connect_button.setEnabled(True)
         self.disconnect_button.setEnabled(connected)
@@ -111,9 +115,17 @@ class ServicesPage(ProfilePage):
     def start_connect(self) -> asyncio.Task[Any] | None:
         if self.oauth is None or self.current is None:
             return None
-        return self.own(
-            self._oauth(self.oauth.connect(self.current), "Connecting — finish the sign-in in your browser…")
-        )
+        self.cancel_sign_in.show()
+        action = self.oauth.connect(self.current, self.connect_progress)
+        return self.own(self._oauth(action, "Starting the sign-in…"))
+
+    def connect_progress(self, message: str) -> None:
+        set_plain(self.oauth_result, message)
+
+    def stop_connect(self) -> asyncio.Task[Any] | None:
+        if self.oauth is None or self.current is None:
+            return None
+        return self.own(self.oauth.cancel(self.current))
 
     def start_disconnect(self) -> asyncio.Task[Any] | None:
         if self.oauth is None or self.current is None:
@@ -130,6 +142,7 @@ class ServicesPage(ProfilePage):
             result: TestResult = await action
         finally:
             self.oauth_progress.hide()
+            self.cancel_sign_in.hide()
         set_plain(self.oauth_result, result.message)
         self.oauth_result.setStyleSheet(OK_STYLE if result.ok else ERROR_STYLE)
         self.revalidate()

@@ -1,0 +1,144 @@
+"""Connect / Reconnect / Disconnect in Settings → Services against a real, strict OAuth2 server."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from pytestqt.qtbot import QtBot
+
+from broker import Broker
+from broker.kinds.http.profiles import ServiceProfile, save_profile
+from tests.helpers import manifest_dict, new_broker, setup_extension
+from tests.servers.services import OAuth2Server
+from ui.qt import Qt
+from ui.settings.backend import BrokerConnections
+from ui.settings.oauth import BrokerOAuth
+from ui.settings.services import ServicesPage
+
+
+class Browser:
+    """What the system browser does with the authorize URL: open it, follow the redirects."""
+
+    def __init__(self, follow: bool = True) -> None:
+        self.follow = follow
+        self.opened: list[str] = []
+        self.tasks: set[asyncio.Task[Any]] = set()
+
+    def __call__(self, url: str) -> None:
+        self.opened.append(url)
+        if self.follow:
+            task = asyncio.ensure_future(self.visit(url))
+            self.tasks.add(task)
+            task.add_done_callback(self.tasks.discard)
+
+    async def visit(self, url: str) -> None:
+        async with httpx.AsyncClient(follow_redirects=True, trust_env=False) as client:
+            await client.get(url)
+
+
+@pytest.fixture
+def broker(tmp_path: Path, run: Any, oauth2_server: OAuth2Server) -> Iterator[Broker]:
+    b = new_broker(tmp_path / "home")
+    b.home.ensure()
+    save_profile(
+        b.home,
+        b.credentials,
+        ServiceProfile("cal", "https://api.example.com", "oauth2", client_id="helm-test"),
+        client_secret="s3cret",
+    )
+    oauth = {
+        "authorizeUrl": f"{oauth2_server.url}/authorize",
+        "tokenUrl": oauth2_server.token_endpoint,
+        "scopes": ["read"],
+    }
+    conn = {
+        "id": "api",
+        "kind": "http",
+        "service": "cal",
+        "oauth2": oauth,
+        "calls": {"get": {"method": "GET", "path": "/x"}},
+    }
+    run(setup_extension(b, tmp_path, manifest_dict([conn])))
+    oauth2_server.configure(scope="read")
+    yield b
+    run(b.aclose())
+
+
+def services_page(qtbot: QtBot, broker: Broker, browser: Browser) -> ServicesPage:
+    backend = BrokerConnections(broker, BrokerOAuth(broker, lambda: "ws", open_url=browser))
+    page = ServicesPage(backend.services, backend.oauth)
+    qtbot.addWidget(page)
+    page.show()
+    page.list.setCurrentRow(0)
+    assert page.current == "cal"
+    return page
+
+
+async def outcome(task: asyncio.Future[Any]) -> Any:
+    return await task
+
+
+def test_connect_signs_in_shows_the_result_and_offers_reconnect_and_disconnect(
+    qtbot: QtBot, broker: Broker, run: Any
+) -> None:
+    browser = Browser()
+    page = services_page(qtbot, broker, browser)
+    assert page.connect_button.text() == "Connect"
+    assert page.oauth_status.text() == "Status: not connected"
+    assert not page.disconnect_button.isEnabled()
+    assert "/oauth/callback" in page.redirect.text()
+    task = page.start_connect()
+    assert task is not None
+    result = run(outcome(task), 30)
+    assert result.ok, result.message
+    assert page.oauth_result.text() == "Connected cal (read)."
+    assert page.oauth_status.text() == "Status: connected (read)"
+    assert page.connect_button.text() == "Reconnect"
+    assert page.disconnect_button.isEnabled()
+    assert "redirect_uri=http%3A%2F%2F127.0.0.1%3A" in browser.opened[0]
+    assert "s3cret" not in broker.home.settings_path.read_text("utf-8")
+    qtbot.mouseClick(page.disconnect_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.oauth_status.text() == "Status: not connected", timeout=5000)
+    assert page.oauth_result.text() == "Disconnected cal; the profile stays."
+
+
+def test_while_waiting_the_exact_redirect_uri_is_shown_and_cancel_stops_the_sign_in(
+    qtbot: QtBot, broker: Broker, run: Any
+) -> None:
+    page = services_page(qtbot, broker, Browser(follow=False))
+    task = page.start_connect()
+    assert task is not None
+    qtbot.waitUntil(lambda: "Redirect URI: http://127.0.0.1:" in page.oauth_result.text(), timeout=5000)
+    assert page.oauth_progress.isVisible()
+    assert page.cancel_sign_in.isVisible()
+    qtbot.mouseClick(page.cancel_sign_in, Qt.MouseButton.LeftButton)
+    result = run(outcome(task), 10)
+    assert not result.ok
+    assert page.oauth_result.text() == "the sign-in was cancelled"
+    assert not page.oauth_progress.isVisible()
+    assert page.oauth_status.text() == "Status: not connected"
+
+
+def test_connect_without_an_extension_declaring_the_service_says_why(
+    qtbot: QtBot, broker: Broker, run: Any
+) -> None:
+    backend = BrokerConnections(broker, BrokerOAuth(broker, lambda: "ws", open_url=Browser()))
+    save_profile(
+        broker.home,
+        broker.credentials,
+        ServiceProfile("other", "https://o.example.com", "oauth2", client_id="x"),
+    )
+    page = ServicesPage(backend.services, backend.oauth)
+    qtbot.addWidget(page)
+    page.list.setCurrentRow(1)
+    assert page.current == "other"
+    task = page.start_connect()
+    assert task is not None
+    result = run(outcome(task), 10)
+    assert not result.ok
+    assert "declares OAuth2 for service 'other'" in page.oauth_result.text()
