@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from broker.broker import Broker
-from broker.errors import CallError, SettingsError
+from broker.errors import CallError, ProfileError, SettingsError
+from broker.kinds.base import PinReviewer
 from broker.manifest import Manifest
 from broker.manifest import load as load_manifest
 from broker.settings import Approval, Home, InstalledExtension
@@ -53,6 +54,28 @@ async def approve(broker: Broker, workspace: str, extension: str) -> Approval:
             raise SettingsError(f"{extension!r} is not installed in {workspace!r}")
         ext.approval = approval
     return approval
+
+
+async def pin_changes(broker: Broker, workspace: str, extension: str) -> list[str]:
+    """What changed since approval in what kinds pinned (e.g. an MCP tool's schema), one line
+    per change, for review to show before the user approves again."""
+    ws = broker.home.settings().workspace(workspace)
+    ext = ws.extensions.get(extension)
+    if ext is None or ext.approval is None:
+        return []
+    lines: list[str] = []
+    for conn in broker.manifest(workspace, extension).connections:
+        pinned = ext.approval.pins.get(str(conn["id"]))
+        if not pinned:
+            continue
+        try:
+            adapter = broker.adapter(str(conn["kind"]))
+            if isinstance(adapter, PinReviewer):
+                changes = await adapter.pin_changes(ws, conn, pinned)
+                lines += [f"[{conn['id']}] {change}" for change in changes]
+        except (CallError, ProfileError) as err:
+            lines.append(f"[{conn['id']}] cannot check what changed: {err}")
+    return lines
 
 
 def approval_current(broker: Broker, workspace: str, extension: str) -> bool:

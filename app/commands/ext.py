@@ -149,7 +149,11 @@ def _install(args: argparse.Namespace) -> int:
 def _approve(args: argparse.Namespace) -> int:
     async def review_text() -> str:
         async with open_broker(args) as broker:
-            return format_review(broker.manifest(args.workspace, args.id).review())
+            text = format_review(broker.manifest(args.workspace, args.id).review())
+            changes = await extensions.pin_changes(broker, args.workspace, args.id)
+        if changes:
+            text += "\n\nChanged since your last approval:\n" + "\n".join(f"  - {c}" for c in changes)
+        return text
 
     print(run_text(review_text()))
     if not args.yes and not ask_yes_no("Approve this extension?"):

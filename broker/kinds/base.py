@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from broker.context import CallContext
@@ -140,6 +140,15 @@ class Kind(Protocol):
     async def aclose(self) -> None:
         """Close sessions, pools and children the kind holds."""
         ...
+
+
+@runtime_checkable
+class PinReviewer(Protocol):
+    """Implemented by kinds whose ``pin`` can go stale (MCP tools): says what changed."""
+
+    async def pin_changes(
+        self, workspace: Workspace, conn: Mapping[str, JSON], pinned: Mapping[str, JSON]
+    ) -> list[str]: ...
 
 
 @dataclass(frozen=True)

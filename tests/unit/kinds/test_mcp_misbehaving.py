@@ -162,7 +162,7 @@ async def test_a_sampling_request_from_the_server_gets_an_error_reply(tmp_path: 
 
 
 async def test_a_changed_tool_schema_is_refused_until_approved_again(tmp_path: Path):
-    from broker.extensions import approve
+    from broker.extensions import approve, pin_changes
 
     async with new_broker(tmp_path / "home") as broker:
         add_stdio(broker, "odd", TDT_LIKE)
@@ -170,19 +170,18 @@ async def test_a_changed_tool_schema_is_refused_until_approved_again(tmp_path: P
         assert (await broker.call(ctx, "m", "mutate", {}))["ok"]
         changed = await broker.call(ctx, "m", "tdt_workspace_status", {})
         other = await broker.call(ctx, "m", "fail", {})
-        ws = broker.home.settings().workspace("ws")
-        conn = broker.manifest("ws", ctx.extension).connection("m")
-        pinned = ws.extensions[ctx.extension].approval.pins["m"]  # type: ignore[union-attr]
-        lines = await broker.adapter("mcp").pin_changes(ws, conn, pinned)  # type: ignore[attr-defined]
+        lines = await pin_changes(broker, "ws", ctx.extension)
         await approve(broker, "ws", ctx.extension)
+        after = await pin_changes(broker, "ws", ctx.extension)
         approved_again = await broker.call(ctx, "m", "tdt_workspace_status", {})
     assert code(changed) == "refused"
     assert "changed" in changed["error"]["message"]
     assert code(other) == "tool_error"  # other tools keep working
     assert len(lines) == 1
-    assert lines[0].startswith("tool tdt_workspace_status: input schema changed")
+    assert lines[0].startswith("[m] tool tdt_workspace_status: input schema changed")
     assert '"everything"' in lines[0]
     assert approved_again["ok"]
+    assert after == []
 
 
 async def test_a_write_tool_shows_server_tool_and_args_and_runs_only_when_confirmed(tmp_path: Path):
