@@ -80,6 +80,20 @@
     });
   }
 
+  // Helm denies every permission, but the engine never asks it about location (the request
+  // would stay pending for ever): answer location requests here, as denied.
+  if (typeof Geolocation === 'function') {
+    var denied = function (error) {
+      if (typeof error !== 'function') return;
+      setTimeout(function () {
+        error({ code: 1, message: 'Helm extensions have no access to the location',
+                PERMISSION_DENIED: 1, POSITION_UNAVAILABLE: 2, TIMEOUT: 3 });
+      }, 0);
+    };
+    Geolocation.prototype.getCurrentPosition = function (_success, error) { denied(error); };
+    Geolocation.prototype.watchPosition = function (_success, error) { denied(error); return 0; };
+  }
+
   Object.defineProperty(window, 'helm', {
     value: Object.freeze({ call: call }),
     writable: false,

@@ -28,6 +28,7 @@ QT_NOISE = (
     r"QVulkanInstance: .*",
     r"GBM is not supported .*",
     r"GPUInfo not initialized .*",
+    r"(Screen|Window) capturing is not available.*",
     r"Release of profile requested but WebEnginePage still not deleted.*",
 )
 

@@ -25,6 +25,14 @@ def test_a_hostile_page_reaches_nothing_but_its_own_files(run: Any, frames: Any,
     other_folder = copy_page("other", tmp_path / "other")
     other = ExtensionProfile(other_folder, extension_host("ws", "com.example.other"))
     view = frames(copy_page("hostile", tmp_path / "hostile"), EchoHandler())
+    downloads: list[str] = []
+
+    def download_seen(download: Any) -> None:
+        # Helm's own handler runs first and cancels; anything else got through.
+        if download.state() != download.DownloadState.DownloadCancelled:
+            downloads.append(download.downloadFileName())
+
+    view._test_profile.profile.downloadRequested.connect(download_seen)
     navigations: list[str] = []
     view.page.urlChanged.connect(lambda url: navigations.append(url.toString()))
     with canary() as c:
@@ -32,6 +40,7 @@ def test_a_hostile_page_reaches_nothing_but_its_own_files(run: Any, frames: Any,
         async def scenario() -> tuple[Any, Any]:
             await wait_ready(view, fragment=f"port={c.port}&other={other.host}")
             escaped = await evaluate(view, "hostile.escape()")
+            escaped["permissions"] = await evaluate(view, "hostile.permissions()")
             await evaluate(view, "hostile.leave()")
             # A round trip through the bridge after the attempts: the page is still ours.
             after = await evaluate(view, "helm.call('c', 'ping', {}).then(r => [location.href, r.ok])")
@@ -44,6 +53,8 @@ def test_a_hostile_page_reaches_nothing_but_its_own_files(run: Any, frames: Any,
     assert [name for name, ok in got_through.items() if ok is True] == []
     assert escaped["got_through"]["ownImage"] is True, "the page must still load its own files"
     assert hits == []
+    assert escaped["permissions"] == [False] * 7, "every permission request is answered: denied"
+    assert downloads == [], "downloads are cancelled before they start"
     assert escaped["violations"] > 0, "the Content-Security-Policy must refuse the attempts itself"
     location, answered = after
     assert location.split("#")[0] == view.url

@@ -135,6 +135,36 @@
     return Promise.resolve(window.helm.call !== original || !Object.isFrozen(window.helm));
   }
 
+  function permissions() {
+    // Every request must be answered (denied), never left pending.
+    function answered(p) {
+      return Promise.race([p.then(function (v) { return v; }, function () { return false; }),
+        new Promise(function (resolve) { setTimeout(function () { resolve('pending'); }, 5000); })]);
+    }
+    return Promise.all([
+      answered(new Promise(function (resolve) {
+        navigator.geolocation.getCurrentPosition(function () { resolve(true); }, function () { resolve(false); });
+      })),
+      answered(Notification.requestPermission().then(function (p) { return p === 'granted'; })),
+      answered(navigator.mediaDevices.getUserMedia({ video: true, audio: true }).then(function () { return true; })),
+      answered(navigator.mediaDevices.getDisplayMedia({ video: true }).then(function () { return true; })),
+      answered(navigator.clipboard.readText().then(function () { return true; })),
+      answered(navigator.clipboard.writeText('x').then(function () { return true; })),
+      answered(navigator.storage.persist())
+    ]);
+  }
+  function download() {
+    var a = document.createElement('a');
+    a.href = 'pixel.svg'; a.download = 'pixel.svg';
+    document.body.appendChild(a);
+    a.click();
+    var blob = document.createElement('a');
+    blob.href = URL.createObjectURL(new Blob(['x'])); blob.download = 'x.txt';
+    document.body.appendChild(blob);
+    blob.click();
+    return Promise.resolve(false);
+  }
+
   function stealBridge() {
     // Replace every built-in the page-side helm might use, then call: none may be handed
     // Helm's private node, and the call must still be answered by Helm.
@@ -188,6 +218,7 @@
         stealBridge: stealBridge(),
         ownImage: loads('img', 'src', 'pixel.svg')
       };
+      attempts.download = download();
       var names = Object.keys(attempts);
       // An attempt that never answers did not get through either; the canary has the last word.
       var bounded = names.map(function (n) {
@@ -199,6 +230,7 @@
         return { got_through: out, violations: violations.length };
       });
     },
+    permissions: permissions,
     leave: function () {
       // Navigation and forms last: had one worked, the page would be gone.
       var form = document.createElement('form');
