@@ -30,14 +30,14 @@ from broker.broker import Broker  # noqa: E402
 from broker.credentials import FileStore  # noqa: E402
 from broker.extensions import approve, install  # noqa: E402
 from broker.kinds.db import profiles as db_profiles  # noqa: E402
+from broker.kinds.db.explorer import DbExplorer as ExplorerLogic  # noqa: E402
 from broker.kinds.http import profiles as http_profiles  # noqa: E402
 from broker.kinds.mcp import profiles as mcp_profiles  # noqa: E402
-from broker.summary import WriteSummary  # noqa: E402
+from broker.summary import Decision, WriteSummary  # noqa: E402
 from broker.workspaces import add_project, add_workspace  # noqa: E402
 from ui.audit_view import AuditView  # noqa: E402
 from ui.dashboard import FrameSpec, placeholder_view  # noqa: E402
-from ui.db_explorer import DbExplorer, WriteToggleDialog  # noqa: E402
-from ui.db_explorer_model import BrokerExplorer  # noqa: E402
+from ui.db_explorer import DbExplorer  # noqa: E402
 from ui.dialogs.confirm import ConfirmDialog  # noqa: E402
 from ui.dialogs.review import ReviewDialog, ReviewReason  # noqa: E402
 from ui.main_window import MainWindow  # noqa: E402
@@ -244,6 +244,25 @@ def build_home(root: Path, loop: asyncio.AbstractEventLoop) -> Broker:
     return broker
 
 
+class Answer:
+    """A confirmer that answers at once and remembers what it was asked."""
+
+    def __init__(self, decision: Decision) -> None:
+        self.decision = decision
+        self.asked: list[WriteSummary] = []
+
+    async def __call__(self, summary: WriteSummary) -> Decision:
+        self.asked.append(summary)
+        return self.decision
+
+
+async def toggle_summary(broker: Broker) -> WriteSummary:
+    """What Helm asks when the user turns DB explorer writes on."""
+    answer = Answer(Decision.DECLINED)
+    await ExplorerLogic(broker).enable_writes("local-app", answer)
+    return answer.asked[0]
+
+
 def _extension(folder: Path, raw: dict[str, Any]) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "manifest.json").write_text(json.dumps(raw, indent=2), encoding="utf-8")
@@ -280,7 +299,7 @@ def shoot(out: Path) -> list[Path]:
 async def _shoot_all(out: Path, broker: Broker) -> list[Path]:
     written: list[Path] = []
     model = WorkspaceModel(broker)
-    window = MainWindow(model, placeholder_view, BrokerConnections(broker), BrokerExplorer(broker))
+    window = MainWindow(model, placeholder_view, BrokerConnections(broker), ExplorerLogic(broker))
     window.show_workspace("main", ask=False)
     written.append(await save(window, out, "main-window", (1280, 760)))
     board = next(c for c in window.dashboard.cards if c.frame.manifest.id == "com.example.board")
@@ -314,7 +333,7 @@ async def _dialogs(out: Path, broker: Broker) -> list[Path]:
         await save(ReviewDialog(review, ReviewReason.CHANGED, guard_ms=0), out, "review-changed", (720, 760))
     )
     written.append(
-        await save(WriteToggleDialog("local-app", "/data/app.db", guard_ms=0), out, "db-write-toggle")
+        await save(ConfirmDialog(await toggle_summary(broker), guard_ms=0), out, "db-write-toggle")
     )
     return written
 
@@ -344,12 +363,17 @@ async def _windows(out: Path, broker: Broker) -> list[Path]:
     page.databases.fields["host"].set("postgres://db")
     page.databases.fields["port"].set("99999")
     written.append(await save(page, out, "settings-databases-server-invalid", (920, 620)))
-    explorer = DbExplorer(BrokerExplorer(broker))
+    logic = ExplorerLogic(broker)
+    explorer = DbExplorer(logic)
     explorer.sql.setPlainText("SELECT id, title, status FROM tickets ORDER BY id")
     task = explorer.start_run()
     if task is not None:
         await task
     written.append(await save(explorer, out, "db-explorer", (900, 560)))
+    await logic.enable_writes("local-app", Answer(Decision.CONFIRMED))
+    explorer.sync_toggle()
+    explorer.sql.setPlainText("UPDATE tickets SET status = 'closed' WHERE id = 1")
+    written.append(await save(explorer, out, "db-explorer-writes-on", (900, 560)))
     written.append(await save(AuditView(broker.audit), out, "audit-log", (1100, 420)))
     written.append(await save(WorkspaceSettings(broker.home, "main"), out, "workspace-settings", (640, 480)))
     return written

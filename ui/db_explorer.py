@@ -1,18 +1,19 @@
 """The DB explorer window: choose a database profile, run SQL, read the rows in a table.
 
-The logic is in ``ui.db_explorer_model``; this module is the widgets. Cell values come from
-the database, so they are shown as plain text (table items never interpret markup).
+The logic is the broker's (``broker.kinds.db.explorer.DbExplorer``): Run is always read-only;
+"Run as write" exists only while the write toggle for that database is on, and the toggle and
+every write statement are confirmed in Helm's dialog. Cell values come from the database, so
+they are shown as plain text (table items never interpret markup).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from broker.summary import Confirmer, Decision
-from ui.db_explorer_model import ExplorerBackend, ExplorerSession
-from ui.dialogs.base import GUARD_MS, QuestionDialog, answer
 from ui.dialogs.confirm import DialogConfirmer
 from ui.qt import (
     QAbstractItemView,
@@ -31,20 +32,31 @@ from ui.text import elide, monospace, plain_label, set_plain
 MAX_CELL_CHARS = 500
 
 
-class WriteToggleDialog(QuestionDialog):
-    def __init__(self, name: str, where: str, parent: QWidget | None = None, *, guard_ms: int = GUARD_MS):
-        super().__init__("Allow writes", "Allow writes", parent, guard_ms=guard_ms)
-        layout = QVBoxLayout(self)
-        layout.addWidget(plain_label(f"Allow the DB explorer to write to {name} ({where})?", self))
-        layout.addWidget(
-            plain_label(
-                "Writes stay allowed until Helm restarts, the profile changes or you turn this off. "
-                "You still confirm every write statement.",
-                self,
-            )
-        )
-        layout.addLayout(self.buttons)
-        self.focus_cancel()
+class ProfileChoice(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def engine(self) -> str: ...
+
+    @property
+    def where(self) -> str: ...
+
+
+class ExplorerBackend(Protocol):
+    """What the window needs; ``broker.kinds.db.explorer.DbExplorer`` is one."""
+
+    def profiles(self) -> Sequence[ProfileChoice]: ...
+
+    def writes_enabled(self, profile: str) -> bool: ...
+
+    def disable_writes(self, profile: str) -> None: ...
+
+    async def enable_writes(self, profile: str, confirm: Confirmer) -> Decision: ...
+
+    async def query(self, profile: str, sql: str) -> dict[str, Any]: ...
+
+    async def request_write(self, profile: str, sql: str, confirm: Confirmer) -> dict[str, Any]: ...
 
 
 class DbExplorer(QWidget):
@@ -54,16 +66,13 @@ class DbExplorer(QWidget):
         parent: QWidget | None = None,
         *,
         confirm: Confirmer | None = None,
-        guard_ms: int = GUARD_MS,
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("DB explorer")
         self.resize(900, 600)
         self.backend = backend
-        self.guard_ms = guard_ms
-        self.session = ExplorerSession(backend, confirm or DialogConfirmer(self))
+        self.confirm = confirm or DialogConfirmer(self)
         self.tasks: set[asyncio.Task[Any]] = set()
-        self.toggle_dialog: WriteToggleDialog | None = None
         layout = QVBoxLayout(self)
         top = QHBoxLayout()
         self.profile_box = QComboBox(self)
@@ -83,6 +92,9 @@ class DbExplorer(QWidget):
         self.run_button = QPushButton("Run", self)
         self.run_button.clicked.connect(self.start_run)
         row.addWidget(self.run_button)
+        self.write_button = QPushButton("Run as write…", self)
+        self.write_button.clicked.connect(self.start_write)
+        row.addWidget(self.write_button)
         self.mode = plain_label("", self, wrap=False)
         row.addWidget(self.mode, 1)
         layout.addLayout(row)
@@ -108,48 +120,55 @@ class DbExplorer(QWidget):
 
     def sync_toggle(self) -> None:
         name = self.current
-        on = name is not None and self.session.writes_on(name)
+        on = name is not None and self.backend.writes_enabled(name)
         self.write_toggle.setChecked(on)
         self.write_toggle.setEnabled(name is not None)
         self.run_button.setEnabled(name is not None)
-        self.mode.setText("Writes allowed — each statement asks for your confirmation" if on else "Read-only")
+        self.write_button.setVisible(on)
+        self.mode.setText("Writes on — each statement asks for your confirmation" if on else "Read-only")
 
     def toggle_clicked(self, checked: bool) -> asyncio.Task[Any] | None:
         name = self.current
         if name is None:
             return None
         if not checked:
-            self.session.turn_off(name)
+            self.backend.disable_writes(name)
             self.sync_toggle()
             return None
-        self.write_toggle.setChecked(False)  # only on after the user confirms
+        self.write_toggle.setChecked(False)  # on only after the user confirms
         return self.own(self.ask_toggle(name))
 
     async def ask_toggle(self, name: str) -> bool:
-        where = next((c.where for c in self.backend.profiles() if c.name == name), name)
-        self.toggle_dialog = WriteToggleDialog(name, where, self, guard_ms=self.guard_ms)
-        decision = await answer(self.toggle_dialog)
-        self.toggle_dialog.deleteLater()
-        self.toggle_dialog = None
-        if decision is Decision.CONFIRMED:
-            self.session.turn_on(name)
+        decision = await self.backend.enable_writes(name, self.confirm)
         self.sync_toggle()
         return decision is Decision.CONFIRMED
 
     def start_run(self) -> asyncio.Task[Any] | None:
+        return self._start(write=False)
+
+    def start_write(self) -> asyncio.Task[Any] | None:
+        return self._start(write=True)
+
+    def _start(self, *, write: bool) -> asyncio.Task[Any] | None:
         name = self.current
         sql = self.sql.toPlainText().strip()
         if name is None or not sql:
             return None
-        return self.own(self.run(name, sql))
+        return self.own(self.run(name, sql, write=write))
 
-    async def run(self, name: str, sql: str) -> dict[str, Any]:
+    async def run(self, name: str, sql: str, *, write: bool = False) -> dict[str, Any]:
         self.run_button.setEnabled(False)
-        set_plain(self.status, "Running…")
+        self.write_button.setEnabled(False)
+        set_plain(self.status, "Waiting for your confirmation…" if write else "Running…")
+        self.status.setStyleSheet("")
         try:
-            envelope = await self.session.run(name, sql)
+            if write:
+                envelope = await self.backend.request_write(name, sql, self.confirm)
+            else:
+                envelope = await self.backend.query(name, sql)
         finally:
             self.run_button.setEnabled(True)
+            self.write_button.setEnabled(True)
             self.sync_toggle()
         self.show_result(envelope)
         return envelope

@@ -18,8 +18,7 @@ from broker.errors import HelmError, ManifestError
 from broker.summary import Decision
 from ui.audit_view import AuditView
 from ui.dashboard import Dashboard, FrameSpec, ViewFactory
-from ui.db_explorer import DbExplorer
-from ui.db_explorer_model import ExplorerBackend
+from ui.db_explorer import DbExplorer, ExplorerBackend
 from ui.dialogs.base import answer
 from ui.dialogs.review import ReviewDialog, ReviewReason
 from ui.qt import (

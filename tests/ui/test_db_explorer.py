@@ -1,4 +1,4 @@
-"""The DB explorer on a real SQLite file: read-only by default, the write toggle flow."""
+"""The DB explorer window on a real SQLite file: read-only Run, the confirmed write toggle."""
 
 from __future__ import annotations
 
@@ -12,10 +12,11 @@ from pytestqt.qtbot import QtBot
 
 from broker import Broker
 from broker.kinds.db import profiles as db_profiles
+from broker.kinds.db.explorer import DbExplorer as ExplorerLogic
 from broker.summary import Decision
 from tests.helpers import ScriptedConfirmer, new_broker
 from ui.db_explorer import DbExplorer
-from ui.db_explorer_model import BrokerExplorer
+from ui.dialogs.confirm import DialogConfirmer
 from ui.qt import Qt
 
 
@@ -39,22 +40,22 @@ def broker(tmp_path: Path, database: Path, run: Any) -> Iterator[Broker]:
     run(b.aclose())
 
 
-def explorer(qtbot: QtBot, broker: Broker, confirmer: ScriptedConfirmer | None = None) -> DbExplorer:
-    window = DbExplorer(BrokerExplorer(broker), confirm=confirmer, guard_ms=0)
+def explorer(qtbot: QtBot, broker: Broker, confirm: Any = None) -> DbExplorer:
+    window = DbExplorer(ExplorerLogic(broker), confirm=confirm)
     qtbot.addWidget(window)
     window.show()
     return window
 
 
-def run_sql(window: DbExplorer, sql: str, run: Any) -> dict[str, Any]:
+async def outcome(task: Any) -> Any:
+    return await task
+
+
+def run_sql(window: DbExplorer, sql: str, run: Any, *, write: bool = False) -> dict[str, Any]:
     window.sql.setPlainText(sql)
-    task = window.start_run()
+    task = window.start_write() if write else window.start_run()
     assert task is not None
-
-    async def done() -> dict[str, Any]:
-        return await task
-
-    result: dict[str, Any] = run(done(), 20)
+    result: dict[str, Any] = run(outcome(task), 20)
     return result
 
 
@@ -66,6 +67,7 @@ def count(database: Path) -> int:
 def test_a_query_shows_its_rows_in_a_table_as_plain_text(qtbot: QtBot, broker: Broker, run: Any) -> None:
     window = explorer(qtbot, broker)
     assert window.current == "local"
+    assert not window.write_button.isVisible()
     result = run_sql(window, "SELECT id, title FROM tickets ORDER BY id", run)
     assert result["ok"]
     assert window.table.columnCount() == 2
@@ -74,7 +76,7 @@ def test_a_query_shows_its_rows_in_a_table_as_plain_text(qtbot: QtBot, broker: B
     assert window.status.text() == "2 row(s)."
 
 
-def test_without_the_toggle_a_write_is_refused_by_the_database(
+def test_run_is_read_only_so_the_database_refuses_a_write(
     qtbot: QtBot, broker: Broker, run: Any, database: Path
 ) -> None:
     window = explorer(qtbot, broker)
@@ -84,53 +86,49 @@ def test_without_the_toggle_a_write_is_refused_by_the_database(
     assert window.status.text().startswith(result["error"]["code"])
 
 
-def turn_on_writes(qtbot: QtBot, window: DbExplorer, button: str, run: Any) -> bool:
-    task = window.toggle_clicked(True)
-    assert task is not None
-    qtbot.waitUntil(
-        lambda: window.toggle_dialog is not None and window.toggle_dialog.isVisible(), timeout=3000
-    )
-    assert window.toggle_dialog is not None
-    assert window.toggle_dialog.focusWidget() is window.toggle_dialog.cancel_button
-    qtbot.mouseClick(getattr(window.toggle_dialog, button), Qt.MouseButton.LeftButton)
-
-    async def done() -> bool:
-        return bool(await task)
-
-    return bool(run(done(), 5))
-
-
-def test_turning_writes_on_needs_a_confirmation(qtbot: QtBot, broker: Broker, run: Any) -> None:
-    window = explorer(qtbot, broker)
-    assert not turn_on_writes(qtbot, window, "cancel_button", run)
-    assert not window.write_toggle.isChecked()
-    assert turn_on_writes(qtbot, window, "accept_button", run)
-    assert window.write_toggle.isChecked()
+def test_turning_writes_on_asks_in_helms_dialog_with_cancel_first(
+    qtbot: QtBot, broker: Broker, run: Any
+) -> None:
+    confirmer = DialogConfirmer()
+    window = explorer(qtbot, broker, confirmer)
+    for button, expected in (("cancel_button", False), ("accept_button", True)):
+        task = window.toggle_clicked(True)
+        assert task is not None
+        qtbot.waitUntil(lambda: bool(confirmer.open_dialogs), timeout=3000)
+        dialog = confirmer.open_dialogs[0]
+        qtbot.waitExposed(dialog)
+        assert dialog.windowTitle() == "Allow database writes"
+        assert dialog.focusWidget() is dialog.cancel_button
+        dialog.guard.release()
+        qtbot.mouseClick(getattr(dialog, button), Qt.MouseButton.LeftButton)
+        assert run(outcome(task), 5) is expected
+        qtbot.waitUntil(lambda: not confirmer.open_dialogs, timeout=3000)
+        assert window.write_toggle.isChecked() is expected
+    assert window.write_button.isVisible()
     assert "confirmation" in window.mode.text()
 
 
-def test_with_writes_on_each_statement_is_confirmed_and_bound_to_the_exact_sql(
+def test_with_writes_on_each_statement_is_confirmed(
     qtbot: QtBot, broker: Broker, run: Any, database: Path
 ) -> None:
     confirmer = ScriptedConfirmer(Decision.CONFIRMED)
     window = explorer(qtbot, broker, confirmer)
-    turn_on_writes(qtbot, window, "accept_button", run)
-    result = run_sql(window, "DELETE FROM tickets WHERE id = 1", run)
-    assert result == {"ok": True, "data": {"rowsAffected": 1}, "error": None}
+    assert run(outcome(window.toggle_clicked(True)), 5) is True
+    result = run_sql(window, "DELETE FROM tickets WHERE id = 1", run, write=True)
+    assert result["ok"], result
+    assert result["data"] == {"rowsAffected": 1}
     assert count(database) == 1
-    shown = confirmer.shown[-1]
-    assert shown.title == "Confirm database write"
-    assert shown.request == "DELETE FROM tickets WHERE id = 1"
-    # The token is one-time and bound to that SQL: it cannot run anything else.
-    other = run(BrokerExplorer(broker).write("local", "DELETE FROM tickets", shown.token))
-    assert other["error"]["code"] == "confirmation_required"
-    assert count(database) == 1
+    assert window.status.text() == "1 row(s) changed."
+    assert confirmer.shown[-1].title == "Confirm database write"
+    assert confirmer.shown[-1].request == "DELETE FROM tickets WHERE id = 1"
 
 
 def test_a_declined_write_changes_nothing(qtbot: QtBot, broker: Broker, run: Any, database: Path) -> None:
-    window = explorer(qtbot, broker, ScriptedConfirmer(Decision.DECLINED))
-    turn_on_writes(qtbot, window, "accept_button", run)
-    result = run_sql(window, "DELETE FROM tickets", run)
+    confirmer = ScriptedConfirmer(Decision.CONFIRMED)
+    window = explorer(qtbot, broker, confirmer)
+    run(outcome(window.toggle_clicked(True)), 5)
+    confirmer.decision = Decision.DECLINED
+    result = run_sql(window, "DELETE FROM tickets", run, write=True)
     assert result["error"]["code"] == "declined"
     assert count(database) == 2
 
@@ -138,8 +136,9 @@ def test_a_declined_write_changes_nothing(qtbot: QtBot, broker: Broker, run: Any
 def test_changing_the_profile_turns_writes_off(
     qtbot: QtBot, broker: Broker, run: Any, tmp_path: Path, database: Path
 ) -> None:
-    window = explorer(qtbot, broker)
-    turn_on_writes(qtbot, window, "accept_button", run)
+    window = explorer(qtbot, broker, ScriptedConfirmer(Decision.CONFIRMED))
+    run(outcome(window.toggle_clicked(True)), 5)
+    assert window.write_toggle.isChecked()
     copy = tmp_path / "copy.db"
     copy.write_bytes(database.read_bytes())
     db_profiles.save(

@@ -18,7 +18,7 @@ from tests.helpers import new_broker, write_extension
 from ui.audit_view import AuditView
 from ui.dashboard import FrameSpec
 from ui.db_explorer import DbExplorer
-from ui.db_explorer_model import BrokerExplorer
+from broker.kinds.db.explorer import DbExplorer as ExplorerLogic
 from ui.dialogs.review import ReviewDialog
 from ui.main_window import MainWindow
 from ui.qt import QLabel, Qt, QTreeWidgetItem, QWidget
@@ -88,7 +88,7 @@ def frames() -> Frames:
 
 
 def make_window(qtbot: QtBot, broker: Broker, frames: Frames) -> MainWindow:
-    window = MainWindow(WorkspaceModel(broker), frames, BrokerConnections(broker), BrokerExplorer(broker))
+    window = MainWindow(WorkspaceModel(broker), frames, BrokerConnections(broker), ExplorerLogic(broker))
     qtbot.addWidget(window)
     window.show()
     return window

@@ -79,11 +79,15 @@ class ConfirmDialog(QuestionDialog):
         guard_ms: int = GUARD_MS,
     ) -> None:
         spec = kind_dialog(summary)
-        super().__init__(spec.title, "Confirm", parent, guard_ms=guard_ms)
+        # The broker titles each summary by its kind (the contract's titles); a summary of
+        # another question (turning on DB explorer writes) keeps its own title and sentence.
+        title = summary.title or spec.title
+        wants = spec.wants if title == spec.title else f"asks: {title}"
+        super().__init__(title, "Confirm", parent, guard_ms=guard_ms)
         self.summary = summary
         self.setMinimumWidth(560)
         layout = QVBoxLayout(self)
-        heading = plain_label(f"{summary.extension_name} ({summary.extension}) {spec.wants}.", self)
+        heading = plain_label(f"{summary.extension_name} ({summary.extension}) {wants}.", self)
         heading.setObjectName("heading")
         font = heading.font()
         font.setBold(True)
@@ -92,14 +96,17 @@ class ConfirmDialog(QuestionDialog):
         form = QFormLayout()
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.DontWrapRows)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
-        if not any(label == "Workspace" for label, _value in summary.fields):
+        if summary.workspace and not any(label == "Workspace" for label, _v in summary.fields):
             form.addRow("Workspace", plain_label(summary.workspace, self))
         for label, value in summary.fields:
             form.addRow(visible(label), value_widget(value, self))
         layout.addLayout(form)
         self.request_box: QPlainTextEdit | None = None
         if summary.request:
-            layout.addWidget(QLabel(spec.request_label + " — exactly as Helm will send it", self))
+            about = (
+                spec.request_label + " — exactly as Helm will send it" if title == spec.title else "Details"
+            )
+            layout.addWidget(QLabel(about, self))
             self.request_box = plain_box(summary.request, self, max_lines=10)
             layout.addWidget(self.request_box, 1)
         self.diff_box: QPlainTextEdit | None = None
