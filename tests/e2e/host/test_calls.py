@@ -6,11 +6,14 @@ import asyncio
 import hashlib
 import json
 import shutil
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from broker import Broker
 from broker.extensions import approve, install
+from broker.kinds.http.profiles import ServiceProfile, save_profile
 from broker.workspaces import add_workspace
 from tests.e2e.host.kit import PAGES, Dialogs, evaluate, wait_ready
 from tests.helpers import new_broker
@@ -150,3 +153,72 @@ def test_the_rate_limit_of_a_frame_survives_a_reload_of_its_page(
     assert first == ["ok"] * 60
     assert after == "rate_limited"
     assert fresh == ["ok", "ok"], "another frame of the same extension has its own limit"
+
+
+class _Issues(BaseHTTPRequestHandler):
+    seen_auth: ClassVar[list[str]] = []
+
+    def do_GET(self) -> None:
+        _Issues.seen_auth.append(self.headers.get("Authorization", ""))
+        body = json.dumps([{"title": "Sandbox holds", "path": self.path}]).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *_args: Any) -> None:
+        return
+
+
+def test_an_http_read_goes_out_with_helms_token_which_the_page_never_sees(
+    run: Any, frames: Any, tmp_path: Path
+) -> None:
+    token = "tok-e2e-5a4b3c2d1e"
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Issues)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    folder = tmp_path / "ext"
+    shutil.copytree(PAGES / "probe", folder)
+    manifest = {
+        "id": "com.example.issues", "name": "Issues", "version": "1.0.0", "kind": "widget",
+        "entry": "index.html",
+        "connections": [{"id": "api", "kind": "http", "service": "tracker",
+                         "calls": {"issues": {"method": "GET", "path": "/repos/{repo}/issues",
+                                              "query": {"per_page": "{limit}"}}}}],
+    }
+    (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+
+    async def scenario() -> tuple[Any, Any]:
+        broker = new_broker(tmp_path / "home")
+        await broker.__aenter__()
+        try:
+            root = tmp_path / "root"
+            root.mkdir()
+            add_workspace(broker.home, "ws", root)
+            base = f"http://127.0.0.1:{server.server_address[1]}"
+            save_profile(broker.home, broker.credentials,
+                         ServiceProfile("tracker", base, "token", "Authorization", "bearer"), token=token)
+            install(broker.home, "ws", folder)
+            await approve(broker, "ws", "com.example.issues")
+            view = frames(folder, broker, extension="com.example.issues")
+            await wait_ready(view)
+            result = await evaluate(view, "probe.call('api', 'issues', {repo: 'helm', limit: 5})")
+            page_text = await evaluate(
+                view, "document.documentElement.outerHTML + JSON.stringify(localStorage)"
+            )
+            return result, page_text
+        finally:
+            await broker.aclose()
+
+    try:
+        result, page_text = run(scenario())
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert result == {"ok": True, "status": 200,
+                      "data": [{"title": "Sandbox holds", "path": "/repos/helm/issues?per_page=5"}],
+                      "error": None}
+    assert _Issues.seen_auth == [f"Bearer {token}"]
+    assert token not in json.dumps(result)
+    assert token not in page_text
