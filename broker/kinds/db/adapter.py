@@ -29,12 +29,19 @@ class DbKind:
     def __init__(self, env: KindEnv) -> None:
         self.env = env
         self._engines: dict[str, tuple[str, Engine]] = {}
+        # The last parsed profile per name, keyed by the settings object it came from (the home
+        # hands out the same objects until the file changes on disk).
+        self._parsed: dict[str, tuple[object, DbProfile]] = {}
 
     # -- profiles and engines ------------------------------------------------------------
     def profile(self, name: str) -> DbProfile:
         """The named profile, or ``not_configured``."""
+        raw = self.env.home.settings().databases.get(name)
+        cached = self._parsed.get(name)
+        if raw is not None and cached is not None and cached[0] is raw:
+            return cached[1]
         try:
-            profile = profiles.load(self.env.home, name)
+            profile = None if raw is None else DbProfile.from_json(name, raw)
         except ProfileError as exc:
             raise CallError(
                 ErrorCode.NOT_CONFIGURED, f"database profile {name!r} is invalid; fix it in Settings"
@@ -44,6 +51,7 @@ class DbKind:
                 ErrorCode.NOT_CONFIGURED,
                 f"no database profile named {name!r}; add it in Settings or with: helm db add {name} …",
             )
+        self._parsed[name] = (raw, profile)
         return profile
 
     async def engine(self, profile: DbProfile) -> Engine:

@@ -109,7 +109,8 @@ class Pool[C]:
     async def give(self, conn: C) -> None:
         """Reset and keep ``conn`` for the next call (or close it when it cannot be reset)."""
         try:
-            await asyncio.wait_for(self._reset(conn), CONNECT_SECONDS)
+            async with asyncio.timeout(CONNECT_SECONDS):
+                await self._reset(conn)
         except BaseException as exc:
             await self.discard(conn)
             if not isinstance(exc, Exception):
@@ -127,7 +128,8 @@ class Pool[C]:
 
     async def _quiet_close(self, conn: C) -> None:
         try:
-            await asyncio.wait_for(self._close(conn), CONNECT_SECONDS)
+            async with asyncio.timeout(CONNECT_SECONDS):
+                await self._close(conn)
         except Exception:  # noqa: BLE001 - a connection that fails to close leaves nothing to do
             return
 

@@ -135,7 +135,8 @@ class MysqlEngine:
         for _attempt in range(2):
             conn, fresh = await self._pool.take()
             try:
-                await asyncio.wait_for(_query(conn, f"START TRANSACTION {mode}"), CONNECT_SECONDS)
+                async with asyncio.timeout(CONNECT_SECONDS):
+                    await _query(conn, f"START TRANSACTION {mode}")
             except (*LOST, pymysql.err.MySQLError, TimeoutError) as exc:
                 await self._pool.discard(conn)
                 if fresh:
@@ -201,10 +202,10 @@ class MysqlEngine:
             )
             while not budget.full:
                 chunk = await cursor.fetchmany(FETCH_CHUNK)
-                if not chunk:
+                budget.add_all(chunk)
+                if len(chunk) < FETCH_CHUNK:  # the last chunk: the result is complete
                     await cursor.close()
                     return budget.result()
-                budget.add_all(chunk)
             budget.add_all(await cursor.fetchmany(FETCH_ROWS - len(budget.rows)))
             await cursor.close()
             return budget.result()

@@ -4,7 +4,7 @@ Each read runs as ``BEGIN READ ONLY`` → the statement over the extended protoc
 more than one statement) → ``ROLLBACK``, on a session whose default is read-only too. A write
 runs in ``BEGIN READ WRITE`` … ``COMMIT``. A query can still change its session without writing
 (settings, advisory locks, LISTEN, prepared statements, cursors WITH HOLD), so before a pooled
-connection is used again Helm rolls back and runs ``DISCARD ALL``, which resets all of it. On
+connection is used again Helm rolls back and resets all of it (what ``DISCARD ALL`` does). On
 timeout asyncpg sends PostgreSQL's cancel request, so the query stops on the server too; a
 server-side ``statement_timeout`` slightly above Helm's limit is the backstop.
 """
@@ -31,7 +31,6 @@ from broker.kinds.db.pgtypes import coerce
 from broker.kinds.db.profiles import DbProfile
 from broker.kinds.db.values import FETCH_ROWS, RowBudget, Scalar, bigint, plain
 
-FETCH_CHUNK = 250
 # Errors that mean the link to the server is gone, not that the query was wrong.
 LOST = (OSError, asyncpg.exceptions.ConnectionDoesNotExistError, asyncpg.exceptions.InterfaceError)
 QUERY_CANCELED = "57014"
@@ -133,13 +132,10 @@ class PostgresEngine:
             budget = RowBudget(
                 [a.name for a in attrs], [bigint if _is_int8(a.type.name) else plain for a in attrs]
             )
-            cursor = await stmt.cursor(*values)
-            while not budget.full:
-                chunk = await cursor.fetch(FETCH_CHUNK)
-                if not chunk:
-                    return budget.result()
-                budget.add_all(chunk)
-            budget.add_all(await cursor.fetch(FETCH_ROWS - len(budget.rows)))
+            # One Bind/Execute for up to FETCH_ROWS rows: memory stays bounded and the limit
+            # is seen without reading the rest of a large result.
+            async for record in stmt.cursor(*values, prefetch=FETCH_ROWS):
+                budget.add(record)
             return budget.result()
         except asyncpg.PostgresError as exc:
             raise self._error(exc) from exc
@@ -226,10 +222,16 @@ def _rows_affected(status: str) -> int:
     return int(last) if last.isdigit() else 0
 
 
+# What DISCARD ALL does, step by step: DISCARD ALL itself refuses to run in the implicit
+# transaction of a multi-statement query, and one round trip per reset matters.
+RESET_SQL = (
+    "ROLLBACK; SET SESSION AUTHORIZATION DEFAULT; RESET ALL; CLOSE ALL; UNLISTEN *; "
+    "SELECT pg_advisory_unlock_all(); DEALLOCATE ALL; DISCARD PLANS; DISCARD SEQUENCES; DISCARD TEMP"
+)
+
+
 async def _reset(conn: asyncpg.Connection) -> None:
-    if conn.is_in_transaction():
-        await conn.execute("ROLLBACK")
-    await conn.execute("DISCARD ALL")
+    await conn.execute(RESET_SQL)
 
 
 async def _close(conn: asyncpg.Connection) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -63,7 +64,7 @@ class DbProfile:
             "password": self.password,
         }
 
-    @property
+    @cached_property
     def fingerprint(self) -> str:
         """Changes whenever the profile changes (pools and the explorer's write toggle key on it)."""
         return digest({"name": self.name, **self.to_json()})

@@ -130,10 +130,10 @@ class SqliteEngine:
                 columns = [d[0] for d in cursor.description or ()]
                 budget = RowBudget(columns, [plain] * len(columns))
                 while not budget.full:
-                    chunk = await cursor.fetchmany(FETCH_CHUNK)
-                    if not chunk:
-                        return budget.result()
+                    chunk = list(await cursor.fetchmany(FETCH_CHUNK))
                     budget.add_all(chunk)
+                    if len(chunk) < FETCH_CHUNK:  # the last chunk: no need to ask again
+                        return budget.result()
                 budget.add_all(await cursor.fetchmany(FETCH_ROWS - len(budget.rows)))
                 return budget.result()
             finally:

@@ -299,3 +299,14 @@ async def test_a_profile_whose_password_left_the_store_is_not_configured(
         result = await w.call("one")
     assert result["error"]["code"] == "not_configured"
     assert "password" in result["error"]["message"]
+
+
+async def test_a_temporary_table_made_by_a_write_is_gone_for_the_next_call(
+    tmp_path: Path, postgres_server: DatabaseServer
+) -> None:
+    prof, pw = server_profile(postgres_server, "helm_rw")
+    async with db_world(tmp_path, "postgres", {"one": {"sql": "SELECT 1"}}, profile=prof, password=pw) as w:
+        made = await run_sql(w.broker, prof, "CREATE TEMP TABLE sneaky_temp AS SELECT 1 AS a", write=True)
+        seen = await run_sql(w.broker, prof, "SELECT count(*) FROM pg_class WHERE relname = 'sneaky_temp'")
+    assert made["ok"] is True, made
+    assert seen["data"]["rows"] == [["0"]]
