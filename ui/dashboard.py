@@ -7,6 +7,7 @@ the web engine. When a widget's settings change, its frame is made again with th
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -38,9 +39,34 @@ class FrameSpec:
 
 
 class ViewFactory(Protocol):
-    """Makes the widget that runs one extension instance (the host's ``ExtensionView``)."""
+    """Makes the widget that runs one extension instance (the host's ``ExtensionView``).
+
+    A frame with an ``async aclose()`` is closed through it when it goes away, so the calls
+    still running in it are cancelled rather than left to answer a deleted page.
+    """
 
     def __call__(self, frame: FrameSpec, parent: QWidget) -> QWidget: ...
+
+
+class Disposer:
+    """Owns the closing of frames that are taken off the screen."""
+
+    def __init__(self) -> None:
+        self.closing: set[asyncio.Task[Any]] = set()
+
+    def __call__(self, view: QWidget) -> None:
+        aclose = getattr(view, "aclose", None)
+        if aclose is None:
+            view.deleteLater()
+            return
+        view.hide()
+        task: asyncio.Task[Any] = asyncio.ensure_future(aclose())
+        self.closing.add(task)
+        task.add_done_callback(self.closing.discard)
+
+    async def wait(self) -> None:
+        if self.closing:
+            await asyncio.wait(list(self.closing), timeout=5.0)
 
 
 def placeholder_view(frame: FrameSpec, parent: QWidget) -> QWidget:
@@ -63,9 +89,11 @@ class WidgetCard(QFrame):
         frame: FrameSpec,
         factory: ViewFactory,
         save_settings: Callable[[dict[str, Any]], None],
+        dispose: Callable[[QWidget], None],
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
+        self.dispose = dispose
         self.frame = frame
         self.factory = factory
         self.save_settings = save_settings
@@ -106,7 +134,7 @@ class WidgetCard(QFrame):
         old = self.view
         self.view = self.factory(self.frame, self)
         self.col.replaceWidget(old, self.view)
-        old.deleteLater()
+        self.dispose(old)
         self.settings_button.setChecked(False)
 
 
@@ -116,6 +144,7 @@ class Dashboard(QScrollArea):
     def __init__(self, factory: ViewFactory, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.factory = factory
+        self.dispose = Disposer()
         self.setWidgetResizable(True)
         self.cards: list[WidgetCard] = []
         self._inner = QWidget(self)
@@ -131,12 +160,15 @@ class Dashboard(QScrollArea):
     ) -> None:
         for card in self.cards:
             self._row.removeWidget(card)
+            card.col.removeWidget(card.view)
+            card.view.setParent(None)
+            self.dispose(card.view)
             card.deleteLater()
         self.cards = []
         for frame in frames:
             values = {**defaults(frame.manifest.settings_form), **frame.settings}
             frame = FrameSpec(frame.workspace, frame.manifest, frame.instance, values)
-            card = WidgetCard(frame, self.factory, _saver(save, frame.manifest.id), self._inner)
+            card = WidgetCard(frame, self.factory, _saver(save, frame.manifest.id), self.dispose, self._inner)
             self._row.addWidget(card)
             self.cards.append(card)
         self.empty.setVisible(not frames)

@@ -249,7 +249,7 @@ class MainWindow(QMainWindow):
     def close_tool(self, ext_id: str) -> None:
         page = self.tools.pop(ext_id)
         self.tabs.removeTab(self.tabs.indexOf(page))
-        page.deleteLater()
+        self.dashboard.dispose(page)
 
     # -- install and review ------------------------------------------------------------
     def choose_extension(self) -> QFileDialog:
@@ -349,6 +349,7 @@ class MainWindow(QMainWindow):
             task.cancel()
         if tasks:
             await asyncio.wait(tasks, timeout=5.0)
+        await self.dashboard.dispose.wait()
 
     def own(self, coro: Any) -> asyncio.Task[Any]:
         task: asyncio.Task[Any] = asyncio.ensure_future(coro)

@@ -1,0 +1,99 @@
+"""The main window with real extension frames: widgets run on the dashboard with their settings."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+
+from pytestqt.qtbot import QtBot
+
+from broker.extensions import approve, install
+from broker.kinds.db.explorer import DbExplorer as ExplorerLogic
+from broker.workspaces import add_workspace
+from tests.e2e.host.kit import PAGES, evaluate
+from tests.helpers import new_broker
+from ui.dialogs.confirm import DialogConfirmer
+from ui.extension_frames import HostViewFactory
+from ui.host.host import ExtensionHost
+from ui.host.view import ExtensionView
+from ui.main_window import MainWindow
+from ui.qt import Qt
+from ui.settings.backend import BrokerConnections
+from ui.workspace_model import WorkspaceModel
+
+EXT = "com.example.probe"
+
+
+def probe_extension(folder: Path) -> Path:
+    shutil.copytree(PAGES / "probe", folder)
+    manifest = {
+        "id": EXT, "name": "Probe", "version": "1.0.0", "kind": "widget", "entry": "index.html",
+        "settings": {"repo": {"type": "string", "label": "Repository", "default": "me/app"}},
+        "connections": [{"id": "notes", "kind": "files", "root": "workspace", "paths": ["*.txt"],
+                         "operations": ["list"]}],
+    }  # fmt: skip
+    (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    return folder
+
+
+async def ready(view: ExtensionView, timeout: float = 20.0) -> None:
+    done = asyncio.get_running_loop().create_future()
+    view.ready.connect(lambda: done.done() or done.set_result(None))
+    await asyncio.wait_for(done, timeout)
+
+
+async def settings_seen(view: ExtensionView) -> Any:
+    fragment = await evaluate(view, "location.hash")
+    assert fragment.startswith("#settings=")
+    return json.loads(unquote(fragment[len("#settings=") :]))
+
+
+def test_a_widget_runs_on_the_dashboard_gets_its_settings_and_calls_through_the_bridge(
+    qtbot: QtBot, run: Any, tmp_path: Path
+) -> None:
+    broker = new_broker(tmp_path / "home")
+    run(broker.__aenter__())
+    (tmp_path / "root").mkdir()
+    (tmp_path / "root" / "a.txt").write_text("x", encoding="utf-8")
+    add_workspace(broker.home, "ws", tmp_path / "root")
+    install(broker.home, "ws", probe_extension(tmp_path / "ext"))
+    run(approve(broker, "ws", EXT))
+    host = ExtensionHost(broker, DialogConfirmer())
+    window = MainWindow(
+        WorkspaceModel(broker), HostViewFactory(host), BrokerConnections(broker), ExplorerLogic(broker)
+    )
+    qtbot.addWidget(window)
+    window.show()
+    try:
+        card = window.dashboard.cards[0]
+        assert isinstance(card.view, ExtensionView)
+        first = card.view
+
+        async def scenario() -> tuple[Any, Any, Any]:
+            await ready(first)
+            before = await settings_seen(first)
+            listed = await evaluate(first, "probe.call('notes', 'list', {})")
+            qtbot.mouseClick(card.settings_button, Qt.MouseButton.LeftButton)
+            assert card.form is not None
+            card.form.inputs["repo"].setText("team/site")  # type: ignore[attr-defined]
+            card.form.apply()
+            assert card.view is not first
+            await ready(card.view)  # type: ignore[arg-type]
+            after = await settings_seen(card.view)  # type: ignore[arg-type]
+            return before, listed, after
+
+        before, listed, after = run(scenario(), 60)
+        assert before == {"repo": "me/app"}
+        assert listed["ok"] is True
+        assert listed["data"]["files"] == [{"path": "a.txt", "size": 1}]
+        assert after == {"repo": "team/site"}
+        assert card.view.ctx.instance == f"{EXT}#dashboard"  # type: ignore[attr-defined]
+    finally:
+        window.close()
+        run(window.aclose())
+        run(host.aclose())
+        run(broker.aclose())
