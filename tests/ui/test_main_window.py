@@ -12,13 +12,13 @@ from pytestqt.qtbot import QtBot
 
 from broker import Broker
 from broker.extensions import approve, install
+from broker.kinds.db.explorer import DbExplorer as ExplorerLogic
 from broker.summary import Decision
 from broker.workspaces import add_project, add_workspace
 from tests.helpers import new_broker, write_extension
 from ui.audit_view import AuditView
 from ui.dashboard import FrameSpec
 from ui.db_explorer import DbExplorer
-from broker.kinds.db.explorer import DbExplorer as ExplorerLogic
 from ui.dialogs.review import ReviewDialog
 from ui.main_window import MainWindow
 from ui.qt import QLabel, Qt, QTreeWidgetItem, QWidget
