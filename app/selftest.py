@@ -4,7 +4,8 @@ It sets up the demo in a temporary Helm home, opens the Notes widget in the real
 (offscreen), reads a note through the page's ``helm.call`` and the bridge, then tries to write
 it twice — once through the bridge with a confirmer that always clicks Cancel, once straight
 to the broker with no token — and checks the file on disk is unchanged. Last, it asks the
-demo's MCP server (a child process of this installation) for the time. Packagers run it on a
+demo's MCP server (a child process of this installation) for the time, and loads every
+kind's adapter. Packagers run it on a
 built bundle (QtWebEngine, its resources and the shipped data must all be there to pass).
 Exit 0 when every check passed, 1 on a failed check or the time limit.
 """
@@ -114,6 +115,7 @@ async def checks(home: Path, started: float, report: list[str]) -> None:
         finally:
             await window.aclose()
         await server_check(broker, workspace, report)
+    kinds_check(report)
 
 
 async def call_checks(
@@ -144,6 +146,18 @@ async def server_check(broker: Broker, workspace: str, report: list[str]) -> Non
     if not answer.get("ok"):
         raise Failed(f"the demo MCP server gave {short(answer)}")
     report.append("ok    the demo MCP server started and answered")
+
+
+def kinds_check(report: list[str]) -> None:
+    """Every kind's adapter imports (they are loaded by name, so a bundle may lack one)."""
+    from broker.kinds import KINDS
+
+    for name, spec in KINDS.items():
+        try:
+            spec.load()
+        except ImportError as exc:
+            raise Failed(f"the {name} kind cannot be loaded: {exc}") from exc
+    report.append(f"ok    every kind loads: {', '.join(KINDS)}")
 
 
 def refused(result: dict[str, Any], note: Path, before: bytes, how: str) -> None:
