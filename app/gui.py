@@ -10,15 +10,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-import time
 
 from app.commands.common import home_path
 from app.demo import needs_demo, set_up_demo
 from broker import Broker
 from broker.credentials import open_store
-from broker.extensions import approval_current
-
-SELF_TEST_TIMEOUT = 60.0
 
 
 def main(args: argparse.Namespace) -> int:
@@ -47,27 +43,13 @@ def main(args: argparse.Namespace) -> int:
 async def run(args: argparse.Namespace, app: object) -> int:
     from app.window import open_window
 
-    started = time.perf_counter()
     path = home_path(args)
     async with Broker(path, credentials=open_store(path)) as broker:
         if needs_demo(broker):
             await set_up_demo(broker)
-        settings = broker.home.settings()
-        workspace = next(iter(sorted(settings.workspaces)))
-        names = [
-            e.id
-            for e in settings.workspace(workspace).extensions.values()
-            if e.enabled and approval_current(broker, workspace, e.id)
-        ]
-        window = open_window(broker, workspace, names)
+        window = open_window(broker)
         try:
-            if getattr(args, "self_test", False):
-                ready = await window.wait_ready(SELF_TEST_TIMEOUT)
-                elapsed = time.perf_counter() - started
-                print(f"helm: {len(names)} extensions ready in {elapsed:.2f} s" if ready else
-                      "helm: extensions did not become ready", file=sys.stderr)
-                return 0 if ready else 1
-            await window.closed()
+            await window.closed.wait()
             return 0
         finally:
             await window.aclose()

@@ -1,7 +1,8 @@
-"""The window ``helm`` opens: one workspace's widgets on a dashboard.
+"""The window ``helm`` opens: Helm's main window, its frames made by the extension host.
 
-A small stand-in for the full main window: it shows the dashboard of the first workspace and
-wires the host to the broker and to Helm's write dialog.
+The composition of the GUI's parts: the broker behind the workspace model, the connections
+and DB explorer backends, the extension host behind the dashboard, and Helm's own write dialog
+behind every frame.
 """
 
 from __future__ import annotations
@@ -9,65 +10,80 @@ from __future__ import annotations
 import asyncio
 
 from broker import Broker, Confirmer
+from broker.kinds.db.explorer import DbExplorer
+from ui.dashboard import FrameSpec, ViewFactory
 from ui.dialogs.confirm import DialogConfirmer
-from ui.host.dashboard import Dashboard, Slot
 from ui.host.host import ExtensionHost
-from ui.qt import QCloseEvent, QMainWindow, Signal
+from ui.host.view import ExtensionView
+from ui.main_window import MainWindow
+from ui.qt import QCloseEvent, QWidget, Signal
+from ui.settings.backend import BrokerConnections
+from ui.workspace_model import WorkspaceModel
 
 
-class HelmWindow(QMainWindow):
+def frame_factory(host: ExtensionHost) -> ViewFactory:
+    """Frames for the dashboard and tool pages: a sandboxed view per extension instance."""
+
+    def make(frame: FrameSpec, parent: QWidget) -> QWidget:
+        manifest = frame.manifest
+        view = host.view(
+            frame.workspace, manifest.id, manifest.folder, manifest.entry, frame.instance, parent
+        )
+        view.load()
+        return view
+
+    return make
+
+
+class HelmWindow(MainWindow):
     closing = Signal()
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        self.closing.emit()
         super().closeEvent(event)
+        self.closing.emit()
 
 
 class Window:
-    """The window, its extension host and dashboard, with awaitable milestones."""
+    """The main window with its extension host, and awaitable milestones for start-up."""
 
-    def __init__(
-        self, broker: Broker, workspace: str, extensions: list[str], confirm: Confirmer | None = None
-    ) -> None:
-        self.window = HelmWindow()
-        self.window.setWindowTitle(f"Helm — {workspace}")
-        self.confirm = confirm or DialogConfirmer(self.window)
-        self.host = ExtensionHost(broker, self.confirm, self.window)
-        slots = []
-        for ext in extensions:
-            manifest = broker.manifest(workspace, ext)
-            slots.append(Slot(ext, manifest.name, manifest.folder, manifest.entry))
-        self.dashboard = Dashboard(self.host, workspace, slots, parent=self.window)
-        self.window.setCentralWidget(self.dashboard)
-        self.window.resize(1200, 800)
-        self._ready = asyncio.Event()
-        self._closed = asyncio.Event()
-        self.dashboard.allReady.connect(self._ready.set)
-        self.window.closing.connect(self._closed.set)
-        if not slots:
-            self._ready.set()
+    def __init__(self, broker: Broker, confirm: Confirmer | None = None) -> None:
+        self.confirm = confirm or DialogConfirmer()
+        self.host = ExtensionHost(broker, self.confirm)
+        self.ready_frames: list[ExtensionView] = []
+        self._changed = asyncio.Event()
+        self.host.frameReady.connect(self._frame_ready)
+        self.window = HelmWindow(
+            WorkspaceModel(broker),
+            frame_factory(self.host),
+            BrokerConnections(broker),
+            DbExplorer(broker),
+        )
+        self.closed = asyncio.Event()
+        self.window.closing.connect(self.closed.set)
 
-    async def wait_ready(self, within: float) -> bool:
-        """Whether every widget loaded and connected within ``within`` seconds."""
+    def _frame_ready(self, view: ExtensionView) -> None:
+        if view not in self.ready_frames:
+            self.ready_frames.append(view)
+        self._changed.set()
+
+    async def wait_ready(self, count: int, within: float) -> bool:
+        """Whether ``count`` frames loaded and connected within ``within`` seconds."""
         try:
             async with asyncio.timeout(within):
-                await self._ready.wait()
+                while len(self.ready_frames) < count:
+                    self._changed.clear()
+                    await self._changed.wait()
         except TimeoutError:
             return False
         return True
 
-    async def closed(self) -> None:
-        await self._closed.wait()
-
     async def aclose(self) -> None:
+        await self.window.aclose()
         await self.host.aclose()
         self.window.deleteLater()
 
 
-def open_window(
-    broker: Broker, workspace: str, extensions: list[str], confirm: Confirmer | None = None
-) -> Window:
-    window = Window(broker, workspace, extensions, confirm)
+def open_window(broker: Broker, confirm: Confirmer | None = None) -> Window:
+    window = Window(broker, confirm)
     window.window.show()
-    window.dashboard.load()
     return window

@@ -15,10 +15,13 @@ from ui.host.bridge import CallHandler
 from ui.host.policy import extension_host
 from ui.host.profile import ExtensionProfile
 from ui.host.view import ExtensionView
-from ui.qt import QObject, QWidget
+from ui.qt import QObject, QWidget, Signal
 
 
 class ExtensionHost(QObject):
+    frameReady = Signal(object)
+    """An ``ExtensionView`` loaded and connected its ``window.helm``."""
+
     def __init__(self, handler: CallHandler, confirm: Confirmer, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._handler = handler
@@ -49,6 +52,7 @@ class ExtensionHost(QObject):
         ctx = CallContext(workspace, extension, instance)
         view = ExtensionView(profile, entry, ctx, self._handler, self._confirm, parent)
         self._views.append(view)
+        view.ready.connect(lambda v=view: self.frameReady.emit(v))
         view.destroyed.connect(lambda _=None, v=view: self._forget(v))
         return view
 

@@ -35,10 +35,12 @@ def test_the_demo_shows_every_kind_and_a_save_asks_for_confirmation(
             ids = [f"dev.helm.demo.{name}" for name in EXTENSIONS]
             assert all(approval_current(broker, workspace, i) for i in ids)
             dialogs = Dialogs()
-            window = open_window(broker, workspace, ids, DialogConfirmer(factory=dialogs))
+            window = open_window(broker, DialogConfirmer(factory=dialogs))
             try:
-                assert await window.wait_ready(30)
-                views = dict(zip(EXTENSIONS, window.dashboard.views, strict=True))
+                assert await window.wait_ready(len(ids), 30)
+                views = {view.ctx.extension.rsplit(".", 1)[1]: view for view in window.ready_frames}
+                assert sorted(views) == sorted(EXTENSIONS)
+                assert window.window.workspace == workspace
                 seen = {
                     "tasks": await evaluate(views["tasks"], SETTLED % "status"),
                     "task rows": await evaluate(
@@ -55,6 +57,7 @@ def test_the_demo_shows_every_kind_and_a_save_asks_for_confirmation(
                 dialog = await asyncio.wait_for(dialogs.shown.get(), 30)
                 seen["dialog"] = dialog.windowTitle()
                 SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+                window.window.resize(1600, 900)
                 window.window.grab().save(str(SCREENSHOT))
                 dialog.grab().save(str(SCREENSHOT.with_name("demo-dialog.png")))
                 qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
