@@ -71,8 +71,17 @@ def test_the_page_policy_closes_every_fetch_directive_but_the_pages_own_files() 
     directives = dict(d.split(" ", 1) for d in content_security_policy().split("; "))
     assert directives["default-src"] == "'none'"
     assert directives["script-src"] == "'self'"
-    for closed in ("connect-src", "frame-src", "child-src", "worker-src", "object-src",
-                   "base-uri", "form-action", "frame-ancestors", "manifest-src"):
+    for closed in (
+        "connect-src",
+        "frame-src",
+        "child-src",
+        "worker-src",
+        "object-src",
+        "base-uri",
+        "form-action",
+        "frame-ancestors",
+        "manifest-src",
+    ):
         assert directives[closed] == "'none'", closed
     assert "unsafe-eval" not in content_security_policy()
     assert "http" not in content_security_policy()
