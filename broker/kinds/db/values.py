@@ -32,10 +32,11 @@ Scalar = str | int | float | bool | None
 
 
 def bind_args(params: Sequence[str], args: Mapping[str, Any]) -> list[Scalar]:
-    """The values for the statement's placeholders, in order; refused when anything is off."""
-    unknown = sorted(set(args) - set(params))
-    if unknown:
-        raise CallError(ErrorCode.REFUSED, f"unknown argument(s): {', '.join(unknown)}")
+    """The values for the statement's placeholders, in order; refused when anything is off.
+
+    Arguments the query does not name are ignored, as in every kind: a widget usually passes
+    all of its settings.
+    """
     out: list[Scalar] = []
     for name in params:
         if name not in args:
