@@ -55,7 +55,7 @@ async def set_up_demo(broker: Broker) -> str:
     """Build the demo under the Helm home and register it; returns the workspace name."""
     home = broker.home
     base = home.path / "demo"
-    root = base / "demo-workspace"
+    root = base / "workspace"
     if not root.exists():
         shutil.copytree(SOURCE / "workspace", root)
     create_database(SOURCE / "data" / "tasks.sql", base / "tasks.db")

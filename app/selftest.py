@@ -105,13 +105,14 @@ async def checks(home: Path, started: float, report: list[str]) -> None:
         workspace = await set_up_demo(broker)
         report.append(f"ok    demo workspace set up in a temporary home ({workspace})")
         confirm = AlwaysCancel()
-        window = open_window(broker, workspace, [EXTENSION], confirm)
+        window = open_window(broker, confirm)
         try:
-            if not await window.wait_ready(TIME_LIMIT):
+            view = await window.wait_frame(EXTENSION, TIME_LIMIT)
+            if view is None:
                 raise Failed("the Notes widget did not load in the web view")
             report.append(f"ok    Notes widget ready in {time.perf_counter() - started:.2f} s")
             note = home / "demo" / "workspace" / NOTE
-            await call_checks(broker, window.dashboard.views[0], confirm, note, report)
+            await call_checks(broker, view, confirm, note, report)
         finally:
             await window.aclose()
         await server_check(broker, workspace, report)

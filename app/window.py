@@ -77,6 +77,19 @@ class Window:
             return False
         return True
 
+    async def wait_frame(self, extension: str, within: float) -> ExtensionView | None:
+        """The first frame of ``extension`` once it is ready, or None after ``within`` seconds."""
+        try:
+            async with asyncio.timeout(within):
+                while True:
+                    for view in self.ready_frames:
+                        if view.ctx.extension == extension:
+                            return view
+                    self._changed.clear()
+                    await self._changed.wait()
+        except TimeoutError:
+            return None
+
     async def aclose(self) -> None:
         await self.window.aclose()
         await self.host.aclose()
