@@ -163,7 +163,7 @@ class SqliteEngine:
         message = str(exc.args[0]) if exc.args else ""
         if isinstance(exc, sqlite3.OperationalError) and "interrupted" in message:
             return timeout_error()
-        if "not authorized" in message:
+        if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_AUTH or "not authorized" in message:
             return CallError(
                 ErrorCode.REFUSED,
                 "Helm refused this statement: on SQLite it may only read (no ATTACH, PRAGMA changes, "

@@ -310,3 +310,21 @@ async def test_a_temporary_table_made_by_a_write_is_gone_for_the_next_call(
         seen = await run_sql(w.broker, prof, "SELECT count(*) FROM pg_class WHERE relname = 'sneaky_temp'")
     assert made["ok"] is True, made
     assert seen["data"]["rows"] == [["0"]]
+
+
+async def test_closing_the_broker_closes_every_pooled_connection(
+    tmp_path: Path, postgres_server: DatabaseServer
+) -> None:
+    prof, pw = server_profile(postgres_server, "helm_ro", name="closing")
+    async with db_world(
+        tmp_path, "postgres", {"one": {"sql": "SELECT 1"}}, profile=prof, password=pw, service="closing"
+    ) as w:
+        assert (await w.call("one"))["ok"] is True
+        assert "1" in admin(postgres_server, ACTIVE_HELM_SESSIONS).split()
+    assert admin(postgres_server, ACTIVE_HELM_SESSIONS).split()[-3] == "0"
+
+
+ACTIVE_HELM_SESSIONS = (
+    "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'helm' AND usename = 'helm_ro' "
+    "AND datname = 'helm';"
+)

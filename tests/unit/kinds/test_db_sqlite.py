@@ -221,6 +221,7 @@ async def test_each_read_only_bypass_is_refused_and_changes_nothing(
 WRITES = {
     "rename": {"sql": "UPDATE items SET name = ? WHERE id = ?", "params": ["name", "id"], "write": True},
     "attach": {"sql": "ATTACH DATABASE ? AS other", "params": ["file"], "write": True},
+    "vacuum_into": {"sql": "VACUUM INTO ?", "params": ["file"], "write": True},
     "names": {"sql": "SELECT name FROM items ORDER BY id"},
 }
 
@@ -253,10 +254,11 @@ async def test_a_declined_write_changes_nothing(tmp_path: Path, db_file: Path) -
     assert digest_folder(db_file.parent) == before
 
 
-async def test_a_write_still_refuses_attach(tmp_path: Path, db_file: Path) -> None:
+@pytest.mark.parametrize("query", ["attach", "vacuum_into"])
+async def test_a_write_still_refuses_attach(tmp_path: Path, db_file: Path, query: str) -> None:
     other = db_file.parent / "other.db"
     async with db_world(tmp_path, "sqlite", WRITES, profile=profile(db_file), write=True) as w:
-        result = await w.broker.request(w.ctx, "app", "attach", {"file": str(other)}, ScriptedConfirmer())
+        result = await w.broker.request(w.ctx, "app", query, {"file": str(other)}, ScriptedConfirmer())
     assert result["error"]["code"] == "refused"
     assert not other.exists()
 
