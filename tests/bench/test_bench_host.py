@@ -11,16 +11,20 @@ from __future__ import annotations
 import asyncio
 import os
 import statistics
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from app.demo import set_up_demo
 from tests.bench.conftest import Bench
 from tests.e2e.conftest import QT_NOISE, qloop  # noqa: F401 (fixture; engine set-up)
 from tests.e2e.conftest import run as run
 from tests.e2e.host.kit import EchoHandler, copy_page, evaluate, make_view, wait_ready
+from tests.helpers import new_broker
 from ui.host import ExtensionProfile, extension_host
 from ui.host.page import HostPage
 from ui.host.shim import _qwebchannel_js
@@ -192,8 +196,15 @@ def test_memory_per_extension_frame(run: Any, bench: Bench, tmp_path: Path) -> N
     folder = copy_page("probe", tmp_path / "ext")
 
     async def scenario() -> tuple[float, float]:
-        # Raw pages first, left open; then Helm frames on top: each delta is measured with no
-        # process of the other side still shutting down.
+        # One frame of each kind first, kept open, so the engine's shared processes (browser
+        # side, GPU, compositor) are paid before either side is measured. Then raw pages, left
+        # open, and Helm frames on top: no process of the other side is still shutting down.
+        warm_view = make_view(folder, EchoHandler(), extension="com.example.warm")
+        warm_view.show()
+        await wait_ready(warm_view)
+        warm_raw = RawFrame(ExtensionProfile(folder, extension_host("ws", "raw.warm")))
+        warm_raw.web.show()
+        await warm_raw.load()
         before = _tree_pss_mib()
         frames = []
         for i in range(FRAMES):
@@ -214,10 +225,38 @@ def test_memory_per_extension_frame(run: Any, bench: Bench, tmp_path: Path) -> N
         helm = (_tree_pss_mib() - before) / FRAMES
         for view in views:
             await view.aclose()
-        for frame in frames:
+        for frame in [*frames, warm_raw]:
             frame.close()
+        await warm_view.aclose()
         return helm, raw
 
     helm, raw = run(scenario(), timeout=300)
     bench.record("memory: per extension frame (PSS, own origin)", helm, raw, unit="MiB",
                  note=f"{FRAMES} frames vs raw channel pages")
+
+
+def _cold_start(mode: str, target: Path) -> float:
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    started = time.perf_counter()
+    out = subprocess.run(
+        [sys.executable, str(Path(__file__).with_name("host_startup.py")), mode, str(target)],
+        capture_output=True, text=True, timeout=120, env=env, check=True,
+        cwd=Path(__file__).resolve().parents[2],
+    ).stdout
+    assert "READY" in out, out
+    return time.perf_counter() - started
+
+
+def test_cold_start_to_first_extension_ready(run: Any, bench: Bench, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+
+    async def set_up() -> None:
+        async with new_broker(home) as broker:
+            await set_up_demo(broker)
+
+    run(set_up())
+    folder = copy_page("probe", tmp_path / "raw")
+    helm = statistics.median([_cold_start("helm", home) for _ in range(3)])
+    raw = statistics.median([_cold_start("raw", folder) for _ in range(3)])
+    bench.record("start-up: process start to first extension ready", helm, raw,
+                 note="demo home vs bare QWebEngineView page")
