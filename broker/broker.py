@@ -86,18 +86,7 @@ class Broker:
         confirmation: str | None = None,
     ) -> dict[str, Any]:
         """Run one call and return the kind's envelope."""
-        kind = self._kind_hint(ctx, connection_id)
-        admitted = self.admission.admit(ctx.instance)
-        if not admitted.admitted:
-            err = CallError(ErrorCode.RATE_LIMITED, admitted.reason, retry_after=admitted.retry_after)
-            return envelope.failure(kind, err)
-        try:
-            resolved = self._resolve(ctx, connection_id, operation, args)
-            return await self._run(resolved, confirmation)
-        except CallError as err:
-            return envelope.failure(kind, err)
-        finally:
-            self.admission.release(ctx.instance)
+        return await self._admitted(ctx, connection_id, operation, args, confirmation=confirmation)
 
     async def describe_write(
         self, ctx: CallContext, connection_id: str, operation: str, args: Mapping[str, Any]
@@ -124,33 +113,53 @@ class Broker:
         A read goes straight to ``call``. A write is described, ``confirm`` asks the user, and
         only a confirmation sends it with the token; a decline returns ``declined``.
         """
-        kind = self._kind_hint(ctx, connection_id)
+        return await self._admitted(ctx, connection_id, operation, args, confirm=confirm)
+
+    async def _admitted(
+        self,
+        ctx: CallContext,
+        connection_id: str,
+        operation: str,
+        args: Mapping[str, Any],
+        *,
+        confirmation: str | None = None,
+        confirm: Confirmer | None = None,
+    ) -> dict[str, Any]:
+        """Admission, then the call; every CallError becomes the kind's failure envelope."""
         admitted = self.admission.admit(ctx.instance)
         if not admitted.admitted:
             err = CallError(ErrorCode.RATE_LIMITED, admitted.reason, retry_after=admitted.retry_after)
-            return envelope.failure(kind, err)
+            return envelope.failure(self._kind_hint(ctx, connection_id), err)
+        resolved: _Resolved | None = None
         try:
             resolved = self._resolve(ctx, connection_id, operation, args)
-            if not resolved.call.write:
-                return await self._run(resolved, None)
-            summary = await self._describe(resolved)
-            decision = await confirm(summary)
-            if decision is Decision.CONFIRMED:
-                return await self._run(resolved, summary.token)
-            self.tokens.discard(summary.token)
-            self._audit(
-                resolved, summary.request_digest, decision.value, summary.title, outcome="nothing sent"
-            )
-            if decision is Decision.DECLINED:
-                raise CallError(ErrorCode.DECLINED, "the user declined this write; nothing was sent")
-            raise CallError(
-                ErrorCode.CONFIRMATION_REQUIRED,
-                "the confirmation expired before the user answered; nothing was sent",
-            )
+            if confirm is not None and resolved.call.write:
+                return await self._confirmed(resolved, confirm)
+            return await self._run(resolved, confirmation)
         except CallError as err:
-            return envelope.failure(kind, err, write=self._is_write_hint(ctx, connection_id, operation))
+            if resolved is None:
+                kind = self._kind_hint(ctx, connection_id)
+                write = self._is_write_hint(ctx, connection_id, operation)
+            else:
+                kind, write = resolved.kind, resolved.call.write
+            return envelope.failure(kind, err, write=write)
         finally:
             self.admission.release(ctx.instance)
+
+    async def _confirmed(self, resolved: _Resolved, confirm: Confirmer) -> dict[str, Any]:
+        """A write: describe it, ask the user, and send it only when confirmed."""
+        summary = await self._describe(resolved)
+        decision = await confirm(summary)
+        if decision is Decision.CONFIRMED:
+            return await self._run(resolved, summary.token)
+        self.tokens.discard(summary.token)
+        self._audit(resolved, summary.request_digest, decision.value, summary.title, outcome="nothing sent")
+        if decision is Decision.DECLINED:
+            raise CallError(ErrorCode.DECLINED, "the user declined this write; nothing was sent")
+        raise CallError(
+            ErrorCode.CONFIRMATION_REQUIRED,
+            "the confirmation expired before the user answered; nothing was sent",
+        )
 
     async def request_json(
         self, ctx: CallContext, connection_id: str, operation: str, args_json: str, confirm: Confirmer

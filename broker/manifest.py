@@ -86,6 +86,10 @@ class Manifest:
 
     def digest(self) -> str:
         """Digest of everything plugin review shows; an approval is bound to it."""
+        return self._digest
+
+    @functools.cached_property
+    def _digest(self) -> str:
         return digest(
             {
                 "id": self.id,
