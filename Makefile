@@ -1,5 +1,5 @@
 # The README's commands. Every target sets up what it needs first, so a fresh clone just works.
-.PHONY: run test lint bench bootstrap test-deps
+.PHONY: run test lint bench bundle bootstrap test-deps
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -18,3 +18,7 @@ lint: bootstrap
 
 bench: bootstrap test-deps
 	@scripts/bench.sh $(ARGS)
+
+# The Linux bundle in dist/ (packaging/README.md); packaging/smoke-test.sh runs it headless.
+bundle: bootstrap
+	@packaging/build-linux.sh
