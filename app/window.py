@@ -11,28 +11,15 @@ import asyncio
 
 from broker import Broker, Confirmer
 from broker.kinds.db.explorer import DbExplorer
-from ui.dashboard import FrameSpec, ViewFactory
 from ui.dialogs.confirm import DialogConfirmer
+from ui.extension_frames import HostViewFactory
 from ui.host.host import ExtensionHost
 from ui.host.view import ExtensionView
 from ui.main_window import MainWindow
-from ui.qt import QCloseEvent, QWidget, Signal
+from ui.qt import QCloseEvent, Signal
 from ui.settings.backend import BrokerConnections
+from ui.settings.oauth import BrokerOAuth
 from ui.workspace_model import WorkspaceModel
-
-
-def frame_factory(host: ExtensionHost) -> ViewFactory:
-    """Frames for the dashboard and tool pages: a sandboxed view per extension instance."""
-
-    def make(frame: FrameSpec, parent: QWidget) -> QWidget:
-        manifest = frame.manifest
-        view = host.view(
-            frame.workspace, manifest.id, manifest.folder, manifest.entry, frame.instance, parent
-        )
-        view.load()
-        return view
-
-    return make
 
 
 class HelmWindow(MainWindow):
@@ -47,17 +34,22 @@ class Window:
     """The main window with its extension host, and awaitable milestones for start-up."""
 
     def __init__(self, broker: Broker, confirm: Confirmer | None = None) -> None:
-        self.confirm = confirm or DialogConfirmer()
+        dialogs: DialogConfirmer | None = None
+        if confirm is None:
+            confirm = dialogs = DialogConfirmer()
+        self.confirm = confirm
         self.host = ExtensionHost(broker, self.confirm)
         self.ready_frames: list[ExtensionView] = []
         self._changed = asyncio.Event()
         self.host.frameReady.connect(self._frame_ready)
         self.window = HelmWindow(
             WorkspaceModel(broker),
-            frame_factory(self.host),
-            BrokerConnections(broker),
+            HostViewFactory(self.host),
+            BrokerConnections(broker, BrokerOAuth(broker, lambda: self.window.workspace)),
             DbExplorer(broker),
         )
+        if dialogs is not None:
+            dialogs.set_parent(self.window)
         self.closed = asyncio.Event()
         self.window.closing.connect(self.closed.set)
 

@@ -186,6 +186,10 @@ class DialogConfirmer:
         self._turns: dict[tuple[str, str], asyncio.Lock] = {}
         self.open_dialogs: list[ConfirmDialog] = []
 
+    def set_parent(self, parent: QWidget | None) -> None:
+        """The window the dialogs belong to (made after the host that needs this confirmer)."""
+        self._parent = parent
+
     async def __call__(self, summary: WriteSummary) -> Decision:
         received = self._clock()
         turn = self._turns.setdefault((summary.workspace, summary.extension), asyncio.Lock())
