@@ -165,8 +165,9 @@ def test_start_up_to_first_extension_ready(run: Any, bench: Bench, tmp_path: Pat
         return helm, raw
 
     helm, raw = run(scenario(), timeout=300)
-    bench.record("start-up: new extension frame to ready", helm, raw,
-                 note="new profile + page load, raw channel page")
+    bench.record(
+        "start-up: new extension frame to ready", helm, raw, note="new profile + page load, raw channel page"
+    )
 
 
 def _tree_pss_mib() -> float:
@@ -231,8 +232,13 @@ def test_memory_per_extension_frame(run: Any, bench: Bench, tmp_path: Path) -> N
         return helm, raw
 
     helm, raw = run(scenario(), timeout=300)
-    bench.record("memory: per extension frame (PSS, own origin)", helm, raw, unit="MiB",
-                 note=f"{FRAMES} frames vs raw channel pages")
+    bench.record(
+        "memory: per extension frame (PSS, own origin)",
+        helm,
+        raw,
+        unit="MiB",
+        note=f"{FRAMES} frames vs raw channel pages",
+    )
 
 
 def _cold_start(mode: str, target: Path) -> float:
@@ -240,7 +246,11 @@ def _cold_start(mode: str, target: Path) -> float:
     started = time.perf_counter()
     out = subprocess.run(
         [sys.executable, str(Path(__file__).with_name("host_startup.py")), mode, str(target)],
-        capture_output=True, text=True, timeout=120, env=env, check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        check=True,
         cwd=Path(__file__).resolve().parents[2],
     ).stdout
     assert "READY" in out, out
@@ -258,5 +268,9 @@ def test_cold_start_to_first_extension_ready(run: Any, bench: Bench, tmp_path: P
     folder = copy_page("probe", tmp_path / "raw")
     helm = statistics.median([_cold_start("helm", home) for _ in range(3)])
     raw = statistics.median([_cold_start("raw", folder) for _ in range(3)])
-    bench.record("start-up: process start to first extension ready", helm, raw,
-                 note="demo home vs bare QWebEngineView page")
+    bench.record(
+        "start-up: process start to first extension ready",
+        helm,
+        raw,
+        note="demo home vs bare QWebEngineView page",
+    )

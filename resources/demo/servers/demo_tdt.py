@@ -54,8 +54,11 @@ def tdt_reminder_list() -> dict[str, Any]:
         {
             "reminders": [
                 {"id": "r1", "text": "Look at every widget", "due": today.isoformat()},
-                {"id": "r2", "text": "Open Settings → Connections",
-                 "due": (today + datetime.timedelta(days=1)).isoformat()},
+                {
+                    "id": "r2",
+                    "text": "Open Settings → Connections",
+                    "due": (today + datetime.timedelta(days=1)).isoformat(),
+                },
             ]
         },
         warnings=["demo data: these reminders are not stored anywhere"],

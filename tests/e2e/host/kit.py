@@ -34,8 +34,13 @@ class EchoHandler:
             size = int(json.loads(args_json)["bytes"])
             return json.dumps({"ok": True, "data": "x" * size, "error": None})
         return (
-            '{"ok":true,"data":{"connection":' + json.dumps(connection_id) + ',"operation":'
-            + json.dumps(operation) + ',"args":' + args_json + "},\"error\":null}"
+            '{"ok":true,"data":{"connection":'
+            + json.dumps(connection_id)
+            + ',"operation":'
+            + json.dumps(operation)
+            + ',"args":'
+            + args_json
+            + '},"error":null}'
         )
 
 
@@ -91,7 +96,7 @@ async def evaluate(view: ExtensionView, expression: str, timeout: float = 20.0) 
 
     def on_console(_level: int, message: str, _line: int, _source: str) -> None:
         if message.startswith(tag) and not result.done():
-            result.set_result(json.loads(message[len(tag):]))
+            result.set_result(json.loads(message[len(tag) :]))
 
     view.page.console.connect(on_console)
     script = (

@@ -33,8 +33,13 @@ def notes_extension(folder: Path) -> Path:
         "entry": "index.html",
         "permissions": {"write": True},
         "connections": [
-            {"id": "notes", "kind": "files", "root": "workspace", "paths": ["notes/*.txt"],
-             "operations": ["list", "read", "write"]}
+            {
+                "id": "notes",
+                "kind": "files",
+                "root": "workspace",
+                "paths": ["notes/*.txt"],
+                "operations": ["list", "read", "write"],
+            }
         ],
     }
     (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
@@ -115,8 +120,6 @@ def test_a_write_confirmed_in_the_dialog_changes_the_file_and_a_declined_one_doe
     assert after_decline == "milk\neggs\n"
 
 
-
-
 def test_the_rate_limit_of_a_frame_survives_a_reload_of_its_page(
     run: Any, frames: Any, tmp_path: Path
 ) -> None:
@@ -181,11 +184,25 @@ def test_an_http_read_goes_out_with_helms_token_which_the_page_never_sees(
     folder = tmp_path / "ext"
     shutil.copytree(PAGES / "probe", folder)
     manifest = {
-        "id": "com.example.issues", "name": "Issues", "version": "1.0.0", "kind": "widget",
+        "id": "com.example.issues",
+        "name": "Issues",
+        "version": "1.0.0",
+        "kind": "widget",
         "entry": "index.html",
-        "connections": [{"id": "api", "kind": "http", "service": "tracker",
-                         "calls": {"issues": {"method": "GET", "path": "/repos/{repo}/issues",
-                                              "query": {"per_page": "{limit}"}}}}],
+        "connections": [
+            {
+                "id": "api",
+                "kind": "http",
+                "service": "tracker",
+                "calls": {
+                    "issues": {
+                        "method": "GET",
+                        "path": "/repos/{repo}/issues",
+                        "query": {"per_page": "{limit}"},
+                    }
+                },
+            }
+        ],
     }
     (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
 
@@ -197,8 +214,12 @@ def test_an_http_read_goes_out_with_helms_token_which_the_page_never_sees(
             root.mkdir()
             add_workspace(broker.home, "ws", root)
             base = f"http://127.0.0.1:{server.server_address[1]}"
-            save_profile(broker.home, broker.credentials,
-                         ServiceProfile("tracker", base, "token", "Authorization", "bearer"), token=token)
+            save_profile(
+                broker.home,
+                broker.credentials,
+                ServiceProfile("tracker", base, "token", "Authorization", "bearer"),
+                token=token,
+            )
             install(broker.home, "ws", folder)
             await approve(broker, "ws", "com.example.issues")
             view = frames(folder, broker, extension="com.example.issues")
@@ -216,9 +237,12 @@ def test_an_http_read_goes_out_with_helms_token_which_the_page_never_sees(
     finally:
         server.shutdown()
         server.server_close()
-    assert result == {"ok": True, "status": 200,
-                      "data": [{"title": "Sandbox holds", "path": "/repos/helm/issues?per_page=5"}],
-                      "error": None}
+    assert result == {
+        "ok": True,
+        "status": 200,
+        "data": [{"title": "Sandbox holds", "path": "/repos/helm/issues?per_page=5"}],
+        "error": None,
+    }
     assert _Issues.seen_auth == [f"Bearer {token}"]
     assert token not in json.dumps(result)
     assert token not in page_text

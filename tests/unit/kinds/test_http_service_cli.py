@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
-from broker.credentials import FileStore
+from broker.credentials import open_store
 
 TOKEN = "cli-token-1a2b3c"
 
@@ -26,7 +26,7 @@ def test_add_reads_the_token_from_stdin_and_keeps_it_out_of_settings(
     home = tmp_path / "home"
     argv = ("service", "add", "gh", "--base-url", "https://api.example.com/", "--token-format", "raw")
     assert helm(home, monkeypatch, *argv, stdin=f"{TOKEN}\n") == 0
-    assert FileStore(home / "credentials.json").get("services/gh/token") == TOKEN
+    assert open_store(home).get("services/gh/token") == TOKEN
     settings = json.loads((home / "settings.json").read_text())
     assert settings["services"]["gh"] == {
         "base_url": "https://api.example.com",
@@ -38,7 +38,7 @@ def test_add_reads_the_token_from_stdin_and_keeps_it_out_of_settings(
     out = capsys.readouterr().out
     assert TOKEN not in out
     assert helm(home, monkeypatch, "service", "remove", "gh") == 0
-    assert FileStore(home / "credentials.json").get("services/gh/token") is None
+    assert open_store(home).get("services/gh/token") is None
 
 
 @pytest.mark.parametrize(
@@ -68,4 +68,4 @@ def test_an_oauth2_profile_takes_an_empty_secret_for_a_public_client(
         "auth": "oauth2",
         "client_id": "abc",
     }
-    assert FileStore(home / "credentials.json").get("services/cal/client_secret") is None
+    assert open_store(home).get("services/cal/client_secret") is None
