@@ -9,14 +9,15 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
-from broker.credentials import open_store
+from broker.credentials import FileStore
 
 TOKEN = "cli-token-1a2b3c"
 
 
 def helm(home: Path, monkeypatch: pytest.MonkeyPatch, *argv: str, stdin: str = "") -> int:
     monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
-    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+    # Without a keychain the CLI's store is the 0600 file, the one these tests read back.
+    monkeypatch.setattr("app.commands.common.open_store", lambda path: FileStore(path / "credentials.json"))
     return main([*argv, "--home", str(home)])
 
 
@@ -26,7 +27,7 @@ def test_add_reads_the_token_from_stdin_and_keeps_it_out_of_settings(
     home = tmp_path / "home"
     argv = ("service", "add", "gh", "--base-url", "https://api.example.com/", "--token-format", "raw")
     assert helm(home, monkeypatch, *argv, stdin=f"{TOKEN}\n") == 0
-    assert open_store(home).get("services/gh/token") == TOKEN
+    assert FileStore(home / "credentials.json").get("services/gh/token") == TOKEN
     settings = json.loads((home / "settings.json").read_text())
     assert settings["services"]["gh"] == {
         "base_url": "https://api.example.com",
@@ -38,7 +39,7 @@ def test_add_reads_the_token_from_stdin_and_keeps_it_out_of_settings(
     out = capsys.readouterr().out
     assert TOKEN not in out
     assert helm(home, monkeypatch, "service", "remove", "gh") == 0
-    assert open_store(home).get("services/gh/token") is None
+    assert FileStore(home / "credentials.json").get("services/gh/token") is None
 
 
 @pytest.mark.parametrize(
@@ -68,4 +69,4 @@ def test_an_oauth2_profile_takes_an_empty_secret_for_a_public_client(
         "auth": "oauth2",
         "client_id": "abc",
     }
-    assert open_store(home).get("services/cal/client_secret") is None
+    assert FileStore(home / "credentials.json").get("services/cal/client_secret") is None
