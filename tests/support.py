@@ -86,6 +86,7 @@ class ServerProcess:
     lines: list[str] = field(default_factory=list)
     _ready_line: threading.Event = field(default_factory=threading.Event)
     _pattern: str | None = None
+    _pump_thread: threading.Thread | None = None
 
     def output(self) -> str:
         return "".join(self.lines[-60:])
@@ -95,6 +96,10 @@ class ServerProcess:
 
     def stop(self, timeout: float = 10.0) -> None:
         stop_group(self.popen, timeout, self.stop_signal)
+        if self._pump_thread is not None:
+            self._pump_thread.join(timeout)  # the output ends once the group is gone
+        if self.popen.stdout is not None:
+            self.popen.stdout.close()
 
     def _pump(self) -> None:
         assert self.popen.stdout is not None
@@ -173,7 +178,8 @@ def start_server(
         **as_user(user),
     )
     server = ServerProcess(name=name, popen=popen, stop_signal=stop_signal, _pattern=ready_line)
-    threading.Thread(target=server._pump, name=f"{name}-output", daemon=True).start()
+    server._pump_thread = threading.Thread(target=server._pump, name=f"{name}-output", daemon=True)
+    server._pump_thread.start()
     try:
         _wait_ready(server, port, host, ready_line, timeout)
     except BaseException:
