@@ -3,9 +3,9 @@
 It sets up the demo in a temporary Helm home, opens the Notes widget in the real web view
 (offscreen), reads a note through the page's ``helm.call`` and the bridge, then tries to write
 it twice — once through the bridge with a confirmer that always clicks Cancel, once straight
-to the broker with no token — and checks the file on disk is unchanged. Last, it asks the
-demo's MCP server (a child process of this installation) for the time, and loads every
-kind's adapter. Packagers run it on a
+to the broker with no token — and checks the file on disk is unchanged. Last, it makes one
+read on each of the demo's other connections (its MCP and TDT servers, children of this
+installation, and its SQLite database) and loads every kind's adapter. Packagers run it on a
 built bundle (QtWebEngine, its resources and the shipped data must all be there to pass).
 Exit 0 when every check passed, 1 on a failed check or the time limit.
 """
@@ -128,7 +128,7 @@ async def checks(home: Path, started: float, report: list[str]) -> None:
             await call_checks(broker, view, confirm, note, report)
         finally:
             await window.aclose()
-        await server_check(broker, workspace, report)
+        await demo_checks(broker, workspace, report)
     kinds_check(report)
 
 
@@ -153,13 +153,22 @@ async def call_checks(
     report.append(f"ok    write without a token: {direct['error']['code']}, file unchanged")
 
 
-async def server_check(broker: Broker, workspace: str, report: list[str]) -> None:
-    """The demo's MCP server starts from this installation (a bundle runs it itself)."""
-    ctx = CallContext(workspace, CLOCK, "self-test")
-    answer = await broker.call(ctx, "demo", "current_time", {})
-    if not answer.get("ok"):
-        raise Failed(f"the demo MCP server gave {short(answer)}")
-    report.append("ok    the demo MCP server started and answered")
+DEMO_READS: tuple[tuple[str, str, str, str, dict[str, Any]], ...] = (
+    ("the demo MCP server", "dev.helm.demo.clock", "demo", "current_time", {}),
+    ("the demo TDT server", "dev.helm.demo.status", "tdt", "tdt_workspace_status", {}),
+    ("the demo SQLite database", "dev.helm.demo.tasks", "tasks", "counts", {}),
+)
+"""One read per other kind of the demo, straight to the broker: the servers are child
+processes of this installation (a bundle runs them itself) and each kind has its libraries."""
+
+
+async def demo_checks(broker: Broker, workspace: str, report: list[str]) -> None:
+    for label, extension, connection, operation, args in DEMO_READS:
+        ctx = CallContext(workspace, extension, "self-test")
+        answer = await broker.call(ctx, connection, operation, args)
+        if not answer.get("ok"):
+            raise Failed(f"{label} gave {short(answer)}")
+        report.append(f"ok    {label} answered {connection}.{operation}")
 
 
 def kinds_check(report: list[str]) -> None:

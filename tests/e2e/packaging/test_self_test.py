@@ -27,6 +27,7 @@ def test_the_self_test_reads_through_the_bridge_refuses_unconfirmed_writes_and_e
     assert any(line.startswith("ok    read notes/welcome.md through the bridge") for line in lines)
     assert any("write through the bridge: declined (Cancel), file unchanged" in line for line in lines)
     assert any("write without a token: confirmation_required, file unchanged" in line for line in lines)
-    assert "ok    the demo MCP server started and answered" in lines
+    for read in ("demo.current_time", "tdt.tdt_workspace_status", "tasks.counts"):
+        assert any(line.startswith("ok") and line.endswith(read) for line in lines), read
     assert lines[-1].startswith("self-test passed in ")
     assert not users_home.exists()  # the user's Helm home is never touched
