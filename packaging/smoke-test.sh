@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs a built Helm bundle headless: `helm --version`, then `helm --self-test` (the demo's Notes
-# widget in the real web view, a read through the bridge, unconfirmed writes refused, the demo
-# MCP server). Usage: packaging/smoke-test.sh [path/to/helm]   (default: dist/helm/helm)
+# widget in the real web view, a read through the bridge, unconfirmed writes refused, the demo's
+# servers and database). Usage: packaging/smoke-test.sh [path/to/helm]   (default: dist/helm/helm)
 # The bundle runs from a copy of its archive when one is given: packaging/smoke-test.sh x.tar.gz
 set -euo pipefail
 
