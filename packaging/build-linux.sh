@@ -8,13 +8,9 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 PY="$ROOT/.venv/bin/python"
-PINS=(pyinstaller==6.22.3 pyinstaller-hooks-contrib==2026.9)
-
-installed() { "$PY" -m pip show "$1" 2>/dev/null | sed -n 's/^Version: //p'; }
-if [ "$(installed pyinstaller)" != "${PINS[0]#*==}" ] || [ "$(installed pyinstaller-hooks-contrib)" != "${PINS[1]#*==}" ]; then
-  echo "[bundle] installing ${PINS[*]}"
-  "$PY" -m pip install -q --disable-pip-version-check "${PINS[@]}" 2> >(grep -v "^WARNING: Location" >&2)
-fi
+# The pinned PyInstaller (packaging/requirements.txt); pip does nothing when it is there already.
+"$PY" -m pip install -q --disable-pip-version-check -r "$ROOT/packaging/requirements.txt" \
+  2> >(grep -v "^WARNING: Location" >&2)
 
 VERSION="$("$PY" -c 'from app.cli import helm_version; print(helm_version())')"
 ARCH="$(uname -m)"

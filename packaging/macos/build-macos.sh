@@ -8,8 +8,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 PY="$ROOT/.venv/bin/python"
-# Pillow turns the PNG icon into the .icns the app needs.
-"$PY" -m pip install -q --disable-pip-version-check pyinstaller==6.22.3 pyinstaller-hooks-contrib==2026.9 "pillow>=10,<12"
+"$PY" -m pip install -q --disable-pip-version-check -r "$ROOT/packaging/requirements.txt"
 
 VERSION="$("$PY" -c 'from app.cli import helm_version; print(helm_version())')"
 ARCH="$(uname -m)"

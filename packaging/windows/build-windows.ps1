@@ -9,8 +9,7 @@ Set-Location $Root
 if (-not (Test-Path .venv\Scripts\python.exe)) { py -3.12 -m venv .venv }
 $Py = "$Root\.venv\Scripts\python.exe"
 & $Py -m pip install -q --disable-pip-version-check -e .
-# Pillow turns the PNG icon into the .ico the programs carry.
-& $Py -m pip install -q --disable-pip-version-check pyinstaller==6.22.3 pyinstaller-hooks-contrib==2026.9 "pillow>=10,<12"
+& $Py -m pip install -q --disable-pip-version-check -r packaging\requirements.txt
 
 $Version = & $Py -c "from app.cli import helm_version; print(helm_version())"
 Remove-Item -Recurse -Force dist\helm, build\pyinstaller -ErrorAction SilentlyContinue
