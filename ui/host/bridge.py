@@ -12,7 +12,9 @@ import json
 import logging
 from typing import Protocol
 
+from broker import envelope
 from broker.context import CallContext
+from broker.errors import CallError, ErrorCode
 from broker.summary import Confirmer
 from ui.qt import QObject, Signal, Slot
 
@@ -32,21 +34,16 @@ class CallHandler(Protocol):
     ) -> str: ...
 
 
+def _failure(code: ErrorCode, message: str) -> str:
+    """An envelope for a call the bridge ends itself, built where every envelope is built."""
+    return json.dumps(envelope.failure("", CallError(code, message)), separators=(",", ":"))
+
+
 def _refusal(message: str) -> str:
-    return json.dumps(
-        {"ok": False, "data": None, "error": {"code": "refused", "message": message}},
-        separators=(",", ":"),
-    )
+    return _failure(ErrorCode.REFUSED, message)
 
 
-_FAILED = json.dumps(
-    {
-        "ok": False,
-        "data": None,
-        "error": {"code": "unavailable", "message": "Helm could not complete this call"},
-    },
-    separators=(",", ":"),
-)
+_FAILED = _failure(ErrorCode.UNAVAILABLE, "Helm could not complete this call")
 
 
 class Bridge(QObject):
