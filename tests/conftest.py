@@ -22,10 +22,9 @@ collect_ignore = [] if os.environ.get("HELM_BENCH") == "1" else ["bench"]
 
 
 # Qt-driven tests mark a qasync loop as the running loop for the rest of the process (Qt's own
-# event loop is entered once per process); pytest-asyncio tests need no running loop. So the
-# pure-asyncio folders run first, then the Qt ones.
-_ASYNCIO_FIRST = ("tests/unit/", "tests/servers/")
+# event loop is entered once per process, and the ``qloop`` fixture is session-wide);
+# pytest-asyncio tests need no running loop. So every test that uses ``qloop`` runs last.
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    items.sort(key=lambda item: 0 if any(p in item.nodeid for p in _ASYNCIO_FIRST) else 1)
+    items.sort(key=lambda item: "qloop" in getattr(item, "fixturenames", ()))
