@@ -1,7 +1,8 @@
 """The extension host against a raw QWebChannel in the same web engine.
 
 Rows: a bridge round trip (1000 sequential and 200 concurrent no-op calls), a 1 MiB result
-delivered to the page, start-up time to the first extension ready, memory per extension frame.
+delivered to the page, the event loop's worst lag while a page floods calls (how long the UI
+could not repaint), start-up time to the first extension ready, memory per extension frame.
 The no-op handler answers at once, so the rows measure the bridge alone (the isolated world,
 the private port, the owned task, the JSON text) against a bare channel object.
 """
@@ -136,6 +137,56 @@ def test_bridge_round_trips_against_a_raw_channel(run: Any, bench: Bench, tmp_pa
     bench.record("bridge: 1000 sequential no-op calls (per call)", *result["seq"], note="raw QWebChannel")
     bench.record("bridge: 200 concurrent no-op calls (per call)", *result["conc"], note="raw QWebChannel")
     bench.record("bridge: 1 MiB result delivered to the page", *result["big"], note="raw QWebChannel")
+
+
+FLOOD = """(async () => { for (let k = 0; k < 5; k++) {
+  const rs = await Promise.all(Array.from({length: 200}, () => helm.call('c', 'noop', {})));
+  if (!rs.every(r => r.ok)) throw rs; } return 0; })()"""
+PROBE_PERIOD = 0.005
+
+
+async def worst_loop_lag(work: Any) -> float:
+    """The longest the event loop (Qt's, which also paints the window) was late while ``work``
+    ran: a 5 ms timer that records how late each tick fires."""
+    loop = asyncio.get_running_loop()
+    lags: list[float] = []
+    done = asyncio.Event()
+
+    async def probe() -> None:
+        while not done.is_set():
+            start = loop.time()
+            await asyncio.sleep(PROBE_PERIOD)
+            lags.append(loop.time() - start - PROBE_PERIOD)
+
+    task = asyncio.create_task(probe())
+    try:
+        await work()
+    finally:
+        done.set()
+        await task
+    return max(lags)
+
+
+def test_event_loop_lag_under_many_concurrent_calls(run: Any, bench: Bench, tmp_path: Path) -> None:
+    folder = copy_page("probe", tmp_path / "ext")
+
+    async def scenario() -> tuple[float, float]:
+        view = make_view(folder, EchoHandler())
+        raw = RawFrame(ExtensionProfile(folder, extension_host("ws", "raw.lag")))
+        await wait_ready(view)
+        await raw.load()
+        await evaluate(view, FLOOD, timeout=120)  # warm-up
+        await evaluate(raw, FLOOD, timeout=120)
+        helm = await median_of(5, lambda: worst_loop_lag(lambda: evaluate(view, FLOOD, timeout=120)))
+        base = await median_of(5, lambda: worst_loop_lag(lambda: evaluate(raw, FLOOD, timeout=120)))
+        await view.aclose()
+        raw.close()
+        return helm, base
+
+    helm, raw = run(scenario(), timeout=600)
+    bench.record(
+        "UI: worst event-loop lag, 5 x 200 concurrent calls", helm, raw, note="raw QWebChannel, same flood"
+    )
 
 
 def test_start_up_to_first_extension_ready(run: Any, bench: Bench, tmp_path: Path) -> None:
