@@ -290,7 +290,11 @@ class MainWindow(QMainWindow):
         row = self.model.row(workspace, ext_id)
         if row is None or row.manifest is None:
             return Decision.DECLINED
-        dialog = ReviewDialog(row.manifest.review(), reason, self)
+        try:
+            changes = await self.model.pin_changes(workspace, ext_id)
+        except HelmError as err:
+            changes = [f"cannot check what changed: {err}"]
+        dialog = ReviewDialog(row.manifest.review(), reason, self, changes=changes)
         self.windows[f"review:{ext_id}"] = dialog
         decision = await answer(dialog)
         dialog.deleteLater()

@@ -125,6 +125,10 @@ class WorkspaceModel:
     async def approve(self, workspace: str, extension: str) -> None:
         await extensions.approve(self.broker, workspace, extension)
 
+    async def pin_changes(self, workspace: str, extension: str) -> list[str]:
+        """What changed in pinned definitions (MCP tools) since the last approval."""
+        return await extensions.pin_changes(self.broker, workspace, extension)
+
     def set_enabled(self, workspace: str, extension: str, enabled: bool) -> None:
         extensions.set_enabled(self.home, workspace, extension, enabled)
 

@@ -8,6 +8,7 @@ answers ``CONFIRMED``, Cancel (the default) or Esc ``DECLINED``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import StrEnum
 
 from broker.kinds.base import ConnectionReview, ReviewItem
@@ -43,6 +44,7 @@ class ReviewDialog(QuestionDialog):
         reason: ReviewReason = ReviewReason.INSTALL,
         parent: QWidget | None = None,
         *,
+        changes: Sequence[str] = (),
         guard_ms: int = GUARD_MS,
     ) -> None:
         super().__init__(f"Review {elide(review.name, 80)}", "Approve", parent, guard_ms=guard_ms)
@@ -62,6 +64,14 @@ class ReviewDialog(QuestionDialog):
             else "May write: no — read-only"
         )
         layout.addWidget(plain_label(may_write, self))
+        if changes:
+            # What kinds pinned at approval and the server now describes differently (MCP tools).
+            changed = plain_label(
+                "Changed since your last approval:\n" + "\n".join(f"• {c}" for c in changes), self
+            )
+            changed.setObjectName("pin-changes")
+            changed.setStyleSheet(WARNING_STYLE)
+            layout.addWidget(changed)
         scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)

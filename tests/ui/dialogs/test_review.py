@@ -70,6 +70,17 @@ def test_a_changed_extension_says_it_needs_approval_again(qtbot: QtBot) -> None:
     assert any("changed since you approved it" in t for t in labels(dialog))
 
 
+def test_changed_tool_definitions_are_listed_as_plain_text(qtbot: QtBot) -> None:
+    change = f"[tools] tool list_issues: description changed to {HTML}"
+    dialog = ReviewDialog(review_of(manifest_raw()), ReviewReason.CHANGED, changes=[change])
+    qtbot.addWidget(dialog)
+    box = dialog.findChild(QLabel, "pin-changes")
+    assert box is not None
+    assert box.textFormat() == Qt.TextFormat.PlainText
+    assert change in box.text()
+    assert dialog_for(qtbot, manifest_raw()).findChild(QLabel, "pin-changes") is None
+
+
 def test_cancel_is_the_default_and_escape_declines(qtbot: QtBot) -> None:
     dialog = dialog_for(qtbot, manifest_raw())
     assert dialog.focusWidget() is dialog.cancel_button
