@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 from collections.abc import Iterator
@@ -52,13 +53,16 @@ class Canary:
             except OSError:
                 return
             with conn:
+                # Counted before anything is answered, so whoever sees the reply also sees
+                # the count.
                 conn.settimeout(1.0)
                 try:
                     first = conn.recv(4096).split(b"\r\n", 1)[0]
-                    conn.sendall(_RESPONSE)
                 except OSError:
                     first = b""
-            self._record("tcp " + first.decode("latin-1"))
+                self._record("tcp " + first.decode("latin-1"))
+                with contextlib.suppress(OSError):
+                    conn.sendall(_RESPONSE)
 
     def _receive(self) -> None:
         while not self._stop.is_set():
