@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hashlib
-import itertools
 import json
 import os
 import sys
@@ -33,7 +32,6 @@ EXTENSION = "dev.helm.demo.notes"
 CLOCK = "dev.helm.demo.clock"
 NOTE = "notes/welcome.md"
 REFUSALS = {"declined", "confirmation_required"}
-_tags = itertools.count()
 
 
 class Failed(Exception):
@@ -197,34 +195,14 @@ def short(value: Any) -> str:
 
 
 async def evaluate(view: Any, expression: str, within: float = 30.0) -> Any:
-    """The JSON value of ``expression`` (a promise is awaited) in the page's own world.
+    """The JSON value of ``expression`` in the page; a page failure fails the self-test."""
+    from ui.host.evaluate import PageScriptError
+    from ui.host.evaluate import evaluate as evaluate_in_page
 
-    The page hands the value back on its console with a one-off tag: the only channel out of
-    the page that needs nothing the extension could not also use.
-    """
-    from ui.qt import QWebEngineScript
-
-    tag = f"helm-self-test-{next(_tags)}:"
-    result: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-
-    def on_console(_level: int, message: str, _line: int, _source: str) -> None:
-        if message.startswith(tag) and not result.done():
-            result.set_result(json.loads(message[len(tag) :]))
-
-    view.page.console.connect(on_console)
-    script = (
-        f"Promise.resolve().then(() => ({expression})).then("
-        f"v => console.log({json.dumps(tag)} + JSON.stringify({{value: v}})),"
-        f"e => console.log({json.dumps(tag)} + JSON.stringify({{error: String(e)}})))"
-    )
     try:
-        view.page.runJavaScript(script, QWebEngineScript.ScriptWorldId.MainWorld.value)
-        outcome = await asyncio.wait_for(result, within)
-    finally:
-        view.page.console.disconnect(on_console)
-    if "error" in outcome:
-        raise Failed(f"the page failed: {outcome['error']}")
-    return outcome.get("value")
+        return await evaluate_in_page(view, expression, within)
+    except PageScriptError as err:
+        raise Failed(f"the page failed: {err}") from err
 
 
 if __name__ == "__main__":

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import itertools
 import json
 import shutil
 from pathlib import Path
@@ -14,10 +13,10 @@ from broker.summary import Confirmer, Decision, WriteSummary
 from ui.dialogs.confirm import ConfirmDialog
 from ui.host import ExtensionProfile, ExtensionView, extension_host
 from ui.host.bridge import CallHandler
-from ui.qt import QWebEngineScript
+from ui.host.evaluate import HasPage, PageScriptError
+from ui.host.evaluate import evaluate as evaluate_in_page
 
 PAGES = Path(__file__).parent / "pages"
-_ids = itertools.count(1)
 
 
 class EchoHandler:
@@ -89,29 +88,12 @@ async def wait_ready(view: ExtensionView, timeout: float = 20.0, fragment: str =
         view.ready.disconnect(on_ready)
 
 
-async def evaluate(view: ExtensionView, expression: str, timeout: float = 20.0) -> Any:
+async def evaluate(view: HasPage, expression: str, timeout: float = 20.0) -> Any:
     """Await the JSON value of ``expression`` (a promise is awaited) in the page's world."""
-    tag = f"helm-test-{next(_ids)}:"
-    result = asyncio.get_running_loop().create_future()
-
-    def on_console(_level: int, message: str, _line: int, _source: str) -> None:
-        if message.startswith(tag) and not result.done():
-            result.set_result(json.loads(message[len(tag) :]))
-
-    view.page.console.connect(on_console)
-    script = (
-        f"Promise.resolve().then(() => ({expression})).then("
-        f"v => console.log({json.dumps(tag)} + JSON.stringify({{value: v}})),"
-        f"e => console.log({json.dumps(tag)} + JSON.stringify({{error: String(e)}})))"
-    )
     try:
-        view.page.runJavaScript(script, QWebEngineScript.ScriptWorldId.MainWorld.value)
-        outcome = await asyncio.wait_for(result, timeout)
-    finally:
-        view.page.console.disconnect(on_console)
-    if "error" in outcome:
-        raise AssertionError(f"page code failed: {outcome['error']}")
-    return outcome.get("value")
+        return await evaluate_in_page(view, expression, timeout)
+    except PageScriptError as err:
+        raise AssertionError(f"page code failed: {err}") from err
 
 
 class Dialogs:
