@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 from app.commands.common import home_path
 from app.demo import needs_demo, set_up_demo
@@ -18,29 +20,38 @@ from broker.credentials import open_store
 
 
 def main(args: argparse.Namespace) -> int:
+    return run_qt(lambda: run(args))
+
+
+def run_qt(body: Callable[[], Coroutine[Any, Any, int]]) -> int:
+    """Run ``body`` on the process's one qasync loop and return its exit code.
+
+    The web engine is prepared before the QApplication exists (the extension scheme and the
+    WebRTC flags must be set first), and the Qt event loop is entered exactly once.
+    """
     from ui.host import prepare_engine
 
-    dead_end = prepare_engine()  # before the QApplication: the scheme and WebRTC flags
+    dead_end = prepare_engine()
     import qasync
 
     from ui.qt import QApplication
 
     app = QApplication(sys.argv[:1])
     app.setApplicationName("Helm")
-    # The loop ends when ``run`` returns, after the broker has closed its children; Qt must not
-    # stop it early when the window closes.
+    # The loop ends when ``body`` returns, after the broker has closed its children; Qt must
+    # not stop it early when the window closes.
     app.setQuitOnLastWindowClosed(False)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     try:
         with loop:
-            code: int = loop.run_until_complete(run(args, app))
+            code: int = loop.run_until_complete(body())
             return code
     finally:
         dead_end.close()
 
 
-async def run(args: argparse.Namespace, app: object) -> int:
+async def run(args: argparse.Namespace) -> int:
     from app.window import open_window
 
     path = home_path(args)

@@ -71,24 +71,10 @@ def headless_environment() -> None:
 def main(args: argparse.Namespace) -> int:
     """The same engine set-up and single qasync loop as the desktop app, on a throwaway home."""
     headless_environment()
-    from ui.host import prepare_engine
+    from app.gui import run_qt
 
-    dead_end = prepare_engine()
-    import qasync
-
-    from ui.qt import QApplication
-
-    app = QApplication(sys.argv[:1])
-    app.setApplicationName("Helm")
-    app.setQuitOnLastWindowClosed(False)
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
-    try:
-        with tempfile.TemporaryDirectory(prefix="helm-self-test-") as home, loop:
-            code: int = loop.run_until_complete(run(Path(home)))
-            return code
-    finally:
-        dead_end.close()
+    with tempfile.TemporaryDirectory(prefix="helm-self-test-") as home:
+        return run_qt(lambda: run(Path(home)))
 
 
 async def run(home: Path) -> int:
