@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 # Qt reads these when the first QApplication starts: headless, and Chromium's sandbox cannot
 # run as root (CI runs as root). scripts/check.sh sets them too; this covers a bare `pytest`.
@@ -13,6 +14,18 @@ if os.geteuid() == 0 and "--no-sandbox" not in os.environ.get("QTWEBENGINE_CHROM
     os.environ["QTWEBENGINE_CHROMIUM_FLAGS"] = (
         os.environ.get("QTWEBENGINE_CHROMIUM_FLAGS", "") + " --no-sandbox"
     ).strip()
+
+# Property-based tests: no example database on disk (nothing to keep out of the repository), and
+# under CI a derandomized run, so a red run can be reproduced exactly from the same commit.
+settings.register_profile("helm", database=None, deadline=None)
+settings.register_profile(
+    "ci",
+    parent=settings.get_profile("helm"),
+    derandomize=True,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile("ci" if os.environ.get("CI", "").lower() in ("true", "1", "yes") else "helm")
 
 pytest_plugins = ["tests.servers.fixtures"]
 
