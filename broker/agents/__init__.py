@@ -1,0 +1,1 @@
+"""Governed coding agents: ACP agents run inside Helm's boundary."""
