@@ -67,8 +67,9 @@ async def ensure(home: Path, name: str, options: Options | None = None) -> Launc
         return await provisioner.ensure(name)
 
 
-async def remove(home: Path, name: str) -> bool:
+async def remove(home: Path, name: str, options: Options | None = None) -> bool:
     """Delete ``name``'s installs (the catalogue is still verified: it names what may exist)."""
-    catalogue = load_catalogue()
+    options = options or Options()
+    catalogue = load_catalogue(options.source)
     async with new_client() as client:
-        return await Provisioner(home, catalogue, client).remove(name)
+        return await Provisioner(home, catalogue, client, registry_url=options.registry_url).remove(name)

@@ -159,23 +159,8 @@ class Provisioner:
         if entry is None:
             return Verification(adapter.name, State.MISSING, "not installed")
         folder = self.store.installs / entry.install
-        receipt = self.store.read_receipt(folder)
-        if receipt is None:
-            return Verification(
-                adapter.name, State.TAMPERED, "the install's receipt is missing or unreadable", folder
-            )
-        if receipt.get("adapter_digest") != adapter.digest:
-            detail = f"installed {receipt.get('version')!s:.40}, the catalogue pins {adapter.version}"
-            return Verification(adapter.name, State.OUTDATED, detail, folder)
-        if not (folder / TREE).is_dir():
-            return Verification(adapter.name, State.TAMPERED, "the installed tree is gone", folder)
-        digest = await asyncio.to_thread(tree_digest, folder / TREE)
-        if str(digest.integrity) != receipt.get("tree_sha512"):
-            detail = f"the installed files differ from the receipt ({digest.files} files now)"
-            return Verification(adapter.name, State.TAMPERED, detail, folder)
-        return Verification(
-            adapter.name, State.OK, f"{adapter.version}, {digest.files} files verified", folder
-        )
+        state, detail = await _compare(adapter, entry, folder, self.store.read_receipt(folder))
+        return Verification(adapter.name, state, detail, folder)
 
     # -- installation ------------------------------------------------------------------------------
     async def _install(self, adapter: Adapter, *, keep_previous: bool) -> Installed:
@@ -263,6 +248,31 @@ class Provisioner:
         self.audit.record(
             AuditRecord("", "", adapter.name, "agent-adapter", "provision", decision, outcome, title)
         )
+
+
+async def _compare(
+    adapter: Adapter, entry: LedgerEntry, folder: Path, receipt: dict[str, Any] | None
+) -> tuple[State, str]:
+    if receipt is None or not _well_formed(receipt, adapter.name, entry.version):
+        return State.TAMPERED, "the install's receipt is missing, unreadable or altered"
+    if receipt["adapter_digest"] != adapter.digest:
+        return State.OUTDATED, f"installed {entry.version}, the catalogue pins {adapter.version}"
+    if not (folder / TREE).is_dir():
+        return State.TAMPERED, "the installed tree is gone"
+    digest = await asyncio.to_thread(tree_digest, folder / TREE)
+    if str(digest.integrity) != receipt["tree_sha512"]:
+        return State.TAMPERED, f"the installed files differ from the receipt ({digest.files} files now)"
+    return State.OK, f"{adapter.version}, {digest.files} files verified"
+
+
+def _well_formed(receipt: dict[str, Any], name: str, version: str) -> bool:
+    fields = ("adapter_digest", "tree_sha512", "catalogue_sha256")
+    return (
+        receipt.get("format") == RECEIPT_FORMAT
+        and receipt.get("adapter") == name
+        and receipt.get("version") == version
+        and all(isinstance(receipt.get(f), str) for f in fields)
+    )
 
 
 def node_path() -> str:

@@ -66,6 +66,7 @@ def write_catalogue(folder: Path, key: Ed25519PrivateKey, adapters: dict[str, An
     data = (json.dumps({"format": 1, "adapters": adapters}, indent=2) + "\n").encode()
     (folder / "catalogue.json").write_bytes(data)
     (folder / "catalogue.sig").write_bytes(sign(data, key))
+    (folder / "catalogue.pub").write_bytes(public_pem(key.public_key()))
     return CatalogueSource(folder / "catalogue.json", folder / "catalogue.sig", public_pem(key.public_key()))
 
 
