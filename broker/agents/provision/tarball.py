@@ -7,12 +7,14 @@ Called only after the tarball's sha512 matched its pin. Even so the archive is r
 * links, devices and FIFOs are skipped, as npm skips them, so the tree holds only regular
   files and folders Helm created itself — no symlink can redirect a later write;
 * files are created new (``O_EXCL | O_NOFOLLOW``): two entries for one file fail the install;
-* modes are reduced to 0644, or 0755 where the archive has an execute bit (native binaries);
+* modes are reduced to 0644, or 0755 where the archive has an execute bit or the package's
+  ``bin`` names the file (npm marks those executable at install time too);
 * the unpacked size and file count are bounded across the whole installation.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import tarfile
 import zlib
@@ -34,6 +36,7 @@ def extract(tgz: Path, dest: Path, label: str, budget: Budget) -> None:
                 if budget.stopped:
                     raise ArchiveError(f"{label}: installation abandoned")
                 _extract_member(archive, member, dest, label, budget)
+        mark_executables(dest, label)
     except (tarfile.TarError, zlib.error, EOFError) as exc:
         raise ArchiveError(
             f"{label}: the tarball is not a valid gzip tar archive ({type(exc).__name__})"
@@ -61,6 +64,25 @@ def _extract_member(
         raise ArchiveError(f"{label}: cannot read {member.name!r} from the tarball")
     mode = 0o755 if member.mode & 0o111 else 0o644
     _write_new(target, source, member.size, mode, label)
+
+
+def mark_executables(dest: Path, label: str) -> None:
+    """Make the package's ``bin`` files executable, as npm does when it links them.
+
+    Publishers often pack them without the bit (codex-acp's native binary, for one); npm adds
+    it at install time. No link is created: Helm runs the adapter's entry with Node itself.
+    """
+    try:
+        manifest = json.loads((dest / "package.json").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return  # a package without a readable package.json has no bin to mark
+    bins = manifest.get("bin") if isinstance(manifest, dict) else None
+    targets = [bins] if isinstance(bins, str) else list(bins.values()) if isinstance(bins, dict) else []
+    for target in targets:
+        relative = member_path(f"package/{target}", label) if isinstance(target, str) else None
+        path = dest.joinpath(*relative) if relative else None
+        if path is not None and path.is_file() and not path.is_symlink():
+            path.chmod(0o755)
 
 
 def member_path(name: str, label: str) -> list[str] | None:

@@ -38,8 +38,8 @@ def _swap_for_symlink(pkg: Path) -> None:
     (pkg / "index.js").symlink_to("/etc/hostname")
 
 
-def _make_executable(pkg: Path) -> None:
-    (pkg / "index.js").chmod(0o755)
+def _change_a_mode(pkg: Path) -> None:
+    (pkg / "index.js").chmod(0o644)  # it was made executable as the package's bin
 
 
 def _forge_receipt(pkg: Path) -> None:
@@ -51,7 +51,7 @@ TAMPERINGS: list[Callable[[Path], None]] = [
     _add_file,
     _remove_file,
     _swap_for_symlink,
-    _make_executable,
+    _change_a_mode,
     _forge_receipt,
 ]
 
