@@ -89,18 +89,22 @@ class Demo:
 
 
 def publish_echo(registry: LocalRegistry, version: str = "1.0.0") -> dict[str, Any]:
+    native_name, foreign_name = f"@helm-test/native-{HOST.os}", f"@helm-test/native-{OTHER_OS}"
+    native = registry.publish(
+        native_name, "1.0.0", {"bin/tool": b"\x7fELF-ish"}, os=[HOST.os], cpu=[HOST.cpu]
+    )
+    foreign = registry.publish(foreign_name, "1.0.0", {"bin/tool": b"MZ"}, os=[OTHER_OS])
+    greeting = registry.publish(
+        "@helm-test/greeting", "1.0.0", {"index.js": "exports.greet = (n) => `hello ${n}`;\n"}
+    )
     root = registry.publish(
         "@helm-test/echo-acp",
         version,
         {"index.js": ENTRY_JS},
         bin={"echo-acp": "index.js"},
         dependencies={"@helm-test/greeting": "1.0.0"},
+        optionalDependencies={native_name: "1.0.0", foreign_name: "1.0.0"},
     )
-    greeting = registry.publish(
-        "@helm-test/greeting", "1.0.0", {"index.js": "exports.greet = (n) => `hello ${n}`;\n"}
-    )
-    native = registry.publish(f"@helm-test/native-{HOST.os}", "1.0.0", {"bin/tool": b"\x7fELF-ish"})
-    foreign = registry.publish(f"@helm-test/native-{OTHER_OS}", "1.0.0", {"bin/tool": b"MZ"})
     return adapter_entry(
         root,
         [

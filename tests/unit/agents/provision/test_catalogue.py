@@ -56,7 +56,7 @@ BAD_SIGNATURES = [
 async def test_a_bad_catalogue_signature_is_refused_before_any_download(demo: Demo, spoil: Any) -> None:
     spoil(demo)
 
-    with pytest.raises(SignatureError, match="refus|does not verify"):
+    with pytest.raises(SignatureError, match=r"refus|does not verify"):
         await provision.add(demo.home, "echo", demo.options())
     assert demo.registry.requests == []
     assert not Store(demo.home).root.exists()

@@ -52,8 +52,8 @@ async def test_install_downloads_only_the_packages_this_machine_needs(demo: Demo
     assert os.access(next(tool), os.X_OK), "a native binary keeps its execute bit"
     entry = next(Store(demo.home).installs.glob("*/node_modules/@helm-test/echo-acp/index.js"))
     assert os.access(entry, os.X_OK), "a package's bin is made executable, as npm does"
-    readme = next(Store(demo.home).installs.glob("*/node_modules/@helm-test/greeting/index.js"))
-    assert not os.access(readme, os.X_OK)
+    plain = next(Store(demo.home).installs.glob("*/node_modules/@helm-test/greeting/index.js"))
+    assert not os.access(plain, os.X_OK)
 
 
 async def test_install_writes_receipt_and_ledger(demo: Demo) -> None:

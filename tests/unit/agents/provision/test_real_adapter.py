@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 from acp import PROTOCOL_VERSION, spawn_agent_process
 from acp.schema import ClientCapabilities, FileSystemCapabilities
 
