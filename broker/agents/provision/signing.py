@@ -43,11 +43,8 @@ class CatalogueSource:
     @classmethod
     def shipped(cls) -> CatalogueSource:
         folder = Path(str(resources.files("resources") / "agents"))
-        return cls(
-            folder / "catalogue.json",
-            folder / "catalogue.sig",
-            (folder / "catalogue.pub").read_bytes(),
-        )
+        key = _read(folder / "catalogue.pub", _MAX_SIGNATURE, "the trusted catalogue key")
+        return cls(folder / "catalogue.json", folder / "catalogue.sig", key)
 
 
 def load_catalogue(source: CatalogueSource | None = None) -> Catalogue:
@@ -123,7 +120,7 @@ def _read(path: Path, limit: int, what: str) -> bytes:
         with path.open("rb") as fh:
             data = fh.read(limit + 1)
     except FileNotFoundError:
-        error: type[CatalogueError] = SignatureError if path.suffix == ".sig" else CatalogueError
+        error: type[CatalogueError] = SignatureError if path.suffix in (".sig", ".pub") else CatalogueError
         raise error(f"{what} is missing ({path.name}): refusing to install adapters") from None
     except OSError as exc:
         raise CatalogueError(f"cannot read {what} ({path.name}: {exc.strerror})") from None

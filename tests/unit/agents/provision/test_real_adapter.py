@@ -1,5 +1,6 @@
 """The real ``@zed-industries/claude-code-acp``, provisioned from the npm registry with Helm's
-shipped, signed catalogue, answers ACP ``initialize`` and ``session/new`` with no account.
+shipped, signed catalogue and started through the agent profile's launcher command, answers ACP
+``initialize`` and ``session/new`` with no account.
 
 It needs Node.js, a writable HOME (it keeps ``~/.claude.json`` and ``~/.claude/``) and the
 registry; no API key or login is needed until the first prompt.
@@ -16,6 +17,7 @@ import httpx
 from acp import PROTOCOL_VERSION, spawn_agent_process
 from acp.schema import ClientCapabilities, FileSystemCapabilities
 
+from app.commands.agent_provision import launcher_argv
 from broker.agents import provision
 from broker.agents.provision.registry import registry_url
 from tests.support import require
@@ -51,7 +53,7 @@ async def test_claude_code_acp_provisioned_from_the_registry_starts_a_session(tm
     added = await provision.add(home, "@zed-industries/claude-code-acp")
     assert (await provision.verify(home, "claude-code")).ok
     env = {"PATH": os.environ["PATH"], "HOME": str(user)}
-    argv = added.launch.argv
+    argv = launcher_argv(home, added.adapter.name)  # verifies the receipt, then becomes node
     async with spawn_agent_process(_SilentClient(), argv[0], *argv[1:], env=env, cwd=workspace) as (conn, _):
         capabilities = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True), terminal=False)
         hello = await asyncio.wait_for(conn.initialize(PROTOCOL_VERSION, capabilities), 60)
