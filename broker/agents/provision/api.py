@@ -6,6 +6,8 @@ that fails it stops every one of these calls before a single byte is downloaded.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,44 +34,38 @@ class Added:
     launch: Launch
 
 
-async def add(home: Path, spec: str, options: Options | None = None) -> Added:
-    """Install the catalogue adapter ``spec`` names (adapter name, package or package@version)."""
+@contextlib.asynccontextmanager
+async def provisioner(home: Path, options: Options | None = None) -> AsyncIterator[Provisioner]:
+    """A ``Provisioner`` on the verified catalogue, with its own HTTP client for the call."""
     options = options or Options()
     catalogue = load_catalogue(options.source)
-    adapter = catalogue.find(spec)
-    node_path()  # no point downloading what cannot run here
     async with new_client() as client:
-        provisioner = Provisioner(
-            home, catalogue, client, registry_url=options.registry_url, limits=options.limits
-        )
-        installed = await provisioner.install(adapter.name)
-        launch = await provisioner.ensure(adapter.name)
+        yield Provisioner(home, catalogue, client, registry_url=options.registry_url, limits=options.limits)
+
+
+async def add(home: Path, spec: str, options: Options | None = None) -> Added:
+    """Install the catalogue adapter ``spec`` names (adapter name, package or package@version)."""
+    async with provisioner(home, options) as p:
+        adapter = p.catalogue.find(spec)
+        node_path()  # no point downloading what cannot run here
+        installed = await p.install(adapter.name)
+        launch = await p.ensure(adapter.name)
     return Added(adapter, installed, launch)
 
 
 async def verify(home: Path, name: str, options: Options | None = None) -> Verification:
     """Re-hash ``name``'s install against its receipt; nothing is changed or downloaded."""
-    options = options or Options()
-    catalogue = load_catalogue(options.source)
-    async with new_client() as client:
-        provisioner = Provisioner(home, catalogue, client, registry_url=options.registry_url)
-        return await provisioner.verify(name)
+    async with provisioner(home, options) as p:
+        return await p.verify(name)
 
 
 async def ensure(home: Path, name: str, options: Options | None = None) -> Launch:
     """Before each start: verify ``name``, provision it again if tampered or missing, say how to run it."""
-    options = options or Options()
-    catalogue = load_catalogue(options.source)
-    async with new_client() as client:
-        provisioner = Provisioner(
-            home, catalogue, client, registry_url=options.registry_url, limits=options.limits
-        )
-        return await provisioner.ensure(name)
+    async with provisioner(home, options) as p:
+        return await p.ensure(name)
 
 
 async def remove(home: Path, name: str, options: Options | None = None) -> bool:
     """Delete ``name``'s installs (the catalogue is still verified: it names what may exist)."""
-    options = options or Options()
-    catalogue = load_catalogue(options.source)
-    async with new_client() as client:
-        return await Provisioner(home, catalogue, client, registry_url=options.registry_url).remove(name)
+    async with provisioner(home, options) as p:
+        return await p.remove(name)
