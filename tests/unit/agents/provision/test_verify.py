@@ -3,6 +3,7 @@ a killed installation leaves nothing half-installed in sight."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -163,3 +164,25 @@ async def test_an_installation_killed_midway_leaves_no_install_in_sight(demo: De
     demo.registry.packages[("@helm-test/greeting", "1.0.0")].mode = "ok"
     assert (await provision.ensure(demo.home, "echo", v2)).event == "upgraded"
     assert list(store.staging.iterdir()) == [], "the killed run's leftovers are swept"
+
+
+async def test_two_installations_at_once_take_turns(demo: Demo) -> None:
+    first, second = await asyncio.gather(
+        provision.add(demo.home, "echo", demo.options()), provision.add(demo.home, "echo", demo.options())
+    )
+
+    store = Store(demo.home)
+    current = store.ledger()["echo"]
+    assert {current.install, current.previous} == {first.installed.folder.name, second.installed.folder.name}
+    assert list(store.staging.iterdir()) == []
+    assert (await provision.verify(demo.home, "echo", demo.options())).ok
+
+
+async def test_a_corrupt_ledger_is_reported_and_left_as_it_is(demo: Demo) -> None:
+    await provision.add(demo.home, "echo", demo.options())
+    ledger = Store(demo.home).ledger_path
+    ledger.write_text("{not json")
+
+    with pytest.raises(provision.ProvisionError, match=r"ledger\.json is unreadable; it was left as it is"):
+        await provision.ensure(demo.home, "echo", demo.options())
+    assert ledger.read_text() == "{not json"
