@@ -1,8 +1,11 @@
 """The OAuth2 redirect target: a one-shot HTTP listener on 127.0.0.1 (pure asyncio).
 
 It binds an OS-assigned port on 127.0.0.1 only and answers ``GET /oauth/callback``. A request
-whose ``state`` does not match is answered 400 and ignored (so a stray or forged request cannot
-end the user's sign-in); the first request with the right state is the answer, after which the
+must carry exactly one ``Host: 127.0.0.1:<port>`` or ``Host: localhost:<port>``: a web page that
+rebinds its own name to 127.0.0.1 reaches the port, but the browser still sends that page's
+name, so such a request is answered 400 and ignored. So is one whose ``state`` does not match
+(a stray or forged request cannot end the user's sign-in, neither with a code nor with an
+error); the first request with the right host and state is the answer, after which the
 listener closes. Anything else gets 404. Each request must arrive within a few seconds and
 within 8 KiB, so a client that connects and says nothing cannot hold it.
 """
@@ -89,13 +92,22 @@ class CallbackListener:
         if self._result.done() and self._server is not None:
             self._server.close()  # single use: no further connections
 
+    def _addressed_to_us(self, fields: list[str]) -> bool:
+        """Exactly one Host field, naming this listener by loopback address or localhost."""
+        hosts = [value for name, sep, value in (f.partition(":") for f in fields)
+                 if sep and name.lower() == "host"]  # fmt: skip
+        allowed = {f"127.0.0.1:{self.port}", f"localhost:{self.port}"}
+        return len(hosts) == 1 and hosts[0].strip(" \t").lower() in allowed
+
     def _answer(self, head: bytes) -> tuple[int, str]:
         if len(head) > MAX_HEAD:
             return 400, "Helm could not read this request."
-        request_line = head.split(b"\r\n", 1)[0].decode("latin-1")
+        request_line, *fields = head.decode("latin-1").split("\r\n")
         parts = request_line.split(" ")
         if len(parts) != 3 or parts[0] != "GET":
             return 404, "Not found."
+        if not self._addressed_to_us(fields):
+            return 400, "Helm answers only requests addressed to 127.0.0.1 or localhost."
         target = urlsplit(parts[1])
         if target.path != CALLBACK_PATH:
             return 404, "Not found."
