@@ -26,6 +26,7 @@ from mcp.shared.exceptions import McpError
 from mcp.shared.session import RequestResponder
 
 from broker.errors import CallError, ErrorCode
+from broker.kinds.mcp.sdk_private import next_request_id
 from broker.kinds.mcp.stdio import Child, OverflowHook, ReadStream, WriteStream
 
 log = logging.getLogger("helm.mcp")
@@ -175,7 +176,7 @@ class ServerSession:
     async def request(self, request: types.ClientRequest, result_type: type[T]) -> T:
         """Send one request and wait for its result within the call's limits."""
         session = await self.start()
-        rid = session._request_id  # the id send_request takes next (no await in between)
+        rid = next_request_id(session)  # no await between this and send_request
         pending = self._pending[str(rid)] = _Pending()
         result: T | None = None
         failure: McpError | None = None
