@@ -48,13 +48,27 @@ def refused(message: str) -> CallError:
 
 
 def check_args(args: Mapping[str, Any]) -> None:
-    """Arguments are strings (up to 4096 characters), numbers, booleans or null."""
+    """Arguments are strings (up to 4096 characters of Unicode text), numbers, booleans or null.
+
+    JSON can spell a lone UTF-16 surrogate (``"\\ud800"``), which is not text: it has no UTF-8
+    form to put in a URL or a body, so it is refused like any other bad argument.
+    """
     for name, value in args.items():
         if isinstance(value, str):
             if len(value) > MAX_ARG_CHARS:
                 raise refused(f"argument {name!r} is longer than {MAX_ARG_CHARS} characters")
+            if not _is_text(value):
+                raise refused(f"argument {name!r} is not valid Unicode text (a lone surrogate)")
         elif value is not None and not isinstance(value, bool | int | float):
             raise refused(f"argument {name!r} must be a string, number, boolean or null")
+
+
+def _is_text(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def as_text(value: Any) -> str:
