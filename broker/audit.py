@@ -1,9 +1,14 @@
-"""The audit log of write decisions: ``<home>/audit.jsonl``, one JSON object per line.
+"""The audit log of write decisions and redactions: ``<home>/audit.jsonl``, one JSON object per line.
 
-Each record: time (UTC ISO), workspace, extension, connection, kind, operation, decision
-(confirmed | declined | expired | refused), outcome (``ok`` or an error code), the title the
-user saw and the digest of the exact request. Argument values are not logged (they can hold
-personal data); the digest identifies them.
+Each record: time (UTC ISO), workspace, extension, connection, kind, operation, decision,
+outcome (``ok`` or an error code), a title and the digest of the exact request. Argument values
+are not logged (they can hold personal data); the digest identifies them.
+
+* A write decision is ``confirmed``, ``declined``, ``expired`` or ``refused``; its title is the
+  one the user saw in the dialog.
+* ``redacted`` says that Helm removed a secret it had sent from what a call returned (a read
+  or a write; see ``broker.redact``). Its title says how many occurrences; it never holds the
+  secret, and has no request digest.
 """
 
 from __future__ import annotations
@@ -32,10 +37,18 @@ class AuditRecord:
     time: str = ""
 
 
+FILE_NAME = "audit.jsonl"
+
+
 class AuditLog:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._lock = threading.Lock()
+
+    @classmethod
+    def in_home(cls, home: Path) -> AuditLog:
+        """The audit log of the Helm home at ``home``."""
+        return cls(home / FILE_NAME)
 
     def record(self, rec: AuditRecord) -> None:
         if not rec.time:

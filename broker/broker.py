@@ -196,7 +196,7 @@ class Broker:
             spec = KINDS.get(kind)
             if spec is None:
                 raise CallError(ErrorCode.UNAVAILABLE, f"the {kind} kind is not available in this Helm")
-            env = KindEnv(self.home, self.credentials)
+            env = KindEnv(self.home, self.credentials, self.audit)
             adapter = self._adapters[kind] = spec.load()(env)
         return adapter
 

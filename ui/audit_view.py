@@ -1,4 +1,4 @@
-"""The audit log of write decisions, newest first, filtered by decision."""
+"""The audit log of write decisions and redactions, newest first, filtered by decision."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ COLUMNS = (
     ("operation", "Operation"),
     ("title", "Dialog"),
 )
-DECISIONS = ("all", "confirmed", "declined", "expired", "refused")
+DECISIONS = ("all", "confirmed", "declined", "expired", "refused", "redacted")
 
 
 def rows(records: Iterable[AuditRecord], decision: str = "all") -> list[AuditRecord]:
@@ -41,7 +41,7 @@ class AuditView(QWidget):
     def __init__(self, log: AuditLog, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.log = log
-        self.setWindowTitle("Audit log — write decisions")
+        self.setWindowTitle("Audit log — write decisions and redactions")
         self.resize(1000, 500)
         layout = QVBoxLayout(self)
         bar = QHBoxLayout()

@@ -1,4 +1,4 @@
-"""``helm audit``: the log of write decisions."""
+"""``helm audit``: the log of write decisions and redactions."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from broker.audit import AuditLog
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("audit", help="show the log of write decisions")
+    p = sub.add_parser("audit", help="show the log of write decisions and redactions")
     p.add_argument("--json", action="store_true")
     p.add_argument("--limit", type=int, default=50, help="show the last N records (default 50)")
     add_home_option(p)
@@ -24,7 +24,7 @@ def _show(args: argparse.Namespace) -> int:
         print_json([asdict(r) for r in records])
         return 0
     if not records:
-        print("no write decisions recorded")
+        print("nothing recorded yet (write decisions and redactions appear here)")
     for r in records:
         print(
             f"{r.time}  {r.decision:<9} {r.outcome:<14} {r.workspace}/{r.extension} "

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
+    from broker.audit import AuditLog
     from broker.context import CallContext
     from broker.credentials import CredentialStore
     from broker.settings import Home, Settings, Workspace
@@ -94,11 +95,12 @@ class Call:
 
 @dataclass(frozen=True)
 class KindEnv:
-    """What every kind may use: the Helm home (settings re-read when they change on disk)
-    and the credential store."""
+    """What every kind may use: the Helm home (settings re-read when they change on disk),
+    the credential store, and the broker's audit log (None: the home's, opened when needed)."""
 
     home: Home
     credentials: CredentialStore
+    audit: AuditLog | None = None
 
     @property
     def settings(self) -> Settings:

@@ -2,7 +2,8 @@
 
 Run: ``python tests/servers/mcp_http_odd.py PORT TOKEN json|sse``. Every request must carry
 ``Authorization: Bearer TOKEN`` (401 otherwise). Tools: ``flood`` (a text result of ``size``
-bytes), ``whoami`` (the Authorization header it received, so tests see exactly what Helm sent).
+bytes), ``whoami`` (the Authorization header it received, so tests see exactly what Helm sent),
+``refuse`` (a tool error whose message quotes that header, as careless servers do).
 """
 
 from __future__ import annotations
@@ -30,6 +31,14 @@ def whoami(ctx: Context) -> dict[str, Any]:  # type: ignore[type-arg]
     request = ctx.request_context.request
     header = request.headers.get("authorization") if request is not None else None
     return {"authorization": header}
+
+
+@server.tool()
+def refuse(ctx: Context) -> str:  # type: ignore[type-arg]
+    """Fails, quoting the Authorization header of this request."""
+    request = ctx.request_context.request
+    header = request.headers.get("authorization") if request is not None else None
+    raise ValueError(f"not allowed with {header}")
 
 
 def guarded(app: Any) -> Any:

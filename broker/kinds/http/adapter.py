@@ -14,6 +14,7 @@ from broker.kinds.http import transport
 from broker.kinds.http.oauth2 import OAuthTokens
 from broker.kinds.http.profiles import ServiceProfile, get_profile, secret_key
 from broker.kinds.http.render import Rendered, check, render
+from broker.redact import scrubbed
 from broker.settings import Workspace
 
 TITLE = "Confirm request"
@@ -73,22 +74,28 @@ class HttpKind:
 
     async def execute(self, call: Call) -> dict[str, Any]:
         profile, req = self._prepare(call)
-        headers = await self._auth_headers(profile, call.connection)
+        headers, secrets = await self._credentials(profile, call.connection)
+        return await scrubbed(self.env, call, secrets, self._send(req, headers))
+
+    async def _send(self, req: Rendered, headers: Mapping[str, str]) -> dict[str, Any]:
         answer = await transport.exchange(
             self.client(), req.method, req.url, headers=headers, content=req.body
         )
         return result(answer)
 
-    async def _auth_headers(self, profile: ServiceProfile, conn: Mapping[str, Any]) -> dict[str, str]:
+    async def _credentials(
+        self, profile: ServiceProfile, conn: Mapping[str, Any]
+    ) -> tuple[dict[str, str], tuple[str, ...]]:
+        """The header that signs the request, and every form of the secret in it (to scrub)."""
         if profile.auth == "oauth2":
             access = await self.tokens.access_token(profile, conn)
-            return {"Authorization": f"Bearer {access}"}
+            return {"Authorization": f"Bearer {access}"}, (f"Bearer {access}", access)
         token = self.env.credentials.get(secret_key(profile.name, "token"))
         if not token:
-            return {}  # a profile added without a token (a public API)
+            return {}, ()  # a profile added without a token (a public API)
         bearer = profile.token_format == "bearer"  # noqa: S105 - a format name, not a secret
         value = f"Bearer {token}" if bearer else token
-        return {profile.token_header: value}
+        return {profile.token_header: value}, (value, token)
 
     async def aclose(self) -> None:
         client, self._client = self._client, None

@@ -16,6 +16,7 @@ from broker.kinds.mcp.pool import SessionPool, http_opener, stdio_opener, workin
 from broker.kinds.mcp.profiles import HttpProfile, Profile
 from broker.kinds.mcp.results import check_size, tool_data
 from broker.kinds.mcp.session import Limits, ServerSession
+from broker.redact import scrubbed
 from broker.settings import Workspace
 
 DEFAULT_LIMITS = Limits()
@@ -69,7 +70,9 @@ class McpKind:
 
             def make() -> ServerSession:
                 state.auth_refused = False
-                return ServerSession(label, http_opener(profile.url, token, self.limits, state), self.limits)
+                opener = http_opener(profile.url, token, self.limits, state)
+                sent = () if token is None else (f"Bearer {token}", token)
+                return ServerSession(label, opener, self.limits, secrets=sent)
 
         else:
             command, token_env = profile.command, profile.token_env
@@ -79,7 +82,8 @@ class McpKind:
                 if token_env is not None and token is not None:
                     env[token_env] = token
                 opener = stdio_opener(command, env, working_folder(workspace), self.limits)
-                return ServerSession(label, opener, self.limits)
+                given = () if token_env is None or token is None else (token,)
+                return ServerSession(label, opener, self.limits, secrets=given)
 
         fingerprint = [self.env.settings.mcp_servers[server], token, str(workspace.root)]
         return await self._pool.get(key, fingerprint, make)
@@ -147,8 +151,11 @@ class McpKind:
         )
 
     async def execute(self, call: Call) -> dict[str, JSON]:
-        server = str(call.connection["server"])
         session = await self._checked(call)
+        return await scrubbed(self.env, call, session.secrets, self._call_tool(call, session))
+
+    async def _call_tool(self, call: Call, session: ServerSession) -> dict[str, JSON]:
+        server = str(call.connection["server"])
         try:
             result = await session.call_tool(call.operation, dict(call.args))
         except CallError as err:

@@ -73,9 +73,19 @@ class _Pending:
 class ServerSession:
     """The session of one server in one workspace (``label`` names it in messages)."""
 
-    def __init__(self, label: str, opener: Opener, limits: Limits, *, start_hint: str = "") -> None:
+    def __init__(
+        self,
+        label: str,
+        opener: Opener,
+        limits: Limits,
+        *,
+        start_hint: str = "",
+        secrets: tuple[str, ...] = (),
+    ) -> None:
         self.label = label
         self.start_hint = start_hint
+        self.secrets = secrets
+        """Every form of the secrets Helm gives this server (scrubbed from its answers)."""
         self._opener = opener
         self.limits = limits
         self._task: asyncio.Task[None] | None = None

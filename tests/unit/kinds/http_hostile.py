@@ -114,6 +114,13 @@ async def _echo(w: Writer, seen: Seen) -> None:
     w.write(json_reply({"line": seen.request_line, "headers": seen.headers}))
 
 
+async def _echo_error(w: Writer, seen: Seen) -> None:
+    """401 with the request headers in the JSON body, as a JSON string, and as object keys."""
+    echo = {"headers": seen.headers, "as_text": json.dumps(seen.headers),
+            "by_value": {v: k for k, v in seen.headers.items()}}  # fmt: skip
+    w.write(json_reply(echo, "401 Unauthorized"))
+
+
 async def _token(w: Writer, seen: Seen) -> None:
     """A token endpoint that grants whatever it is asked (to inspect the token request)."""
     w.write(json_reply({"access_token": "from-hostile", "token_type": "Bearer", "expires_in": 3600}))
@@ -133,6 +140,7 @@ ROUTES: dict[str, Callable[[Writer, Seen], Awaitable[None]]] = {
     "/set-cookie": _set_cookie,
     "/no-content": _no_content,
     "/token": _token,
+    "/echo-error": _echo_error,
 }
 
 
@@ -166,7 +174,7 @@ async def hostile_server() -> AsyncIterator[Hostile]:
                 path = seen.request_line.split(" ")[1].split("?")[0]
                 await ROUTES.get(path, _echo)(w, seen)
                 await w.drain()
-                if path in ROUTES and path not in ("/set-cookie", "/no-content", "/token"):
+                if path in ROUTES and path not in ("/set-cookie", "/no-content", "/token", "/echo-error"):
                     return
         except ConnectionError:
             return

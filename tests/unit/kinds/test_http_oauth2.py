@@ -20,6 +20,7 @@ from broker import Broker, CallContext
 from broker.kinds.http.connect import ConnectError, ConnectSession, connect_plan, start_connect
 from broker.kinds.http.oauth2 import Grant, load_grant
 from broker.kinds.http.profiles import ServiceProfile, get_profile, save_profile
+from broker.redact import REDACTED
 from tests.helpers import manifest_dict, new_broker, setup_extension
 from tests.servers.services import OAuth2Server
 from tests.unit.kinds.http_hostile import Hostile, hostile_server
@@ -102,6 +103,8 @@ async def test_connect_keeps_the_grant_and_calls_send_it_as_a_bearer_token(
     result = await broker.call(ctx, "api", "get", {"route": "echo"})
     assert result["ok"], result
     assert api.last.headers["authorization"] == f"Bearer {grant.access_token}"
+    assert result["data"]["headers"]["authorization"] == REDACTED  # the server echoed it
+    assert grant.access_token not in json.dumps(result)
     settings_text = (broker.home.settings_path).read_text()
     assert grant.access_token not in settings_text
     assert SECRET not in settings_text

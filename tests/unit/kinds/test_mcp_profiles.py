@@ -8,6 +8,7 @@ import pytest
 
 from broker.errors import ProfileError
 from broker.kinds.mcp import profiles
+from broker.redact import REDACTED
 from tests.helpers import new_broker
 from tests.unit.kinds.mcp_setup import TDT_LIKE, TOKEN, add_stdio, mcp_extension
 
@@ -70,7 +71,7 @@ async def test_a_profile_that_wants_a_token_needs_one(tmp_path: Path):
             profiles.add(broker.home, broker.credentials, "srv", {"command": ["x"]}, "tok")
 
 
-async def test_a_stdio_child_gets_only_the_safe_environment_and_the_token(
+async def test_a_stdio_child_gets_only_the_safe_environment_and_the_token_which_comes_back_redacted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
     monkeypatch.setenv("HELM_TEST_SECRET", "should-not-leak")
@@ -80,7 +81,7 @@ async def test_a_stdio_child_gets_only_the_safe_environment_and_the_token(
         ctx = await mcp_extension(broker, tmp_path, "srv", ["env"])
         result = await broker.call(ctx, "m", "env", {})
     env = result["data"]
-    assert env["SRV_TOKEN"] == TOKEN
+    assert env["SRV_TOKEN"] == REDACTED  # the child had it; the extension never sees it
     assert "HELM_TEST_SECRET" not in env
     assert "LD_LIBRARY_PATH" not in env
     assert set(env) - {"SRV_TOKEN"} <= set(profiles.SAFE_VARIABLES) | {k for k in env if k.startswith("LC_")}

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from broker.kinds.mcp import profiles
+from broker.redact import REDACTED
 from tests.helpers import new_broker
 from tests.servers.services import McpHttpServer
 from tests.support import LOOPBACK, REPO, free_port, running_server
@@ -24,7 +25,7 @@ def limits(monkeypatch: pytest.MonkeyPatch) -> None:
     use_limits(monkeypatch, Limits(call_timeout=15.0, start_timeout=30.0))
 
 
-async def test_everything_over_stdio_sees_exactly_the_safe_environment_and_the_token(
+async def test_everything_over_stdio_sees_exactly_the_safe_environment_and_its_token_comes_back_redacted(
     tmp_path: Path, everything_stdio_command: list[str], monkeypatch: pytest.MonkeyPatch
 ):
     monkeypatch.setenv("HELM_TEST_SECRET", "must-not-leak")
@@ -33,10 +34,15 @@ async def test_everything_over_stdio_sees_exactly_the_safe_environment_and_the_t
         ctx = await mcp_extension(broker, tmp_path, "everything", ["get-env", "echo"])
         result = await broker.call(ctx, "m", "get-env", {})
         echo = await broker.call(ctx, "m", "echo", {"message": "ahoy"})
+        records = [r for r in broker.audit.records() if r.decision == "redacted"]
+    assert result["ok"]
     env = json.loads(result["data"][0]["text"])
-    expected = profiles.safe_environment() | {"EVERYTHING_TOKEN": TOKEN}
-    assert env == expected
+    assert env == profiles.safe_environment() | {"EVERYTHING_TOKEN": REDACTED}
+    assert TOKEN not in json.dumps(result)
     assert echo["data"] == [{"type": "text", "text": "Echo: ahoy"}]
+    assert [(r.kind, r.connection, r.operation, r.outcome) for r in records] == [
+        ("mcp", "m", "get-env", "ok")
+    ]
 
 
 async def test_everything_over_stdio_returns_structured_content_as_data(
@@ -98,12 +104,19 @@ def odd_http(request: pytest.FixtureRequest) -> Iterator[str]:
         yield f"http://{LOOPBACK}:{port}/mcp"
 
 
-async def test_http_sends_the_token_as_a_bearer_header(tmp_path: Path, odd_http: str):
+async def test_http_sends_the_token_as_a_bearer_header_and_an_echo_of_it_is_redacted(
+    tmp_path: Path, odd_http: str
+):
     async with new_broker(tmp_path / "home") as broker:
         add_http(broker, "odd", odd_http)
-        ctx = await mcp_extension(broker, tmp_path, "odd", ["whoami"])
+        ctx = await mcp_extension(broker, tmp_path, "odd", ["whoami", "refuse"])
         result = await broker.call(ctx, "m", "whoami", {})
-    assert result["data"] == {"authorization": f"Bearer {TOKEN}"}
+        refused = await broker.call(ctx, "m", "refuse", {})
+    # The server received exactly "Bearer <token>" (that whole form is what was redacted).
+    assert result["data"] == {"authorization": REDACTED}
+    assert code(refused) == "tool_error"
+    assert refused["data"][0]["text"].endswith(f"not allowed with {REDACTED}")
+    assert TOKEN not in json.dumps([result, refused])
 
 
 async def test_http_with_a_refused_token_is_unavailable_and_says_so(tmp_path: Path, odd_http: str):

@@ -1,0 +1,83 @@
+"""Scrubbing secrets from results: every form, every place, nothing else changed."""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import quote
+
+import pytest
+
+from broker.errors import CallError, ErrorCode
+from broker.redact import REDACTED, Scrubber
+
+SECRET = 's3cr/t+"tok"é'
+
+
+def test_each_form_of_a_secret_is_redacted():
+    text = json.dumps({"k": SECRET}, ensure_ascii=False)
+    forms = [
+        SECRET,
+        text,
+        json.dumps(SECRET),
+        json.dumps(SECRET)[1:-1].replace("/", "\\/"),
+        quote(SECRET, safe=""),
+    ]
+    scrubber = Scrubber([SECRET])
+    assert [SECRET not in scrubber.text(f) and REDACTED in scrubber.text(f) for f in forms] == [True] * 5
+
+
+def test_values_keys_and_nested_json_text_are_redacted_and_everything_else_kept():
+    data = {
+        "auth": f"Bearer {SECRET}",
+        SECRET: [1, None, True, {"deep": [f"x{SECRET}y"]}],
+        "as_text": json.dumps({"h": SECRET}),
+        "keep": "Bearer nothing",
+    }
+    scrubber = Scrubber([f"Bearer {SECRET}", SECRET])
+    assert scrubber.value(data) == {
+        "auth": REDACTED,
+        REDACTED: [1, None, True, {"deep": [f"x{REDACTED}y"]}],
+        "as_text": json.dumps({"h": REDACTED}),
+        "keep": "Bearer nothing",
+    }
+    assert scrubber.count == 4
+
+
+def test_keys_that_become_equal_are_both_kept():
+    data = {"a": 1, f"{SECRET}": 2, "b": 3, f"{SECRET}{SECRET}": 4, REDACTED: 5}
+    assert list(Scrubber([SECRET]).value(data).items()) == [
+        ("a", 1), (f"{REDACTED} (2)", 2), ("b", 3), (REDACTED * 2, 4), (REDACTED, 5)]  # fmt: skip
+
+
+def test_data_nested_deeper_than_the_recursion_limit_is_scrubbed():
+    data: list[object] = [SECRET]
+    for _ in range(20_000):
+        data = [data]
+    Scrubber([SECRET]).value(data)
+    for _ in range(20_000):
+        data = data[0]  # type: ignore[assignment]
+    assert data == [REDACTED]
+
+
+@pytest.mark.parametrize("secret", ["q", "ab"])
+def test_a_short_secret_is_redacted_too(secret: str):
+    scrubber = Scrubber([secret])
+    assert scrubber.text(f"x{secret}y{secret}") == f"x{REDACTED}y{REDACTED}"
+    assert scrubber.count == 2
+
+
+def test_no_secrets_or_empty_ones_change_nothing():
+    data = {"a": ["", "b"]}
+    for scrubber in (Scrubber([]), Scrubber([""])):
+        assert scrubber.value(data) == {"a": ["", "b"]}
+        assert scrubber.count == 0
+
+
+def test_an_error_message_and_its_data_are_redacted():
+    err = CallError(ErrorCode.TOOL_ERROR, f"failed for {SECRET}", data=[{"text": SECRET}])
+    Scrubber([SECRET]).error(err)
+    assert (err.message, str(err), err.data) == (
+        f"failed for {REDACTED}",
+        f"failed for {REDACTED}",
+        [{"text": REDACTED}],
+    )
