@@ -33,6 +33,10 @@ def register(sub: Any) -> None:
     add.add_argument("--no-token", action="store_true", help="a public API: send no token")
     add.add_argument("--oauth2", action="store_true", help="sign in with OAuth2 instead of a token")
     add.add_argument("--client-id", help="the OAuth2 client id (with --oauth2)")
+    add.add_argument(
+        "--authorize-url", metavar="URL", help="the service's OAuth2 authorization endpoint (with --oauth2)"
+    )
+    add.add_argument("--token-url", metavar="URL", help="the service's OAuth2 token endpoint (with --oauth2)")
     add_home_option(add)
     add.set_defaults(handler=_add)
 
@@ -75,12 +79,18 @@ def _add_profile(args: argparse.Namespace) -> int:
     h, store = home(args), credentials(args)
     token = secret = None
     if args.oauth2:
-        if not args.client_id:
-            fail("--oauth2 needs --client-id")
-        profile = ServiceProfile(args.name, args.base_url, "oauth2", client_id=args.client_id)
+        missing = [opt for opt in ("client_id", "authorize_url", "token_url") if not getattr(args, opt)]
+        if missing:
+            fail("--oauth2 needs " + ", ".join("--" + m.replace("_", "-") for m in missing))
+        profile = ServiceProfile(
+            args.name, args.base_url, "oauth2", client_id=args.client_id,
+            authorize_url=args.authorize_url, token_url=args.token_url,
+        )  # fmt: skip
         profile.check()
         secret = read_secret("Client secret (empty for a public client): ", allow_empty=True)
     else:
+        if args.client_id or args.authorize_url or args.token_url:
+            fail("--client-id, --authorize-url and --token-url go with --oauth2")
         profile = ServiceProfile(args.name, args.base_url, "token", args.token_header, args.token_format)
         profile.check()
         if not args.no_token:
@@ -98,7 +108,8 @@ def _list(args: argparse.Namespace) -> int:
     for p in list_profiles(h):
         row: dict[str, Any] = {"name": p.name, "base_url": p.base_url, "auth": p.auth}
         if p.auth == "oauth2":
-            row |= {"client_id": p.client_id, "connection": connect_status(store, p.name)}
+            row |= {"client_id": p.client_id, "authorize_url": p.authorize_url, "token_url": p.token_url,
+                    "connection": connect_status(store, p.name)}  # fmt: skip
         else:
             row |= {"token_header": p.token_header, "token_format": p.token_format}
         rows.append(row)
@@ -108,9 +119,16 @@ def _list(args: argparse.Namespace) -> int:
     if not rows:
         print("no services (add one with: helm service add NAME --base-url URL)")
     for r in rows:
-        extra = r.get("connection", {}).get("summary", "") if r["auth"] == "oauth2" else r["token_format"]
-        print(f"{r['name']}\t{r['auth']}\t{r['base_url']}\t{extra}")
+        print(f"{r['name']}\t{r['auth']}\t{r['base_url']}\t{_summary(r)}")
     return 0
+
+
+def _summary(row: dict[str, Any]) -> str:
+    if row["auth"] != "oauth2":
+        return str(row["token_format"])
+    if row["authorize_url"] is None or row["token_url"] is None:
+        return "sign-in URLs not set: add the profile again with --authorize-url and --token-url"
+    return f"{row['connection']['summary']}; sign-in at {row['authorize_url']}, token {row['token_url']}"
 
 
 def _remove(args: argparse.Namespace) -> int:

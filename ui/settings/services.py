@@ -13,6 +13,11 @@ from ui.settings.validation import FormCheck, check_service
 from ui.text import plain_label, set_plain
 
 NO_OAUTH = "OAuth2 sign-in is not available in this build of Helm yet."
+NEEDS_URLS = (
+    "Enter the service's authorize URL and token URL above and Save, then click Connect. Helm signs "
+    "in only at the URLs you set here, never at ones an extension names."
+)
+SIGN_IN_FIELDS = ("base_url", "client_id", "authorize_url", "token_url")
 
 
 class ServicesPage(ProfilePage):
@@ -31,6 +36,15 @@ class ServicesPage(ProfilePage):
         ),
         FieldSpec("token", "Token", "secret", when=("auth", "token"), placeholder="paste the token"),
         FieldSpec("client_id", "Client id", when=("auth", "oauth2")),
+        FieldSpec(
+            "authorize_url",
+            "Authorize URL",
+            when=("auth", "oauth2"),
+            placeholder="https://auth.example.com/authorize (from the service's documentation)",
+        ),
+        FieldSpec(
+            "token_url", "Token URL", when=("auth", "oauth2"), placeholder="https://auth.example.com/token"
+        ),
         FieldSpec(
             "client_secret",
             "Client secret",
@@ -100,8 +114,9 @@ class ServicesPage(ProfilePage):
             self.redirect,
             "Redirect URI (register it with your OAuth client): " + self.oauth.redirect_uri(name),
         )
-        if not saved or self.current is None:
-            set_plain(self.oauth_status, "Save the profile, then click Connect.")
+        waiting = self._not_ready(values) if saved else "Save the profile, then click Connect."
+        if waiting is not None or self.current is None:
+            set_plain(self.oauth_status, waiting or "")
             self.connect_button.setEnabled(False)
             self.disconnect_button.setEnabled(False)
             return
@@ -111,6 +126,17 @@ class ServicesPage(ProfilePage):
         self.connect_button.setText("Reconnect" if connected else "Connect")
         self.connect_button.setEnabled(True)
         self.disconnect_button.setEnabled(connected)
+
+    def _not_ready(self, values: Mapping[str, str]) -> str | None:
+        """Why the saved profile cannot connect yet: no sign-in URLs, or unsaved changes."""
+        stored = self.section.get(self.current) if self.current is not None else None
+        if stored is None:
+            return "Save the profile, then click Connect."
+        if not stored.get("authorize_url") or not stored.get("token_url"):
+            return NEEDS_URLS
+        if any((values.get(k) or "").strip() != str(stored.get(k) or "") for k in SIGN_IN_FIELDS):
+            return "Save your changes, then click Connect."
+        return None
 
     def start_connect(self) -> asyncio.Task[Any] | None:
         if self.oauth is None or self.current is None:

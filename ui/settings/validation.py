@@ -70,7 +70,9 @@ def check_service(values: Values) -> FormCheck:
             problems["client_id"] = "enter the client id of your OAuth client"
         elif len(client_id) > 512:
             problems["client_id"] = "the client id is longer than 512 characters"
-        raw["client_id"] = client_id
+        urls = {key: values.get(key, "").strip() or None for key in ("authorize_url", "token_url")}
+        problems |= http_profiles.sign_in_url_problems(urls["authorize_url"], urls["token_url"])
+        raw |= {"client_id": client_id, **urls}
     return _done(raw, problems)
 
 

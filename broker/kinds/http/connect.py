@@ -10,12 +10,14 @@ Usage (Settings → Connections → Services → Connect, or ``helm service conn
     # or, from a Cancel button: await session.cancel()  → a pending wait() raises ConnectError
 
 ``start_connect`` works out what to ask for (``connect_plan``): the union of the scopes that
-the workspace's enabled, approved extensions declare for the service, all of which must
-declare the same authorizeUrl and tokenUrl. It opens a one-shot listener on 127.0.0.1 (an
-OS-assigned port, ``/oauth/callback``) and builds the authorize URL with PKCE S256 and a
-random state. ``wait`` receives the code, exchanges it at the token URL (client_secret_post),
-refuses a grant with scopes nobody declared (and does not keep it), and stores the grant in
-the credential store. Connecting again replaces the grant and keeps the profile.
+the workspace's enabled, approved extensions declare for the service. The two URLs are the
+profile's, set by the user: every one of those extensions must declare exactly them, or
+Connect is refused — an extension never chooses where the browser goes or where the client
+secret is posted. It opens a one-shot listener on 127.0.0.1 (an OS-assigned port,
+``/oauth/callback``) and builds the authorize URL with PKCE S256 and a random state. ``wait``
+receives the code, exchanges it at the profile's token URL (client_secret_post), refuses a
+grant with scopes nobody declared (and does not keep it), and stores the grant in the
+credential store. Connecting again replaces the grant and keeps the profile.
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ class ConnectPlan:
 
 def connect_plan(home: Home, service: str, workspace: str) -> ConnectPlan:
     """What Connect asks for: the declarations of the workspace's enabled, approved extensions."""
+    own = _sign_in_urls(_oauth_profile(home, service))  # the user's; without them nothing to plan
     try:
         ws = home.settings().workspace(workspace)
     except SettingsError as exc:
@@ -87,14 +90,36 @@ def connect_plan(home: Home, service: str, workspace: str) -> ConnectPlan:
             f"no enabled, approved extension in workspace {workspace!r} declares OAuth2 "
             f"for service {service!r}"
         )
-    if len(urls) > 1:
-        groups = "; ".join(", ".join(sorted(set(ids))) for ids in urls.values())
+    _refuse_other_urls(service, own, urls)
+    return ConnectPlan(*own, tuple(sorted(scopes)), tuple(sorted(set(urls[own]))))
+
+
+def _refuse_other_urls(
+    service: str, own: tuple[str, str], declared: dict[tuple[str, str], list[str]]
+) -> None:
+    """Every extension must declare the profile's own two URLs (the user's, not the author's)."""
+    others = {urls: ids for urls, ids in declared.items() if urls != own}
+    if not others:
+        return
+    their = "; ".join(
+        f"{', '.join(sorted(set(ids)))}: authorize {a}, token {t}" for (a, t), ids in others.items()
+    )
+    raise ConnectError(
+        f"extensions declare other sign-in URLs for service {service!r} than its profile ({their}). "
+        f"The profile has authorize {own[0]}, token {own[1]}, and Helm signs in only there; if the "
+        "extension is right, change the profile in Settings → Connections → Services"
+    )
+
+
+def _sign_in_urls(profile: ServiceProfile) -> tuple[str, str]:
+    urls = profile.sign_in_urls
+    if urls is None:
         raise ConnectError(
-            f"extensions declare different authorizeUrl/tokenUrl for service {service!r} ({groups}); "
-            "they must all declare the same two URLs"
+            f"service {profile.name!r} has no sign-in URLs yet: set its authorize URL and token URL in "
+            f"Settings → Connections → Services (or helm service add {profile.name} --oauth2 "
+            "--authorize-url URL --token-url URL …); Helm does not take them from an extension"
         )
-    (auth_url, token_url), ids = next(iter(urls.items()))
-    return ConnectPlan(auth_url, token_url, tuple(sorted(scopes)), tuple(sorted(set(ids))))
+    return urls
 
 
 def _oauth_profile(home: Home, service: str) -> ServiceProfile:

@@ -4,12 +4,13 @@ A grant — the access and refresh tokens, their expiry, the token URL and the s
 service granted — is kept as JSON in the credential store under ``services/<name>/oauth``,
 never in settings. The sign-in itself is in ``broker.kinds.http.connect``.
 
-Rules a call must pass (``OAuthTokens.check``): the profile is connected (else
-``not_authorized``); the connection declares ``oauth2`` with the token URL the profile
-connected with, and every scope it declares was granted (else ``refused``). The access token
-is refreshed shortly before it expires, one refresh per service at a time; a refresh the
-service answers with ``invalid_grant`` forgets the grant (``not_authorized``) and keeps the
-profile, so the user only has to Connect again.
+Rules a call must pass (``OAuthTokens.check``): the profile has its sign-in URLs and is
+connected with its token URL (else ``not_authorized``); the connection declares ``oauth2``
+with exactly the profile's two URLs, and every scope it declares was granted (else
+``refused``). The access token is refreshed shortly before it expires, at the profile's token
+URL only, one refresh per service at a time; a refresh the service answers with
+``invalid_grant`` forgets the grant (``not_authorized``) and keeps the profile, so the user
+only has to Connect again.
 """
 
 from __future__ import annotations
@@ -180,8 +181,15 @@ class OAuthTokens:
 
     def check(self, profile: ServiceProfile, conn: Mapping[str, Any]) -> Grant:
         name = profile.name
+        urls = profile.sign_in_urls
+        if urls is None:
+            raise CallError(
+                ErrorCode.NOT_AUTHORIZED,
+                f"service {name!r} has no sign-in URLs; the user sets them in Settings → Connections → "
+                "Services, then connects it",
+            )
         grant = load_grant(self.env.credentials, name)
-        if grant is None or grant.client_id != profile.client_id:
+        if grant is None or grant.client_id != profile.client_id or grant.token_url != urls[1]:
             raise CallError(
                 ErrorCode.NOT_AUTHORIZED,
                 f"service {name!r} is not connected; connect it in Settings → Connections → Services",
@@ -192,10 +200,11 @@ class OAuthTokens:
                 ErrorCode.REFUSED,
                 f"service {name!r} signs in with OAuth2; this connection does not declare oauth2",
             )
-        if declared.get("tokenUrl") != grant.token_url:
+        if (declared.get("authorizeUrl"), declared.get("tokenUrl")) != urls:
             raise CallError(
                 ErrorCode.REFUSED,
-                f"this connection's tokenUrl is not the one service {name!r} was connected with",
+                f"this connection's authorizeUrl and tokenUrl are not the ones the user set for "
+                f"service {name!r}",
             )
         missing = sorted(set(declared.get("scopes", [])) - set(grant.scopes))
         if missing:
@@ -231,7 +240,8 @@ class OAuthTokens:
             **client_form(profile, store),
         }
         try:
-            answer = await token_request(self.client(), grant.token_url, form)
+            # Only ever the profile's token URL (check() made sure the grant came from it too).
+            answer = await token_request(self.client(), str(profile.token_url), form)
         except TokenRefused as exc:
             if exc.error == "invalid_grant":
                 forget_grant(store, profile.name)

@@ -4,7 +4,15 @@ A profile lives in the settings section ``services`` as a plain JSON object::
 
     {"base_url": "https://api.example.com/v1", "auth": "token",
      "token_header": "Authorization", "token_format": "bearer"}
-    {"base_url": "https://api.example.com", "auth": "oauth2", "client_id": "abc"}
+    {"base_url": "https://api.example.com", "auth": "oauth2", "client_id": "abc",
+     "authorize_url": "https://auth.example.com/authorize?access_type=offline",
+     "token_url": "https://auth.example.com/token"}
+
+An OAuth2 profile's two sign-in URLs are the user's, like its base URL: Helm opens only its
+``authorize_url`` and posts the code, the client secret and refresh tokens only to its
+``token_url``; an extension declaring other URLs is refused. A profile saved before Helm kept
+them has neither: it loads, but cannot connect or sign calls until the user sets them (Helm
+never takes them from a manifest).
 
 Secrets never go there. They live in the credential store under ``services/<name>/token``
 (a token profile), ``services/<name>/client_secret`` and ``services/<name>/oauth`` (the tokens
@@ -14,7 +22,7 @@ an OAuth2 sign-in obtained, as JSON).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
@@ -45,6 +53,8 @@ class ServiceProfile:
     token_header: str = "Authorization"  # noqa: S105 - a header name, not a secret
     token_format: TokenFormat = "bearer"  # noqa: S105 - a format name, not a secret
     client_id: str | None = None
+    authorize_url: str | None = None
+    token_url: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         raw: dict[str, Any] = {"base_url": self.base_url, "auth": self.auth}
@@ -52,7 +62,16 @@ class ServiceProfile:
             raw |= {"token_header": self.token_header, "token_format": self.token_format}
         else:
             raw["client_id"] = self.client_id
+            urls = {"authorize_url": self.authorize_url, "token_url": self.token_url}
+            raw |= {k: v for k, v in urls.items() if v is not None}
         return raw
+
+    @property
+    def sign_in_urls(self) -> tuple[str, str] | None:
+        """(authorize URL, token URL) of an OAuth2 profile, or None until the user sets both."""
+        if self.authorize_url is None or self.token_url is None:
+            return None
+        return self.authorize_url, self.token_url
 
     @classmethod
     def from_json(cls, name: str, raw: Any) -> ServiceProfile:
@@ -66,6 +85,8 @@ class ServiceProfile:
             token_header=raw.get("token_header", "Authorization"),
             token_format=raw.get("token_format", "bearer"),
             client_id=raw.get("client_id"),
+            authorize_url=raw.get("authorize_url"),
+            token_url=raw.get("token_url"),
         )
         profile.check()
         return profile
@@ -91,6 +112,8 @@ class ServiceProfile:
                 raise ProfileError(f"{where}: the token format must be bearer or raw")
         elif not isinstance(self.client_id, str) or not self.client_id.strip() or len(self.client_id) > 512:
             raise ProfileError(f"{where}: an OAuth2 profile needs a client id")
+        else:
+            _refuse_urls(where, sign_in_url_problems(self.authorize_url, self.token_url, required=False))
 
     @property
     def secret_prefix(self) -> str:
@@ -108,6 +131,34 @@ def base_url_problem(url: Any) -> str | None:
     if any(seg in (".", "..") for seg in path.split("/")) or "%" in path:
         return "must not contain . or .. segments or percent-escapes"
     return None
+
+
+def sign_in_url_problems(authorize_url: Any, token_url: Any, *, required: bool = True) -> dict[str, str]:
+    """What is wrong with an OAuth2 profile's sign-in URLs: field name → message.
+
+    The rules a manifest's ``authorizeUrl``/``tokenUrl`` follow: https (http only on
+    loopback), no credentials or fragment, and no query in the token URL. ``required=False``
+    lets a profile saved before Helm kept them load (without them it cannot connect).
+    """
+    found = {}
+    fields = (
+        ("authorize_url", "authorize URL", authorize_url, True),
+        ("token_url", "token URL", token_url, False),
+    )
+    for key, label, url, allow_query in fields:
+        if url is None:
+            if required:
+                found[key] = f"the {label} is needed for OAuth2 sign-in"
+            continue
+        problem = url_problem(url, allow_query=allow_query) if isinstance(url, str) else "must be a URL"
+        if problem is not None:
+            found[key] = f"the {label} {problem}"
+    return found
+
+
+def _refuse_urls(where: str, problems: dict[str, str]) -> None:
+    if problems:
+        raise ProfileError(f"{where}: " + "; ".join(problems.values()))
 
 
 def normalize_base_url(url: str) -> str:
@@ -138,24 +189,20 @@ def save_profile(
 ) -> ServiceProfile:
     """Add or replace a profile and store its secret.
 
-    Replacing an OAuth2 profile with the same client id and base URL keeps its sign-in, so a
-    user can update the client secret without connecting again; any other change drops it.
+    An OAuth2 profile needs both sign-in URLs. Replacing one with the same client id, base URL
+    and sign-in URLs keeps its sign-in, so a user can update the client secret without
+    connecting again; any other change (setting the URLs of an older profile included) drops it.
     """
-    profile = ServiceProfile(
-        profile.name,
-        normalize_base_url(profile.base_url),
-        profile.auth,
-        profile.token_header,
-        profile.token_format,
-        profile.client_id,
-    )
+    profile = replace(profile, base_url=normalize_base_url(profile.base_url))
     profile.check()
+    if profile.auth == "oauth2":
+        problems = sign_in_url_problems(profile.authorize_url, profile.token_url)
+        _refuse_urls(f"service {profile.name!r}", problems)
     previous = home.settings().services.get(profile.name)
     keep_sign_in = (
         previous is not None
         and previous.get("auth") == "oauth2" == profile.auth
-        and previous.get("client_id") == profile.client_id
-        and previous.get("base_url") == profile.base_url
+        and all(previous.get(k) == v for k, v in profile.to_json().items())
     )
     with home.update() as settings:
         settings.services[profile.name] = profile.to_json()

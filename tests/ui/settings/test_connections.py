@@ -121,7 +121,9 @@ def test_resaving_with_an_empty_token_field_keeps_the_stored_token(
     assert broker.credentials.get("services/github/token") == "first"
 
 
-def test_oauth2_asks_for_a_client_id_and_shows_the_redirect_uri(qtbot: QtBot, page: ConnectionsPage) -> None:
+def test_oauth2_asks_for_a_client_id_and_the_sign_in_urls_and_shows_the_redirect_uri(
+    qtbot: QtBot, page: ConnectionsPage, broker: Broker
+) -> None:
     services = page.services
     type_into(qtbot, services, "name", "calendar")
     type_into(qtbot, services, "base_url", "https://cal.example.com")
@@ -131,9 +133,23 @@ def test_oauth2_asks_for_a_client_id_and_shows_the_redirect_uri(qtbot: QtBot, pa
     assert services.fields["token"].container.isHidden()
     assert not services.save_button.isEnabled()
     type_into(qtbot, services, "client_id", "abc")
+    type_into(qtbot, services, "authorize_url", "https://auth.example.com/authorize?access_type=offline")
+    assert not services.save_button.isEnabled()
+    type_into(qtbot, services, "token_url", "http://auth.example.com/token")
+    assert "must be https" in (problem(services, "token_url") or "")
+    type_into(qtbot, services, "token_url", "https://auth.example.com/token")
     assert services.save_button.isEnabled()
     assert "/oauth/callback" in services.redirect.text()
     assert not services.connect_button.isEnabled()
+    qtbot.mouseClick(services.save_button, Qt.MouseButton.LeftButton)
+    assert settings_json(broker)["services"]["calendar"] == {
+        "base_url": "https://cal.example.com",
+        "auth": "oauth2",
+        "client_id": "abc",
+        "authorize_url": "https://auth.example.com/authorize?access_type=offline",
+        "token_url": "https://auth.example.com/token",
+    }
+    assert services.fields["token_url"].value() == "https://auth.example.com/token"
 
 
 def test_an_mcp_token_variable_that_changes_how_programs_run_is_refused(

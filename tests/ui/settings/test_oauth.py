@@ -45,17 +45,14 @@ class Browser:
 def broker(tmp_path: Path, run: Any, oauth2_server: OAuth2Server) -> Iterator[Broker]:
     b = new_broker(tmp_path / "home")
     b.home.ensure()
-    save_profile(
-        b.home,
-        b.credentials,
-        ServiceProfile("cal", "https://api.example.com", "oauth2", client_id="helm-test"),
-        client_secret="s3cret",
-    )
     oauth = {
         "authorizeUrl": f"{oauth2_server.url}/authorize",
         "tokenUrl": oauth2_server.token_endpoint,
         "scopes": ["read"],
     }
+    profile = ServiceProfile("cal", "https://api.example.com", "oauth2", client_id="helm-test",
+                             authorize_url=oauth["authorizeUrl"], token_url=oauth["tokenUrl"])  # fmt: skip
+    save_profile(b.home, b.credentials, profile, client_secret="s3cret")
     conn = {
         "id": "api",
         "kind": "http",
@@ -131,8 +128,9 @@ def test_connect_without_an_extension_declaring_the_service_says_why(
     save_profile(
         broker.home,
         broker.credentials,
-        ServiceProfile("other", "https://o.example.com", "oauth2", client_id="x"),
-    )
+        ServiceProfile("other", "https://o.example.com", "oauth2", client_id="x",
+                       authorize_url="https://o.example.com/a", token_url="https://o.example.com/t"),
+    )  # fmt: skip
     page = ServicesPage(backend.services, backend.oauth)
     qtbot.addWidget(page)
     page.list.setCurrentRow(1)
@@ -142,3 +140,44 @@ def test_connect_without_an_extension_declaring_the_service_says_why(
     result = run(outcome(task), 10)
     assert not result.ok
     assert "declares OAuth2 for service 'other'" in page.oauth_result.text()
+
+
+def test_a_profile_saved_without_sign_in_urls_asks_for_them_and_connects_once_they_are_saved(
+    qtbot: QtBot, broker: Broker, run: Any, oauth2_server: OAuth2Server
+) -> None:
+    with broker.home.update() as settings:  # as an older Helm saved it
+        for key in ("authorize_url", "token_url"):
+            del settings.services["cal"][key]
+    page = services_page(qtbot, broker, Browser())
+    assert page.oauth_status.text().startswith("Enter the service's authorize URL and token URL above")
+    assert not page.connect_button.isEnabled()
+    assert page.fields["token_url"].error.text() == "the token URL is needed for OAuth2 sign-in"
+    assert not page.save_button.isEnabled()
+    for key, url in (
+        ("authorize_url", f"{oauth2_server.url}/authorize"),
+        ("token_url", oauth2_server.token_endpoint),
+    ):
+        edit = page.fields[key].edit
+        assert edit is not None
+        edit.setText(url)
+    assert page.save_button.isEnabled()
+    assert not page.connect_button.isEnabled()
+    qtbot.mouseClick(page.save_button, Qt.MouseButton.LeftButton)
+    assert broker.home.settings().services["cal"]["token_url"] == oauth2_server.token_endpoint
+    assert page.connect_button.isEnabled()
+    task = page.start_connect()
+    assert task is not None
+    result = run(outcome(task), 30)
+    assert result.ok, result.message
+
+
+def test_unsaved_changes_to_the_sign_in_urls_must_be_saved_before_connecting(
+    qtbot: QtBot, broker: Broker
+) -> None:
+    page = services_page(qtbot, broker, Browser())
+    assert page.connect_button.isEnabled()
+    edit = page.fields["token_url"].edit
+    assert edit is not None
+    edit.setText("https://elsewhere.example.com/token")
+    assert page.oauth_status.text() == "Save your changes, then click Connect."
+    assert not page.connect_button.isEnabled()

@@ -10,24 +10,21 @@ import asyncio
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
 
-from broker import Broker, CallContext
+from broker import Broker
 from broker.kinds.http.connect import ConnectError, ConnectSession, connect_plan, start_connect
-from broker.kinds.http.oauth2 import Grant, load_grant
-from broker.kinds.http.profiles import ServiceProfile, get_profile, save_profile
+from broker.kinds.http.oauth2 import load_grant
+from broker.kinds.http.profiles import get_profile
 from broker.redact import REDACTED
-from tests.helpers import manifest_dict, new_broker, setup_extension
+from tests.helpers import new_broker
 from tests.servers.services import OAuth2Server
 from tests.unit.kinds.http_hostile import Hostile, hostile_server
 from tests.unit.kinds.http_setup import code
-
-CALLS = {"get": {"method": "GET", "path": "/{route}"}}
-SECRET = "client-secret-5e6f"
+from tests.unit.kinds.oauth_setup import SECRET, browse, oauth_block, oauth_extension, sign_in
 
 
 @pytest.fixture
@@ -40,45 +37,6 @@ async def broker(tmp_path: Path) -> AsyncIterator[Broker]:
 async def api() -> AsyncIterator[Hostile]:
     async with hostile_server() as s:
         yield s
-
-
-def oauth_block(server: OAuth2Server, scopes: list[str], token_url: str | None = None) -> dict[str, Any]:
-    return {
-        "authorizeUrl": f"{server.url}/authorize?access_type=offline&prompt=consent",
-        "tokenUrl": token_url or server.token_endpoint,
-        "scopes": scopes,
-    }
-
-
-async def oauth_extension(
-    broker: Broker,
-    tmp_path: Path,
-    api: Hostile,
-    oauth: dict[str, Any] | None,
-    *,
-    ext_id: str = "com.example.cal",
-) -> CallContext:
-    if get_profile(broker.home, "cal") is None:
-        profile = ServiceProfile("cal", api.url, "oauth2", client_id="helm-test")
-        save_profile(broker.home, broker.credentials, profile, client_secret=SECRET)
-    conn: dict[str, Any] = {"id": "api", "kind": "http", "service": "cal", "calls": CALLS}
-    if oauth is not None:
-        conn["oauth2"] = oauth
-    return await setup_extension(broker, tmp_path, manifest_dict([conn], id=ext_id))
-
-
-async def browse(url: str) -> httpx.Response:
-    """What the system browser does: open the URL and follow redirects to the listener."""
-    async with httpx.AsyncClient(follow_redirects=True, trust_env=False) as browser:
-        return await browser.get(url)
-
-
-async def sign_in(broker: Broker) -> Grant:
-    session = await start_connect(broker.home, broker.credentials, "cal", "ws")
-    async with session:
-        page = await browse(session.authorize_url)
-        assert page.status_code == 200
-        return await session.wait(10)
 
 
 def state_of(session: ConnectSession) -> str:
@@ -152,7 +110,7 @@ async def test_extensions_declaring_different_urls_cannot_connect(
     await oauth_extension(broker, tmp_path, api, oauth_block(oauth2_server, ["read"]))
     other = oauth_block(oauth2_server, ["read"], token_url=f"http://localhost:{oauth2_server.port}/token")
     await oauth_extension(broker, tmp_path, api, other, ext_id="com.example.other")
-    with pytest.raises(ConnectError, match="same two URLs"):
+    with pytest.raises(ConnectError, match="other sign-in URLs for service 'cal' than its profile"):
         await start_connect(broker.home, broker.credentials, "cal", "ws")
 
 

@@ -57,16 +57,54 @@ def test_add_refuses_a_base_url_that_is_not_https_or_has_tricks(
     assert helm(tmp_path / "home", monkeypatch, "service", "add", "x", "--base-url", url, "--no-token") == 1
 
 
-def test_an_oauth2_profile_takes_an_empty_secret_for_a_public_client(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+OAUTH2 = ("--oauth2", "--client-id", "abc", "--authorize-url", "https://auth.example.com/authorize?x=1",
+          "--token-url", "https://auth.example.com/token")  # fmt: skip
+
+
+def test_an_oauth2_profile_keeps_its_sign_in_urls_and_takes_an_empty_secret_for_a_public_client(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ):
     home = tmp_path / "home"
-    argv = ("service", "add", "cal", "--base-url", "http://localhost:9", "--oauth2", "--client-id", "abc")
+    argv = ("service", "add", "cal", "--base-url", "http://localhost:9", *OAUTH2)
     assert helm(home, monkeypatch, *argv, stdin="\n") == 0
     settings = json.loads((home / "settings.json").read_text())
     assert settings["services"]["cal"] == {
         "base_url": "http://localhost:9",
         "auth": "oauth2",
         "client_id": "abc",
+        "authorize_url": "https://auth.example.com/authorize?x=1",
+        "token_url": "https://auth.example.com/token",
     }
     assert FileStore(home / "credentials.json").get("services/cal/client_secret") is None
+    capsys.readouterr()
+    assert helm(home, monkeypatch, "service", "list") == 0
+    assert "sign-in at https://auth.example.com/authorize?x=1, token https://auth.example.com/token" in (
+        capsys.readouterr().out
+    )
+
+
+@pytest.mark.parametrize(
+    ("drop", "message"),
+    [("--authorize-url", "--oauth2 needs --authorize-url"), ("--token-url", "--oauth2 needs --token-url")],
+)
+def test_an_oauth2_profile_without_both_sign_in_urls_is_refused(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    drop: str,
+    message: str,
+):
+    at = OAUTH2.index(drop)
+    argv = ("service", "add", "cal", "--base-url", "https://api.example.com", *OAUTH2[:at], *OAUTH2[at + 2 :])
+    assert helm(tmp_path / "home", monkeypatch, *argv, stdin="secret\n") == 1
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "home" / "settings.json").exists()
+
+
+def test_a_token_url_with_a_query_is_refused_before_the_secret_is_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+):
+    argv = ("service", "add", "cal", "--base-url", "https://api.example.com", *OAUTH2[:-1],
+            "https://auth.example.com/token?client=1")  # fmt: skip
+    assert helm(tmp_path / "home", monkeypatch, *argv, stdin="") == 1
+    assert "the token URL must not contain a query" in capsys.readouterr().err
