@@ -44,6 +44,10 @@ def forms(secret: str) -> set[str]:
     return {f for f in found if f}
 
 
+def _json_escaped(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)[1:-1]
+
+
 class Scrubber:
     """Replaces every form of ``secrets`` with ``REDACTED``; ``count`` says how many it replaced."""
 
@@ -52,6 +56,9 @@ class Scrubber:
         # Longest first: at each position the whole "Bearer <token>" wins over the bare token.
         ordered = sorted(every, key=lambda f: (-len(f), f))
         self._pattern = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+        # The forms as they read in JSON text: JSON escapes each character on its own, so a
+        # string holding a form holds its escape in the text of the whole value.
+        self._in_text = tuple({_json_escaped(f) for f in every})
         self.count = 0
 
     def text(self, value: str) -> str:
@@ -68,7 +75,7 @@ class Scrubber:
         """
         if isinstance(value, str):
             return self.text(value)
-        if self._pattern is None or not isinstance(value, dict | list):
+        if self._pattern is None or not isinstance(value, dict | list) or not self._may_hold(value):
             return value
         stack: list[dict[str, Any] | list[Any]] = [value]
         while stack:
@@ -81,6 +88,15 @@ class Scrubber:
                 for index, item in enumerate(node):
                     node[index] = self._visit(item, stack)
         return value
+
+    def _may_hold(self, value: Any) -> bool:
+        """False only when no string in ``value`` (keys included) can hold a secret: the common
+        case, checked on the JSON text in C instead of string by string in Python."""
+        try:
+            text = json.dumps(value, ensure_ascii=False)
+        except (TypeError, ValueError, RecursionError):
+            return True  # not plain JSON, or too deep for the encoder: walk it
+        return any(form in text for form in self._in_text)
 
     def _visit(self, item: Any, stack: list[dict[str, Any] | list[Any]]) -> Any:
         if isinstance(item, str):

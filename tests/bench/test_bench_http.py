@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import itertools
+import json
 from pathlib import Path
 
 import httpx
 
 from broker import CallContext
+from broker.redact import Scrubber
 from tests.bench.conftest import Bench
 from tests.helpers import new_broker
 from tests.servers.services import JsonServer
@@ -46,4 +48,23 @@ async def test_http_call_overhead_against_raw_httpx(bench: Bench, tmp_path: Path
             raw_b = await bench.atime(raw, repeat=100)
     helm, base = min(helm_a, helm_b), min(raw_a, raw_b)
     bench.record("http GET through the broker (json-server)", helm, base, note="vs raw httpx, same server")
+    assert helm > 0
+
+
+def test_redacting_a_1_mib_answer_against_parsing_it(bench: Bench):
+    # What every signed call pays after its answer is parsed: one pass over every string.
+    rows = [{"id": i, "name": f"item {i}", "tags": ["a", "b"], "note": "x" * 40} for i in range(9000)]
+    text = json.dumps(rows)
+    assert 0.9 * 2**20 < len(text) <= 2**20
+    secret = "tok-9f8e7d6c5b4a"
+
+    def scrub() -> object:
+        return Scrubber([f"Bearer {secret}", secret]).value(json.loads(text))
+
+    def parse() -> object:
+        return json.loads(text)
+
+    helm = min(bench.time(scrub, repeat=20), bench.time(scrub, repeat=20))
+    raw = min(bench.time(parse, repeat=20), bench.time(parse, repeat=20))
+    bench.record("http redaction of a 1 MiB answer (parse + scrub)", helm, raw, note="vs json.loads alone")
     assert helm > 0

@@ -81,3 +81,16 @@ def test_an_error_message_and_its_data_are_redacted():
         f"failed for {REDACTED}",
         [{"text": REDACTED}],
     )
+
+
+@pytest.mark.parametrize("ascii_only", [False, True])
+def test_a_secret_only_inside_json_text_in_a_string_is_found(ascii_only: bool):
+    nested = json.dumps({"h": SECRET}, ensure_ascii=ascii_only)
+    data = {"outer": [{"debug": nested.replace("/", "\\/")}], "other": nested}
+    scrubber = Scrubber([SECRET])
+    scrubber.value(data)
+    assert data == {
+        "outer": [{"debug": '{"h": "[redacted by Helm]"}'}],
+        "other": '{"h": "[redacted by Helm]"}',
+    }
+    assert scrubber.count == 2
