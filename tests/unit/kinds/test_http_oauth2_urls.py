@@ -13,6 +13,7 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -44,6 +45,12 @@ async def api() -> AsyncIterator[Hostile]:
 async def thief() -> AsyncIterator[Hostile]:
     async with hostile_server() as s:
         yield s
+
+
+def older_grant(broker: Broker, oauth: dict[str, Any]) -> None:
+    """A sign-in kept from before the profile had sign-in URLs (made at a manifest's URLs)."""
+    grant = Grant("a", None, None, oauth["tokenUrl"], oauth["authorizeUrl"], "helm-test", ("read",))
+    save_grant(broker.credentials, "cal", grant)
 
 
 async def test_connect_never_posts_the_code_or_secret_to_a_token_url_only_the_manifest_names(
@@ -110,9 +117,7 @@ async def test_a_profile_without_sign_in_urls_cannot_connect_or_call_and_never_a
     add_profile(broker, api, None)
     oauth = oauth_block(oauth2_server, ["read"])
     ctx = await oauth_extension(broker, tmp_path, api, oauth)
-    # A grant from before: the call still waits for the user to set the URLs.
-    save_grant(broker.credentials, "cal", Grant("a", None, None, oauth["tokenUrl"], oauth["authorizeUrl"],
-                                                "helm-test", ("read",)))  # fmt: skip
+    older_grant(broker, oauth)
     result = await broker.call(ctx, "api", "get", {"route": "echo"})
     assert code(result) == "not_authorized"
     assert "sign-in URLs" in result["error"]["message"]
@@ -130,8 +135,7 @@ async def test_setting_the_urls_of_an_older_profile_drops_its_sign_in_and_connec
     add_profile(broker, api, None)
     oauth = oauth_block(oauth2_server, ["read"])
     ctx = await oauth_extension(broker, tmp_path, api, oauth)
-    save_grant(broker.credentials, "cal", Grant("a", None, None, oauth["tokenUrl"], oauth["authorizeUrl"],
-                                                "helm-test", ("read",)))  # fmt: skip
+    older_grant(broker, oauth)
     profile = ServiceProfile("cal", api.url, "oauth2", client_id="helm-test",
                              authorize_url=oauth["authorizeUrl"], token_url=oauth["tokenUrl"])  # fmt: skip
     save_profile(broker.home, broker.credentials, profile, client_secret=SECRET)
@@ -183,7 +187,6 @@ async def test_a_profile_without_sign_in_urls_can_still_be_disconnected(
 ):
     add_profile(broker, api, None)
     oauth = oauth_block(oauth2_server, ["read"])
-    save_grant(broker.credentials, "cal", Grant("a", None, None, oauth["tokenUrl"], oauth["authorizeUrl"],
-                                                "helm-test", ("read",)))  # fmt: skip
+    older_grant(broker, oauth)
     disconnect(broker.home, broker.credentials, "cal")
     assert load_grant(broker.credentials, "cal") is None
