@@ -1,7 +1,8 @@
 """The files kind: list, read and a confirmed write under a workspace or project root.
 
-Arguments are validated before any file is touched; the file work runs in a worker thread so
-the event loop never waits on the disk.
+Arguments are validated before any file is touched. Both the validation (which matches paths
+against the globs) and the file work run in a worker thread, so the event loop never waits on
+the disk or on glob matching.
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from broker import envelope
 from broker.errors import CallError, ErrorCode
 from broker.kinds.base import JSON, Call, KindEnv, WriteDetails
 from broker.kinds.files.diff import line_diff
-from broker.kinds.files.globs import GlobSet, globs_for
+from broker.kinds.files.globs import LIST_MATCH_STEPS, MATCH_STEPS, GlobSet, globs_for
 from broker.kinds.files.listing import list_files
 from broker.kinds.files.reading import MAX_BATCH_PATHS, MAX_FILE_BYTES, read_batch, read_text
 from broker.kinds.files.safe import RelPath, open_root, parse_path, refused
+from broker.kinds.files.wildcard import Budget
 from broker.kinds.files.writing import replace_file
 from broker.settings import Workspace
 
@@ -65,6 +67,7 @@ class Request:
     op: str
     root: Root
     globs: GlobSet
+    budget: Budget
     path: RelPath | None = None
     paths: tuple[RelPath, ...] = ()
     text: str = ""
@@ -72,16 +75,16 @@ class Request:
     expected_sha256: str = ""
 
 
-def _allowed(globs: GlobSet, path: RelPath) -> RelPath:
-    if not globs.matches(path.segments):
+def _allowed(globs: GlobSet, path: RelPath, budget: Budget) -> RelPath:
+    if not globs.matches(path.segments, budget):
         raise refused(f"{path.text!r} does not match a path declared by this connection")
     return path
 
 
-def _batch(globs: GlobSet, value: JSON) -> tuple[RelPath, ...]:
+def _batch(globs: GlobSet, value: JSON, budget: Budget) -> tuple[RelPath, ...]:
     if not isinstance(value, list) or not 1 <= len(value) <= MAX_BATCH_PATHS:
         raise refused(f"paths must be a list of 1 to {MAX_BATCH_PATHS} paths")
-    paths = tuple(_allowed(globs, parse_path(p, f"paths[{i}]")) for i, p in enumerate(value))
+    paths = tuple(_allowed(globs, parse_path(p, f"paths[{i}]"), budget) for i, p in enumerate(value))
     if len({p.text for p in paths}) != len(paths):
         raise refused("paths must not repeat a path")
     return paths
@@ -104,25 +107,26 @@ def _write_args(args: Mapping[str, JSON]) -> tuple[str, bytes, str]:
 
 
 def parse_request(call: Call) -> Request:
-    """Validate every argument (no I/O) and resolve the root."""
+    """Validate every argument (no file I/O; the globs' work is bounded) and resolve the root."""
     op, args = call.operation, call.args
     unknown = sorted(set(args) - _ALLOWED_ARGS.get(op, frozenset()))
     if unknown:
         raise refused(f"unknown argument(s) for {op}: {', '.join(unknown)}")
     globs = globs_for(call.connection)
     root = resolve_root(call.connection, call.workspace, args)
+    budget = Budget(LIST_MATCH_STEPS if op == "list" else MATCH_STEPS)
     if op == "list":
-        return Request(op, root, globs)
+        return Request(op, root, globs, budget)
     if op == "read":
         if ("path" in args) == ("paths" in args):
             raise refused("give either path (one file) or paths (1 to 100 files)")
         if "paths" in args:
-            return Request(op, root, globs, paths=_batch(globs, args["paths"]))
-        return Request(op, root, globs, path=_allowed(globs, parse_path(args["path"])))
+            return Request(op, root, globs, budget, paths=_batch(globs, args["paths"], budget))
+        return Request(op, root, globs, budget, path=_allowed(globs, parse_path(args["path"]), budget))
     if op == "write":
-        path = _allowed(globs, parse_path(args.get("path")))
+        path = _allowed(globs, parse_path(args.get("path")), budget)
         text, data, expected = _write_args(args)
-        return Request(op, root, globs, path=path, text=text, data=data, expected_sha256=expected)
+        return Request(op, root, globs, budget, path=path, text=text, data=data, expected_sha256=expected)
     raise refused(f"the files kind has no operation {op!r}")
 
 
@@ -140,7 +144,7 @@ def _with_root[T](req: Request, work: Callable[[int], T]) -> T:
 
 def _run(req: Request) -> JSON:
     if req.op == "list":
-        return _with_root(req, lambda fd: list_files(fd, req.globs))
+        return _with_root(req, lambda fd: list_files(fd, req.globs, req.budget))
     if req.op == "read" and req.path is None:
         return _with_root(req, lambda fd: read_batch(fd, req.paths))
     assert req.path is not None  # parse_request gives read and write a path
@@ -191,14 +195,16 @@ class FilesKind:
         return {}
 
     async def describe(self, call: Call) -> WriteDetails:
+        return await asyncio.to_thread(self._describe_now, call)
+
+    def _describe_now(self, call: Call) -> WriteDetails:
         req = parse_request(call)
         if req.op != "write":
             raise refused(f"{req.op!r} is not a write")
-        return await asyncio.to_thread(_describe, req)
+        return _describe(req)
 
     async def execute(self, call: Call) -> dict[str, Any]:
-        req = parse_request(call)
-        data = await asyncio.to_thread(_run, req)
+        data = await asyncio.to_thread(lambda: _run(parse_request(call)))
         return envelope.success("files", data)
 
     async def aclose(self) -> None:

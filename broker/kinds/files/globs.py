@@ -9,20 +9,31 @@ Dotfiles: a wildcard never matches a leading dot. ``*``, ``?`` and ``**`` skip n
 with ``.`` (so ``**`` does not descend into ``.git`` and ``*.json`` does not match
 ``.secret.json``); write the dot literally to reach them (``.tdt-project/**``, ``.*.json``).
 
-Matching runs as a small set of states ``(glob, segment)`` advanced one path segment at a time.
-The same machine drives the folder walk of ``list``: a folder is entered only while some glob
-can still match below it, and where every glob expects a literal name the walk opens that name
-directly instead of listing the folder.
+Matching runs as a small set of states ``(glob, segment)`` advanced one path segment at a time;
+one segment is matched against one name without backtracking (``wildcard``). The same machine
+drives the folder walk of ``list``: a folder is entered only while some glob can still match
+below it, and where every glob expects a literal name the walk opens that name directly instead
+of listing the folder.
+
+All the matching of one call is paid from one ``Budget`` (``MATCH_STEPS``, ``LIST_MATCH_STEPS``;
+one step: a glob segment tried against one name, or one string comparison inside it); a call
+that would need more gets ``too_large``. Ordinary globs take one to three steps per name.
 """
 
 from __future__ import annotations
 
-import re
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from broker.jsonutil import digest
+from broker.kinds.files.wildcard import Budget, Wildcard, compile_wildcard
+
+MATCH_STEPS = 1_000_000
+"""The glob-matching steps a read or write call may take (all its paths together)."""
+LIST_MATCH_STEPS = 10_000_000
+"""The glob-matching steps a list call may take: its work grows with the tree it walks."""
 
 State = tuple[int, int]
 """(index of the glob, index of the next segment it expects)."""
@@ -32,34 +43,38 @@ EMPTY: States = frozenset()
 
 
 @dataclass(frozen=True)
+class Literal:
+    """A segment without wildcards: itself, exactly."""
+
+    text: str
+
+    def matches(self, name: str, budget: Budget) -> bool:
+        budget.spend(1)
+        return name == self.text
+
+
+@dataclass(frozen=True)
 class Segment:
     text: str
     any_depth: bool
     literal: bool
-    regex: re.Pattern[str] | None
-
-    def matches(self, name: str) -> bool:
-        if self.literal:
-            return name == self.text
-        assert self.regex is not None  # every non-literal, non-** segment has one
-        return self.regex.fullmatch(name) is not None
+    matcher: Literal | Wildcard
 
 
 def _segment(text: str) -> Segment:
     if text == "**":
-        return Segment(text, True, False, None)
+        return Segment(text, True, False, Literal(text))  # never asked: ** is handled by states
     if "*" not in text and "?" not in text:
-        return Segment(text, False, True, None)
-    body = "".join("[^/]*" if c == "*" else "[^/]" if c == "?" else re.escape(c) for c in text)
-    # A wildcard in the first position must not match a leading dot (see the module docstring).
-    guard = r"(?!\.)" if text[0] in "*?" else ""
-    return Segment(text, False, False, re.compile(guard + body, re.DOTALL))
+        return Segment(text, False, True, Literal(text))
+    return Segment(text, False, False, compile_wildcard(text))
 
 
 def _compile(glob: str) -> tuple[Segment, ...]:
     parts = glob.split("/")
     if parts[-1] == "**":
         parts.append("*")
+    # "**/**" means what "**" means; one state instead of two keeps stepping cheap.
+    parts = [p for i, p in enumerate(parts) if not (p == "**" and i > 0 and parts[i - 1] == "**")]
     return tuple(_segment(p) for p in parts)
 
 
@@ -85,7 +100,7 @@ class GlobSet:
                 stack.append((g, i + 1))  # ** may match zero folders
         return frozenset(out)
 
-    def step(self, states: States, name: str) -> States:
+    def step(self, states: States, name: str, budget: Budget) -> States:
         """The states after consuming one path segment ``name``."""
         nxt: set[State] = set()
         for g, i in states:
@@ -94,13 +109,14 @@ class GlobSet:
                 continue
             seg = segs[i]
             if seg.any_depth:
+                budget.spend(1)
                 if not name.startswith("."):
                     nxt.add((g, i))
-            elif seg.matches(name):
+            elif seg.matcher.matches(name, budget):
                 nxt.add((g, i + 1))
         return self._closure(nxt) if nxt else EMPTY
 
-    def file_matches(self, states: States, name: str) -> bool:
+    def file_matches(self, states: States, name: str, budget: Budget) -> bool:
         """Whether a file ``name`` in a folder reached with ``states`` matches a glob.
 
         The same as ``accepts(step(states, name))`` without building the next states: the
@@ -108,7 +124,7 @@ class GlobSet:
         """
         for g, i in states:
             segs = self._segs[g]
-            if i == len(segs) - 1 and not segs[i].any_depth and segs[i].matches(name):
+            if i == len(segs) - 1 and not segs[i].any_depth and segs[i].matcher.matches(name, budget):
                 return True
         return False
 
@@ -132,10 +148,10 @@ class GlobSet:
             names.add(segs[i].text)
         return sorted(names)
 
-    def matches(self, segments: Sequence[str]) -> bool:
+    def matches(self, segments: Sequence[str], budget: Budget) -> bool:
         states = self.start
         for name in segments:
-            states = self.step(states, name)
+            states = self.step(states, name, budget)
             if not states:
                 return False
         return self.accepts(states)
@@ -143,14 +159,16 @@ class GlobSet:
 
 _CACHE: dict[str, GlobSet] = {}
 _CACHE_MAX = 512
+_CACHE_LOCK = threading.Lock()  # calls are parsed in worker threads
 
 
 def globs_for(conn: Mapping[str, Any]) -> GlobSet:
     """The compiled globs of a connection, cached by the digest of its declaration."""
     key = digest(dict(conn))
-    compiled = _CACHE.get(key)
-    if compiled is None:
-        if len(_CACHE) >= _CACHE_MAX:
-            _CACHE.pop(next(iter(_CACHE)))  # oldest first: manifests rarely change
-        compiled = _CACHE[key] = GlobSet([str(g) for g in conn["paths"]])
+    with _CACHE_LOCK:
+        compiled = _CACHE.get(key)
+        if compiled is None:
+            if len(_CACHE) >= _CACHE_MAX:
+                _CACHE.pop(next(iter(_CACHE)))  # oldest first: manifests rarely change
+            compiled = _CACHE[key] = GlobSet([str(g) for g in conn["paths"]])
     return compiled

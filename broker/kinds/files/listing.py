@@ -3,7 +3,7 @@
 The walk goes through folder descriptors (never by path), enters a folder only while a glob
 can still match below it, opens literal names directly instead of listing their folder, and
 visits children in an order that yields paths already sorted, so it stops as soon as it has
-one more file than the limit.
+one more file than the limit. Matching is paid from the call's ``Budget``.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any
 from broker.errors import CallError, ErrorCode
 from broker.kinds.files.globs import GlobSet, States
 from broker.kinds.files.safe import open_folder_at
+from broker.kinds.files.wildcard import Budget
 
 MAX_LIST = 1000
 MAX_DEPTH = 256
@@ -25,13 +26,13 @@ TEMP_PREFIX = ".helm-write-"
 _FILE, _DIR, _OTHER = 0, 1, 2
 
 
-def list_files(root: int, globs: GlobSet, limit: int = MAX_LIST) -> dict[str, Any]:
+def list_files(root: int, globs: GlobSet, budget: Budget, limit: int = MAX_LIST) -> dict[str, Any]:
     """``{files: [{path, size}], truncated}``: the first ``limit`` matches in path order.
 
     ``truncated`` is true when more files matched than were returned.
     """
     files: list[dict[str, Any]] = []
-    with contextlib.closing(_walk(root, globs, globs.start, "", 0)) as walk:
+    with contextlib.closing(_walk(root, globs, budget, globs.start, "", 0)) as walk:
         for entry in walk:
             if len(files) == limit:
                 return {"files": files, "truncated": True}
@@ -80,12 +81,18 @@ def _children(folder: int, globs: GlobSet, states: States) -> list[tuple[str, in
     return found
 
 
-def _walk(folder: int, globs: GlobSet, states: States, prefix: str, depth: int) -> Generator[dict[str, Any]]:
+def _walk(
+    folder: int, globs: GlobSet, budget: Budget, states: States, prefix: str, depth: int
+) -> Generator[dict[str, Any]]:
     if depth > MAX_DEPTH:
         raise CallError(ErrorCode.TOO_LARGE, f"the tree is deeper than {MAX_DEPTH} folders")
     for name, kind in _children(folder, globs, states):
         if kind == _FILE:
-            if not globs.file_matches(states, name) or name.startswith(TEMP_PREFIX) or not _printable(name):
+            if (
+                name.startswith(TEMP_PREFIX)
+                or not globs.file_matches(states, name, budget)
+                or not _printable(name)
+            ):
                 continue
             try:
                 st = os.stat(name, dir_fd=folder, follow_symlinks=False)
@@ -93,12 +100,12 @@ def _walk(folder: int, globs: GlobSet, states: States, prefix: str, depth: int) 
                 continue
             if stat.S_ISREG(st.st_mode):
                 yield {"path": prefix + name, "size": st.st_size}
-        elif kind == _DIR and globs.live(nxt := globs.step(states, name)) and _printable(name):
+        elif kind == _DIR and globs.live(nxt := globs.step(states, name, budget)) and _printable(name):
             try:
                 child = open_folder_at(folder, name)
             except OSError:
                 continue  # replaced by a symlink or removed since the listing: not followed
             try:
-                yield from _walk(child, globs, nxt, prefix + name + "/", depth + 1)
+                yield from _walk(child, globs, budget, nxt, prefix + name + "/", depth + 1)
             finally:
                 os.close(child)
