@@ -6,6 +6,9 @@ bits (and owner, where Helm may), fsynced, renamed over the target with ``os.rep
 same folder descriptor, and the folder is fsynced. A reader sees the old file or the new one,
 never a mix; a crash leaves the old file and at most a temp file.
 
+Read-only means the mode bits: a file whose owner has no write bit is never replaced, whoever
+runs Helm (root may write anything, so ``os.access`` alone would let root overwrite it).
+
 Concurrency: writes to one file are serialized inside the process by a lock, and across
 processes by ``flock`` on the target; the hash of the current content is compared inside that
 critical section, so of two writes with the same expected hash exactly one wins and the other
@@ -61,7 +64,9 @@ def _replace_locked(parent: int, path: RelPath, data: bytes, expected: str) -> N
     try:
         if st.st_nlink != 1:
             raise refused(f"{path.text!r} has more than one hard link; Helm does not write it")
-        if not os.access(path.name, os.W_OK, dir_fd=parent, follow_symlinks=False):
+        if not st.st_mode & stat.S_IWUSR or not os.access(
+            path.name, os.W_OK, dir_fd=parent, follow_symlinks=False
+        ):
             raise refused(f"{path.text!r} is read-only")
         if st.st_size > MAX_FILE_BYTES:
             raise too_large(path)

@@ -171,17 +171,28 @@ def _write_as_user(folder: Path, uid: int | None) -> str:
     return out
 
 
-def test_a_read_only_file_is_refused(tmp_path: Path) -> None:
-    # Root may write any file, so when we are root the check runs as the user nobody.
+async def test_a_file_without_its_owners_write_bit_is_read_only_even_for_root(s: Setup) -> None:
+    # CI runs as root, for whom every file is writable (os.access says yes): the mode bits decide.
+    target = s.root / "notes" / "a.md"
+    for mode in (0o444, 0o466):
+        os.chmod(target, mode)
+        result = await confirmed(s, args())
+        assert code(result) == "refused"
+        assert "read-only" in result["error"]["message"]
+        assert target.read_text() == OLD
+
+
+def test_a_file_helms_user_may_not_write_is_refused(tmp_path: Path) -> None:
+    # The file is writable by its owner, but not by the user Helm runs as; as root that user
+    # is nobody and the file is root's, otherwise the file is read-only for its owner.
     folder = Path(tempfile.mkdtemp(prefix="helm-ro-"))
     try:
         (folder / "a.md").write_text(OLD)
-        os.chmod(folder / "a.md", 0o444)
+        os.chmod(folder / "a.md", 0o644 if os.geteuid() == 0 else 0o444)
         uid = None
         if os.geteuid() == 0:
             uid = pwd.getpwnam("nobody").pw_uid
             os.chmod(folder, 0o777)
-            os.chown(folder / "a.md", uid, uid)
         out = _write_as_user(folder, uid)
         assert out.startswith("refused"), out
         assert "read-only" in out
