@@ -21,6 +21,7 @@ from broker.errors import CallError, ErrorCode
 from broker.kinds.base import JSON, Call, KindEnv, WriteDetails
 from broker.kinds.files.diff import line_diff
 from broker.kinds.files.globs import LIST_MATCH_STEPS, MATCH_STEPS, GlobSet, globs_for
+from broker.kinds.files.ledger import TempLedger
 from broker.kinds.files.listing import list_files
 from broker.kinds.files.reading import MAX_BATCH_PATHS, MAX_FILE_BYTES, read_batch, read_text
 from broker.kinds.files.safe import RelPath, open_root, parse_path, refused
@@ -142,7 +143,7 @@ def _with_root[T](req: Request, work: Callable[[int], T]) -> T:
         os.close(fd)
 
 
-def _run(req: Request) -> JSON:
+def _run(req: Request, home: Path) -> JSON:
     if req.op == "list":
         return _with_root(req, lambda fd: list_files(fd, req.globs, req.budget))
     if req.op == "read" and req.path is None:
@@ -151,7 +152,8 @@ def _run(req: Request) -> JSON:
     path = req.path
     if req.op == "read":
         return _with_root(req, lambda fd: read_text(fd, path).as_json())
-    sha = _with_root(req, lambda fd: replace_file(fd, path, req.data, req.expected_sha256))
+    ledger = TempLedger(home)
+    sha = _with_root(req, lambda fd: replace_file(fd, path, req.data, req.expected_sha256, ledger))
     return {"path": path.text, "sha256": sha}
 
 
@@ -204,7 +206,7 @@ class FilesKind:
         return _describe(req)
 
     async def execute(self, call: Call) -> dict[str, Any]:
-        data = await asyncio.to_thread(lambda: _run(parse_request(call)))
+        data = await asyncio.to_thread(lambda: _run(parse_request(call), self._env.home.path))
         return envelope.success("files", data)
 
     async def aclose(self) -> None:

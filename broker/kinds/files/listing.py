@@ -16,12 +16,12 @@ from typing import Any
 
 from broker.errors import CallError, ErrorCode
 from broker.kinds.files.globs import GlobSet, States
+from broker.kinds.files.ledger import TEMP_PREFIX
 from broker.kinds.files.safe import open_folder_at
 from broker.kinds.files.wildcard import Budget
 
 MAX_LIST = 1000
 MAX_DEPTH = 256
-TEMP_PREFIX = ".helm-write-"
 
 _FILE, _DIR, _OTHER = 0, 1, 2
 

@@ -23,6 +23,9 @@ from broker.errors import CallError, ErrorCode
 MAX_PATH_CHARS = 4096
 MAX_NAME_BYTES = 255
 
+FileId = tuple[int, int]
+"""(st_dev, st_ino): what a file or folder is, whatever name reaches it."""
+
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 O_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | _CLOEXEC
 O_LEAF = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | _CLOEXEC
@@ -46,6 +49,10 @@ class RelPath:
 
 def refused(message: str) -> CallError:
     return CallError(ErrorCode.REFUSED, message)
+
+
+def file_id(st: os.stat_result) -> FileId:
+    return (st.st_dev, st.st_ino)
 
 
 def parse_path(value: object, what: str = "path") -> RelPath:

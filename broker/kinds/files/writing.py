@@ -1,10 +1,11 @@
 """write: replace one existing file atomically, only if it still has the expected hash.
 
 The replacement: a temp file named ``.helm-write-<16 hex>.tmp`` is created exclusively in the
-target's folder (relative to the folder's descriptor), written, given the target's permission
-bits (and owner, where Helm may), fsynced, renamed over the target with ``os.replace`` on the
-same folder descriptor, and the folder is fsynced. A reader sees the old file or the new one,
-never a mix; a crash leaves the old file and at most a temp file.
+target's folder (relative to the folder's descriptor) and recorded in the temp ledger in Helm's
+home, written, given the target's permission bits (and owner, where Helm may), fsynced, renamed
+over the target with ``os.replace`` on the same folder descriptor, and the folder is fsynced. A
+reader sees the old file or the new one, never a mix; a crash leaves the old file and at most a
+temp file, which the next write into the folder removes (``ledger``).
 
 Read-only means the mode bits: a file whose owner has no write bit is never replaced, whoever
 runs Helm (root may write anything, so ``os.access`` alone would let root overwrite it).
@@ -12,8 +13,7 @@ runs Helm (root may write anything, so ``os.access`` alone would let root overwr
 Concurrency: writes to one file are serialized inside the process by a lock, and across
 processes by ``flock`` on the target; the hash of the current content is compared inside that
 critical section, so of two writes with the same expected hash exactly one wins and the other
-gets ``conflict``. A writer holds ``flock`` on its temp file while it lives: the next write to
-the folder removes every temp file whose lock can be taken (its writer is gone).
+gets ``conflict``.
 """
 
 from __future__ import annotations
@@ -30,8 +30,9 @@ import threading
 import time
 
 from broker.errors import CallError, ErrorCode
+from broker.kinds.files.ledger import TempLedger, temp_name
 from broker.kinds.files.reading import MAX_FILE_BYTES, too_large
-from broker.kinds.files.safe import O_LEAF, RelPath, open_leaf, open_parent, read_upto, refused
+from broker.kinds.files.safe import RelPath, file_id, open_leaf, open_parent, read_upto, refused
 
 TEMP_RE = re.compile(r"\.helm-write-[0-9a-f]{16}\.tmp")
 LOCK_WAIT = 10.0
@@ -42,7 +43,7 @@ LOCK_WAIT = 10.0
 _STRIPES = tuple(threading.Lock() for _ in range(64))
 
 
-def replace_file(root: int, path: RelPath, data: bytes, expected_sha256: str) -> str:
+def replace_file(root: int, path: RelPath, data: bytes, expected_sha256: str, ledger: TempLedger) -> str:
     """Replace the file at ``path`` with ``data``; return the new sha256."""
     parent = open_parent(root, path)
     try:
@@ -51,7 +52,8 @@ def replace_file(root: int, path: RelPath, data: bytes, expected_sha256: str) ->
         if not stripe.acquire(timeout=LOCK_WAIT):
             raise CallError(ErrorCode.UNAVAILABLE, f"{path.text!r} is busy with another write; try again")
         try:
-            _replace_locked(parent, path, data, expected_sha256)
+            ledger.clean(parent, file_id(pst))
+            _replace_locked(parent, path, data, expected_sha256, ledger)
         finally:
             stripe.release()
     finally:
@@ -59,17 +61,21 @@ def replace_file(root: int, path: RelPath, data: bytes, expected_sha256: str) ->
     return hashlib.sha256(data).hexdigest()
 
 
-def _replace_locked(parent: int, path: RelPath, data: bytes, expected: str) -> None:
+def _check_target(path: RelPath, parent: int, st: os.stat_result) -> None:
+    if st.st_nlink != 1:
+        raise refused(f"{path.text!r} has more than one hard link; Helm does not write it")
+    if not st.st_mode & stat.S_IWUSR or not os.access(
+        path.name, os.W_OK, dir_fd=parent, follow_symlinks=False
+    ):
+        raise refused(f"{path.text!r} is read-only")
+    if st.st_size > MAX_FILE_BYTES:
+        raise too_large(path)
+
+
+def _replace_locked(parent: int, path: RelPath, data: bytes, expected: str, ledger: TempLedger) -> None:
     fd, st = _lock_target(parent, path)
     try:
-        if st.st_nlink != 1:
-            raise refused(f"{path.text!r} has more than one hard link; Helm does not write it")
-        if not st.st_mode & stat.S_IWUSR or not os.access(
-            path.name, os.W_OK, dir_fd=parent, follow_symlinks=False
-        ):
-            raise refused(f"{path.text!r} is read-only")
-        if st.st_size > MAX_FILE_BYTES:
-            raise too_large(path)
+        _check_target(path, parent, st)
         current = read_upto(fd, MAX_FILE_BYTES + 1)
         if len(current) > MAX_FILE_BYTES:
             raise too_large(path)
@@ -78,8 +84,7 @@ def _replace_locked(parent: int, path: RelPath, data: bytes, expected: str) -> N
                 ErrorCode.CONFLICT,
                 f"{path.text!r} changed since it was read (its sha256 differs); read it again",
             )
-        clean_leftovers(parent)
-        _swap_in(parent, path, data, st)
+        _swap_in(parent, path, data, st, ledger)
     finally:
         os.close(fd)  # releases the flock
 
@@ -120,51 +125,14 @@ def _flock_until(fd: int, deadline: float, path: RelPath) -> None:
             time.sleep(0.005)  # another process holds it for one short write
 
 
-def clean_leftovers(parent: int) -> list[str]:
-    """Remove temp files whose writer is gone (its lock can be taken); return their names."""
-    removed: list[str] = []
-    try:
-        with os.scandir(parent) as it:
-            names = [e.name for e in it if TEMP_RE.fullmatch(e.name)]
-    except OSError:
-        return removed
-    for name in names:
-        try:
-            fd = os.open(name, O_LEAF, dir_fd=parent)
-        except OSError:
-            continue
-        try:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode):
-                continue
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                continue  # a live writer
-            with contextlib.suppress(FileNotFoundError):
-                now = os.stat(name, dir_fd=parent, follow_symlinks=False)
-                if (now.st_dev, now.st_ino) == (st.st_dev, st.st_ino):
-                    os.unlink(name, dir_fd=parent)
-                    removed.append(name)
-        finally:
-            os.close(fd)
-    return removed
-
-
 def _create_temp(parent: int) -> tuple[str, int]:
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
     for _ in range(16):
-        name = f".helm-write-{secrets.token_hex(8)}.tmp"
+        hex16 = secrets.token_hex(8)
         try:
-            fd = os.open(name, flags, 0o600, dir_fd=parent)
+            return hex16, os.open(temp_name(hex16), flags, 0o600, dir_fd=parent)
         except FileExistsError:
             continue
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        # A cleaner may have removed the file between the create and the lock; start again.
-        if os.fstat(fd).st_nlink == 0:
-            os.close(fd)
-            continue
-        return name, fd
     raise CallError(ErrorCode.UNAVAILABLE, "Helm could not create a temporary file for the write")
 
 
@@ -188,16 +156,19 @@ def _still_there(parent: int, path: RelPath, target: os.stat_result) -> None:
         )
 
 
-def _swap_in(parent: int, path: RelPath, data: bytes, target: os.stat_result) -> None:
-    tmp, fd = _create_temp(parent)
+def _swap_in(parent: int, path: RelPath, data: bytes, target: os.stat_result, ledger: TempLedger) -> None:
+    """Write ``data`` to a recorded temp file and rename it over ``target``."""
+    hex16, fd = _create_temp(parent)
+    tmp = temp_name(hex16)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        # Permission bits only: a rewritten text file never becomes setuid/setgid.
-        os.fchmod(fd, stat.S_IMODE(target.st_mode) & 0o777)
-        _keep_owner(fd, target)
-        os.fsync(fd)
+        claim = ledger.record(file_id(os.fstat(parent)), hex16, file_id(os.fstat(fd)))
+    except BaseException:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp, dir_fd=parent)
+        raise
+    try:
+        _fill(fd, data, target)
         _still_there(parent, path, target)
         os.replace(tmp, path.name, src_dir_fd=parent, dst_dir_fd=parent)
     except BaseException:
@@ -206,8 +177,19 @@ def _swap_in(parent: int, path: RelPath, data: bytes, target: os.stat_result) ->
         raise
     finally:
         os.close(fd)
+        claim.release()
     try:
         os.fsync(parent)
     except OSError as exc:
         if exc.errno not in (errno.EINVAL, errno.EBADF):  # folders some filesystems cannot fsync
             raise
+
+
+def _fill(fd: int, data: bytes, target: os.stat_result) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    # Permission bits only: a rewritten text file never becomes setuid/setgid.
+    os.fchmod(fd, stat.S_IMODE(target.st_mode) & 0o777)
+    _keep_owner(fd, target)
+    os.fsync(fd)

@@ -1,6 +1,6 @@
 """A writer process for the files kind tests: it runs Helm's real write code in a child.
 
-Usage: ``python -m tests.unit.kinds.files_child MODE ROOT PATH``
+Usage: ``python -m tests.unit.kinds.files_child MODE ROOT HOME PATH`` (HOME: Helm's home)
 
 * ``hang``: replace PATH once; when the temp file is fsynced, say ``in-write`` and wait to be
   killed (the parent sends SIGKILL mid-write).
@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from broker.errors import CallError
+from broker.kinds.files.ledger import TempLedger
 from broker.kinds.files.safe import open_root, parse_path
 from broker.kinds.files.writing import replace_file
 
@@ -40,20 +41,21 @@ def _hang_in_fsync() -> None:
     os.fsync = fsync
 
 
-def main(mode: str, root: str, path: str) -> None:
+def main(mode: str, root: str, home: str, path: str) -> None:
     fd = open_root(Path(root), "root")
+    ledger = TempLedger(Path(home))
     rel = parse_path(path)
     if mode == "hang":
         _hang_in_fsync()
         current = (Path(root) / path).read_bytes()
-        replace_file(fd, rel, TEXT_A.encode(), _sha(current))
+        replace_file(fd, rel, TEXT_A.encode(), _sha(current), ledger)
     elif mode == "loop":
         current = (Path(root) / path).read_bytes()
         texts = [TEXT_A.encode(), TEXT_B.encode()]
         i = 0
         while True:
             new = texts[i % 2]
-            replace_file(fd, rel, new, _sha(current))
+            replace_file(fd, rel, new, _sha(current), ledger)
             current = new
             i += 1
             print("wrote", flush=True)
@@ -62,7 +64,7 @@ def main(mode: str, root: str, path: str) -> None:
         expected = sys.stdin.readline().strip()
         text = f"written by {os.getpid()}\n".encode()
         try:
-            replace_file(fd, rel, text, expected)
+            replace_file(fd, rel, text, expected, ledger)
         except CallError as err:
             print(err.code.value, flush=True)
         else:
@@ -70,4 +72,4 @@ def main(mode: str, root: str, path: str) -> None:
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:4])
+    main(*sys.argv[1:5])

@@ -18,6 +18,7 @@ import pytest
 from broker import Broker, Decision
 from broker.errors import CallError
 from broker.kinds.files.globs import LIST_MATCH_STEPS, GlobSet
+from broker.kinds.files.ledger import TempLedger
 from broker.kinds.files.listing import list_files
 from broker.kinds.files.reading import read_text
 from broker.kinds.files.safe import open_root, parse_path
@@ -131,7 +132,9 @@ def test_a_symlink_swapped_in_during_writes_never_writes_outside(
 
     def attempt() -> str:
         try:
-            replace_file(fd, parse_path("d/f.txt"), b"inside", sha("inside"))
+            replace_file(
+                fd, parse_path("d/f.txt"), b"inside", sha("inside"), TempLedger(root.parent / "home")
+            )
         except CallError as err:
             return err.code.value
         return "ok"
@@ -143,7 +146,7 @@ def test_a_symlink_swapped_in_during_writes_never_writes_outside(
     assert (root / "d" / "f.txt").read_text() == "inside"
 
 
-def write_at_once(fd: int, texts: list[bytes], expected: str) -> list[str]:
+def write_at_once(fd: int, home: Path, texts: list[bytes], expected: str) -> list[str]:
     """Each text written by its own thread, all released together; their outcomes."""
     barrier = threading.Barrier(len(texts))
     results = [""] * len(texts)
@@ -151,7 +154,7 @@ def write_at_once(fd: int, texts: list[bytes], expected: str) -> list[str]:
     def write(i: int) -> None:
         barrier.wait(WAIT)
         try:
-            replace_file(fd, parse_path("d/f.txt"), texts[i], expected)
+            replace_file(fd, parse_path("d/f.txt"), texts[i], expected, TempLedger(home))
             results[i] = "ok"
         except CallError as err:
             results[i] = err.code.value
@@ -169,7 +172,7 @@ def test_concurrent_threads_with_the_same_hash_exactly_one_wins(tree: tuple[int,
     for round_ in range(10):
         before = (root / "d" / "f.txt").read_bytes()
         texts = [f"round {round_} writer {i}".encode() for i in range(6)]
-        results = write_at_once(fd, texts, sha(before))
+        results = write_at_once(fd, root.parent / "home", texts, sha(before))
         assert sorted(results) == ["conflict"] * 5 + ["ok"]
         assert (root / "d" / "f.txt").read_bytes() == texts[results.index("ok")]
 
@@ -193,9 +196,9 @@ async def test_two_concurrent_writes_through_the_broker_exactly_one_wins(
     assert (s.root / "f.txt").read_text() == winner
 
 
-def child(mode: str, root: Path, path: str) -> subprocess.Popen[str]:
+def child(mode: str, root: Path, home: Path, path: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "tests.unit.kinds.files_child", mode, str(root), path],
+        [sys.executable, "-m", "tests.unit.kinds.files_child", mode, str(root), str(home), path],
         cwd=REPO,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -227,7 +230,7 @@ def kill(proc: subprocess.Popen[str]) -> None:
 
 def test_concurrent_processes_with_the_same_hash_exactly_one_wins(tree: tuple[int, Path, Path]) -> None:
     _, root, _ = tree
-    procs = [child("race", root, "d/f.txt") for _ in range(3)]
+    procs = [child("race", root, root.parent / "home", "d/f.txt") for _ in range(3)]
     try:
         outputs = [lines_of(p) for p in procs]
         for lines in outputs:
@@ -251,7 +254,7 @@ async def test_a_writer_killed_mid_write_leaves_the_old_file_and_its_temp_is_cle
     (s.root / "d").mkdir()
     (s.root / "d" / "f.txt").write_text("old\n")
     (s.root / "d" / "g.txt").write_text("other\n")
-    proc = child("hang", s.root, "d/f.txt")
+    proc = child("hang", s.root, broker.home.path, "d/f.txt")
     try:
         assert lines_of(proc).get(timeout=WAIT) == "in-write"
         # While its writer lives, another write in the folder leaves its temp file alone.
@@ -274,7 +277,7 @@ def test_a_writer_killed_at_any_moment_leaves_a_whole_file(tree: tuple[int, Path
     target = root / "d" / "f.txt"
     whole = {"inside", files_child.TEXT_A, files_child.TEXT_B}
     for wait_for in (1, 2, 5):
-        proc = child("loop", root, "d/f.txt")
+        proc = child("loop", root, root.parent / "home", "d/f.txt")
         try:
             lines = lines_of(proc)
             for _ in range(wait_for):
@@ -283,5 +286,5 @@ def test_a_writer_killed_at_any_moment_leaves_a_whole_file(tree: tuple[int, Path
             kill(proc)  # somewhere inside the next write
         text = target.read_text()
         assert text in whole
-        replace_file(fd, parse_path("d/f.txt"), b"inside", sha(text))
+        replace_file(fd, parse_path("d/f.txt"), b"inside", sha(text), TempLedger(root.parent / "home"))
         assert temps(root / "d") == []

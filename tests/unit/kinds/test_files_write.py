@@ -14,7 +14,8 @@ import pytest
 
 from broker import Broker, Decision
 from broker.errors import CallError
-from broker.kinds.files.safe import open_root, parse_path
+from broker.kinds.files.ledger import TempLedger, temp_name
+from broker.kinds.files.safe import FileId, open_root, parse_path
 from broker.kinds.files.writing import TEMP_RE, replace_file
 from tests.helpers import ScriptedConfirmer
 from tests.unit.kinds.files_setup import Setup, broker, code, files_conn, make_setup, register_project, sha
@@ -31,6 +32,11 @@ async def s(broker: Broker, tmp_path: Path) -> Setup:
     (setup.root / "notes").mkdir()
     (setup.root / "notes" / "a.md").write_text(OLD)
     return setup
+
+
+def ident(path: Path) -> FileId:
+    st = os.stat(path)
+    return (st.st_dev, st.st_ino)
 
 
 def args(text: str = NEW, expected: str | None = None, path: str = "notes/a.md") -> dict[str, Any]:
@@ -157,7 +163,7 @@ def _write_as_user(folder: Path, uid: int | None) -> str:
                 os.setgid(uid)
                 os.setuid(uid)
             fd = open_root(folder, "root")
-            replace_file(fd, parse_path("a.md"), b"new", sha(OLD))
+            replace_file(fd, parse_path("a.md"), b"new", sha(OLD), TempLedger(folder / "home"))
             outcome = "ok"
         except CallError as err:
             outcome = f"{err.code.value} {err.message}"
@@ -213,6 +219,29 @@ async def test_read_then_write_round_trips_the_hash(s: Setup) -> None:
     result = await confirmed(s, args(expected=read["data"]["sha256"]))
     again = await s.call("read", {"path": "notes/a.md"})
     assert result["data"]["sha256"] == again["data"]["sha256"] == sha(NEW)
+
+
+async def test_a_write_leaves_the_users_own_files_named_like_helm_temp_files(s: Setup) -> None:
+    mine = s.root / "notes" / ".helm-write-0123456789abcdef.tmp"
+    mine.write_text("the user's own file")
+    assert (await confirmed(s, args()))["ok"]
+    assert mine.read_text() == "the user's own file"
+
+
+async def test_a_dead_writers_temp_is_kept_if_another_file_took_its_name(s: Setup) -> None:
+    # A writer records its temp file and dies (its lock on the record goes with it); then the
+    # name is taken by another file. The next write removes the record, not that file.
+    folder = s.root / "notes"
+    name = temp_name("00112233445566aa")
+    (folder / name).write_text("Helm's temp")
+    ledger = TempLedger(s.broker.home.path)
+    dead = ledger.record(ident(folder), "00112233445566aa", ident(folder / name))
+    os.close(dead.fd)
+    (folder / "other").write_text("someone else's")
+    os.replace(folder / "other", folder / name)
+    assert (await confirmed(s, args()))["ok"]
+    assert (folder / name).read_text() == "someone else's"
+    assert os.listdir(ledger.folder) == []
 
 
 async def test_helm_temp_files_are_not_listed(broker: Broker, tmp_path: Path) -> None:
