@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
 from app.commands.common import add_home_option, home, print_json
+from app.commands.workspace import HOLDS_HOME
+from broker.kinds.files.guard import folder_holds
 from broker.workspaces import add_project
 
 
@@ -27,8 +30,11 @@ def register(sub: Any) -> None:
 
 
 def _add(args: argparse.Namespace) -> int:
-    folder = add_project(home(args), args.workspace, args.id, args.path)
+    h = home(args)
+    folder = add_project(h, args.workspace, args.id, args.path)
     print(f"project {args.id} added at {folder}")
+    if folder_holds(folder, h.path):
+        print(HOLDS_HOME.format(what="this project folder", home=h.path), file=sys.stderr)
     return 0
 
 

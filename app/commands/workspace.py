@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
 from app.commands.common import add_home_option, home, print_json
+from broker.kinds.files.guard import folder_holds
 from broker.workspaces import add_workspace, set_everyday, set_tdt_command
+
+HOLDS_HOME = (
+    "warning: {what} contains Helm's own folder {home}. Helm never gives extensions access to it, "
+    "but a narrower folder is safer."
+)
 
 
 def register(sub: Any) -> None:
@@ -35,8 +42,11 @@ def register(sub: Any) -> None:
 
 
 def _add(args: argparse.Namespace) -> int:
-    ws = add_workspace(home(args), args.name, args.root)
+    h = home(args)
+    ws = add_workspace(h, args.name, args.root)
     print(f"workspace {ws.name} added at {ws.root}")
+    if folder_holds(ws.root, h.path):
+        print(HOLDS_HOME.format(what="this workspace root", home=h.path), file=sys.stderr)
     return 0
 
 

@@ -2,15 +2,13 @@
 
 Arguments are validated before any file is touched. Both the validation (which matches paths
 against the globs) and the file work run in a worker thread, so the event loop never waits on
-the disk or on glob matching.
+the disk or on glob matching; every file is reached through the file guard (``guard``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
-import os
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,16 +19,15 @@ from broker.errors import CallError, ErrorCode
 from broker.kinds.base import JSON, Call, KindEnv, WriteDetails
 from broker.kinds.files.diff import line_diff
 from broker.kinds.files.globs import LIST_MATCH_STEPS, MATCH_STEPS, GlobSet, globs_for
-from broker.kinds.files.ledger import TempLedger
+from broker.kinds.files.guard import FileGuard, GuardRoot, checked_sha256, encode_text
 from broker.kinds.files.listing import list_files
-from broker.kinds.files.reading import MAX_BATCH_PATHS, MAX_FILE_BYTES, read_batch, read_text
-from broker.kinds.files.safe import RelPath, open_root, parse_path, refused
+from broker.kinds.files.reading import MAX_BATCH_PATHS, read_batch, read_text
+from broker.kinds.files.safe import OpenRoot, RelPath, parse_path, refused
 from broker.kinds.files.wildcard import Budget
 from broker.kinds.files.writing import replace_file
 from broker.settings import Workspace
 
 TITLE = "Confirm file change"
-_SHA256 = re.compile(r"[0-9a-f]{64}")
 _ALLOWED_ARGS = {
     "list": frozenset({"project"}),
     "read": frozenset({"project", "path", "paths"}),
@@ -45,6 +42,10 @@ class Root:
     label: str  # "Workspace" or "Project"
     name: str
     folder: Path
+
+    @property
+    def what(self) -> str:
+        return "the workspace root" if self.label == "Workspace" else f"the project {self.name!r}"
 
 
 def resolve_root(conn: Mapping[str, JSON], workspace: Workspace, args: Mapping[str, JSON]) -> Root:
@@ -92,19 +93,8 @@ def _batch(globs: GlobSet, value: JSON, budget: Budget) -> tuple[RelPath, ...]:
 
 
 def _write_args(args: Mapping[str, JSON]) -> tuple[str, bytes, str]:
-    text = args.get("text")
-    if not isinstance(text, str):
-        raise refused("text must be a string: the full new content of the file")
-    try:
-        data = text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise refused("text is not valid Unicode (it has an unpaired surrogate)") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise CallError(ErrorCode.TOO_LARGE, "text is larger than 256 KiB")
-    expected = args.get("expected_sha256")
-    if not isinstance(expected, str) or not _SHA256.fullmatch(expected.lower()):
-        raise refused("expected_sha256 must be the 64-hex sha256 that read returned")
-    return text, data, expected.lower()
+    data = encode_text(args.get("text"))
+    return str(args["text"]), data, checked_sha256(args.get("expected_sha256"))
 
 
 def parse_request(call: Call) -> Request:
@@ -131,36 +121,31 @@ def parse_request(call: Call) -> Request:
     raise refused(f"the files kind has no operation {op!r}")
 
 
-def _with_root[T](req: Request, work: Callable[[int], T]) -> T:
-    what = "the workspace root" if req.root.label == "Workspace" else f"the project {req.root.name!r}"
-    fd = open_root(req.root.folder, what)
-    try:
-        return work(fd)
-    except OSError as exc:
-        # Anything the safe openers did not turn into a refusal: a disk or permission error.
-        raise CallError(ErrorCode.UNAVAILABLE, "Helm could not access the file (an I/O error)") from exc
-    finally:
-        os.close(fd)
+def _with_root[T](req: Request, home: Path, work: Callable[[OpenRoot, FileGuard], T]) -> T:
+    guard = FileGuard([GuardRoot(req.root.folder, req.root.what)], home)
+    with guard.opened() as root:
+        return work(root, guard)
 
 
 def _run(req: Request, home: Path) -> JSON:
     if req.op == "list":
-        return _with_root(req, lambda fd: list_files(fd, req.globs, req.budget))
+        return _with_root(req, home, lambda root, _: list_files(root, req.globs, req.budget))
     if req.op == "read" and req.path is None:
-        return _with_root(req, lambda fd: read_batch(fd, req.paths))
+        return _with_root(req, home, lambda root, _: read_batch(root, req.paths))
     assert req.path is not None  # parse_request gives read and write a path
     path = req.path
     if req.op == "read":
-        return _with_root(req, lambda fd: read_text(fd, path).as_json())
-    ledger = TempLedger(home)
-    sha = _with_root(req, lambda fd: replace_file(fd, path, req.data, req.expected_sha256, ledger))
+        return _with_root(req, home, lambda root, _: read_text(root, path).as_json())
+    sha = _with_root(
+        req, home, lambda root, g: replace_file(root, path, req.data, req.expected_sha256, g.ledger)
+    )
     return {"path": path.text, "sha256": sha}
 
 
-def _describe(req: Request) -> WriteDetails:
+def _describe(req: Request, home: Path) -> WriteDetails:
     assert req.path is not None
     path = req.path
-    current = _with_root(req, lambda fd: read_text(fd, path))
+    current = _with_root(req, home, lambda root, _: read_text(root, path))
     new_sha = hashlib.sha256(req.data).hexdigest()
     request = (
         f"Replace {path.text} in {req.root.label.lower()} {req.root.name}\n"
@@ -203,7 +188,7 @@ class FilesKind:
         req = parse_request(call)
         if req.op != "write":
             raise refused(f"{req.op!r} is not a write")
-        return _describe(req)
+        return _describe(req, self._env.home.path)
 
     async def execute(self, call: Call) -> dict[str, Any]:
         data = await asyncio.to_thread(lambda: _run(parse_request(call), self._env.home.path))

@@ -3,7 +3,8 @@
 The walk goes through folder descriptors (never by path), enters a folder only while a glob
 can still match below it, opens literal names directly instead of listing their folder, and
 visits children in an order that yields paths already sorted, so it stops as soon as it has
-one more file than the limit. Matching is paid from the call's ``Budget``.
+one more file than the limit. Helm's home folder is never entered and a file with more than one
+hard link is never listed (``read`` refuses both). Matching is paid from the call's ``Budget``.
 """
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ import contextlib
 import os
 import stat
 from collections.abc import Generator
+from dataclasses import dataclass
 from typing import Any
 
 from broker.errors import CallError, ErrorCode
 from broker.kinds.files.globs import GlobSet, States
 from broker.kinds.files.ledger import TEMP_PREFIX
-from broker.kinds.files.safe import open_folder_at
+from broker.kinds.files.safe import FileId, OpenRoot, open_folder_at
 from broker.kinds.files.wildcard import Budget
 
 MAX_LIST = 1000
@@ -26,13 +28,21 @@ MAX_DEPTH = 256
 _FILE, _DIR, _OTHER = 0, 1, 2
 
 
-def list_files(root: int, globs: GlobSet, budget: Budget, limit: int = MAX_LIST) -> dict[str, Any]:
+@dataclass(frozen=True)
+class _Walk:
+    globs: GlobSet
+    budget: Budget
+    fence: FileId | None
+
+
+def list_files(root: OpenRoot, globs: GlobSet, budget: Budget, limit: int = MAX_LIST) -> dict[str, Any]:
     """``{files: [{path, size}], truncated}``: the first ``limit`` matches in path order.
 
     ``truncated`` is true when more files matched than were returned.
     """
     files: list[dict[str, Any]] = []
-    with contextlib.closing(_walk(root, globs, budget, globs.start, "", 0)) as walk:
+    walker = _Walk(globs, budget, root.fence)
+    with contextlib.closing(_walk(walker, root.fd, globs.start, "", 0)) as walk:
         for entry in walk:
             if len(files) == limit:
                 return {"files": files, "truncated": True}
@@ -81,16 +91,15 @@ def _children(folder: int, globs: GlobSet, states: States) -> list[tuple[str, in
     return found
 
 
-def _walk(
-    folder: int, globs: GlobSet, budget: Budget, states: States, prefix: str, depth: int
-) -> Generator[dict[str, Any]]:
+def _walk(w: _Walk, folder: int, states: States, prefix: str, depth: int) -> Generator[dict[str, Any]]:
     if depth > MAX_DEPTH:
         raise CallError(ErrorCode.TOO_LARGE, f"the tree is deeper than {MAX_DEPTH} folders")
+    globs = w.globs
     for name, kind in _children(folder, globs, states):
         if kind == _FILE:
             if (
                 name.startswith(TEMP_PREFIX)
-                or not globs.file_matches(states, name, budget)
+                or not globs.file_matches(states, name, w.budget)
                 or not _printable(name)
             ):
                 continue
@@ -98,14 +107,16 @@ def _walk(
                 st = os.stat(name, dir_fd=folder, follow_symlinks=False)
             except OSError:
                 continue
-            if stat.S_ISREG(st.st_mode):
+            if stat.S_ISREG(st.st_mode) and st.st_nlink == 1:
                 yield {"path": prefix + name, "size": st.st_size}
-        elif kind == _DIR and globs.live(nxt := globs.step(states, name, budget)) and _printable(name):
+        elif kind == _DIR and globs.live(nxt := globs.step(states, name, w.budget)) and _printable(name):
             try:
-                child = open_folder_at(folder, name)
+                child = open_folder_at(folder, name, w.fence)
             except OSError:
                 continue  # replaced by a symlink or removed since the listing: not followed
+            if child is None:
+                continue  # Helm's home
             try:
-                yield from _walk(child, globs, budget, nxt, prefix + name + "/", depth + 1)
+                yield from _walk(w, child, nxt, prefix + name + "/", depth + 1)
             finally:
                 os.close(child)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from broker.errors import CallError, ErrorCode
-from broker.kinds.files.safe import RelPath, open_leaf, open_parent, read_upto, refused
+from broker.kinds.files.safe import OpenRoot, RelPath, open_leaf, open_parent, read_upto, refused
 
 MAX_FILE_BYTES = 256 * 1024
 MAX_BATCH_BYTES = 2 * 1024 * 1024
@@ -41,7 +41,7 @@ def too_large(path: RelPath) -> CallError:
     return CallError(ErrorCode.TOO_LARGE, f"{path.text!r} is larger than 256 KiB")
 
 
-def read_bytes(root: int, path: RelPath) -> bytes:
+def read_bytes(root: OpenRoot, path: RelPath) -> bytes:
     """The bytes of one regular file of at most 256 KiB, opened without following links."""
     parent = open_parent(root, path)
     try:
@@ -60,12 +60,12 @@ def read_bytes(root: int, path: RelPath) -> bytes:
     return data
 
 
-def read_text(root: int, path: RelPath) -> FileText:
+def read_text(root: OpenRoot, path: RelPath) -> FileText:
     data = read_bytes(root, path)
     return FileText(path.text, decode(path, data), hashlib.sha256(data).hexdigest(), len(data))
 
 
-def read_batch(root: int, paths: Sequence[RelPath]) -> dict[str, Any]:
+def read_batch(root: OpenRoot, paths: Sequence[RelPath]) -> dict[str, Any]:
     """Read files in order until 2 MiB of text; a file that does not fit ends the batch.
 
     Each file's own problem (missing, symlink, too large, not UTF-8…) becomes its entry's

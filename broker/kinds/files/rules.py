@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from broker.kinds.base import ConnectionReview, Issue, ReviewItem
@@ -46,3 +47,28 @@ def review(conn: Mapping[str, Any]) -> ConnectionReview:
             for glob in conn["paths"]
         ]
     return ConnectionReview(conn["id"], "files", f"files in {where}", tuple(items))
+
+
+@dataclass(frozen=True)
+class HomeExposure:
+    """Which roots of a workspace contain Helm's home folder (``guard.home_exposure`` looks)."""
+
+    workspace: bool
+    projects: tuple[str, ...] = ()
+
+
+def home_warning(conn: Mapping[str, Any], exposure: HomeExposure) -> str | None:
+    """The review warning for a files connection whose root contains Helm's home, if any.
+
+    Helm refuses every path into its home anyway; the warning tells the user the root is wider
+    than it should be.
+    """
+    if conn["root"] == "workspace":
+        if not exposure.workspace:
+            return None
+        where = "The workspace root contains"
+    elif exposure.projects:
+        where = f"The project folder of {', '.join(exposure.projects)} contains"
+    else:
+        return None
+    return f"{where} Helm's own folder. Helm never gives access to it, but a narrower folder is safer."

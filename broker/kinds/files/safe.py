@@ -5,7 +5,13 @@ descriptor; every folder below it is opened relative to its parent's descriptor 
 ``O_NOFOLLOW | O_DIRECTORY``, and the file itself with ``O_NOFOLLOW | O_NONBLOCK``; then the
 opened descriptor is verified with ``fstat``. A symlink swapped in at any moment makes the
 kernel's open fail, so a race cannot lead outside the root. ``O_NONBLOCK`` keeps a FIFO from
-hanging the open; FIFOs, devices, sockets and folders are refused after the ``fstat``.
+hanging the open; FIFOs, devices, sockets and folders are refused after the ``fstat``, and so
+is a file with more than one hard link (another name of it may be anywhere on the disk).
+
+Helm's own home folder is fenced off by identity, not by name: the root and every folder a walk
+opens are compared (device, inode) with the home, so neither a root that contains the home, nor
+a symlinked root, nor a bind mount of the home leads into it. (A root inside the home, such as
+the demo workspace, is fine: no walk goes up, so it reaches only its own subtree.)
 
 Messages name the relative path the extension gave, never the root folder on disk.
 """
@@ -47,12 +53,28 @@ class RelPath:
         return self.segments[-1]
 
 
+@dataclass(frozen=True)
+class OpenRoot:
+    """A root folder opened once, and the folder no walk from it may enter (Helm's home)."""
+
+    fd: int
+    fence: FileId | None
+
+
 def refused(message: str) -> CallError:
     return CallError(ErrorCode.REFUSED, message)
 
 
 def file_id(st: os.stat_result) -> FileId:
     return (st.st_dev, st.st_ino)
+
+
+def home_id(home: Path) -> FileId | None:
+    """The identity of Helm's home folder, or None while it does not exist (nothing to fence)."""
+    try:
+        return file_id(os.stat(home))
+    except OSError:
+        return None
 
 
 def parse_path(value: object, what: str = "path") -> RelPath:
@@ -83,13 +105,20 @@ def parse_path(value: object, what: str = "path") -> RelPath:
     return RelPath(value, segments)
 
 
-def open_root(folder: Path, what: str) -> int:
-    """Open the root folder (the user configured it, so links in its own path are followed)."""
+def open_root(folder: Path, what: str, fence: FileId | None) -> OpenRoot:
+    """Open the root folder (the user configured it, so links in its own path are followed).
+
+    ``fence`` is Helm's home (``home_id``): a root that is the home is refused. The caller closes
+    ``fd``.
+    """
     try:
         fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC)
     except OSError as exc:
         raise CallError(ErrorCode.UNAVAILABLE, f"{what} folder is missing or cannot be opened") from exc
-    return fd
+    if fence is not None and file_id(os.fstat(fd)) == fence:
+        os.close(fd)
+        raise refused(f"{what} is Helm's own folder; Helm gives no access to it")
+    return OpenRoot(fd, fence)
 
 
 def _why_not(parent: int, name: str) -> str:
@@ -109,22 +138,31 @@ def _why_not(parent: int, name: str) -> str:
     return "cannot be opened"
 
 
-def open_folder_at(parent: int, name: str) -> int:
-    """Open a child folder without following a symlink; raise OSError if it is not one."""
-    return os.open(name, O_DIR, dir_fd=parent)
+def open_folder_at(parent: int, name: str, fence: FileId | None) -> int | None:
+    """Open a child folder without following a symlink; None if it is Helm's home.
+
+    Raise OSError if it is not a folder (or a symlink to one).
+    """
+    fd = os.open(name, O_DIR, dir_fd=parent)
+    if fence is not None and file_id(os.fstat(fd)) == fence:
+        os.close(fd)
+        return None
+    return fd
 
 
-def open_parent(root: int, path: RelPath) -> int:
+def open_parent(root: OpenRoot, path: RelPath) -> int:
     """Open the folder that holds ``path``, component by component; the caller closes it."""
-    fd = os.dup(root)
+    fd = os.dup(root.fd)
     walked: list[str] = []
     try:
         for name in path.folders:
             walked.append(name)
             try:
-                child = open_folder_at(fd, name)
+                child = open_folder_at(fd, name, root.fence)
             except OSError as exc:
                 raise refused(f"{'/'.join(walked)!r} {_why_not(fd, name)}") from exc
+            if child is None:
+                raise refused(f"{'/'.join(walked)!r} is Helm's own folder; Helm gives no access to it")
             os.close(fd)
             fd = child
     except BaseException:
@@ -156,7 +194,17 @@ def open_leaf(parent: int, path: RelPath) -> tuple[int, os.stat_result]:
     if not stat.S_ISREG(st.st_mode):
         os.close(fd)
         raise refused(f"{path.text!r} is not a regular file")
+    if st.st_nlink > 1:
+        os.close(fd)
+        raise hard_linked(path)
     return fd, st
+
+
+def hard_linked(path: RelPath) -> CallError:
+    return refused(
+        f"{path.text!r} has more than one hard link; Helm does not read or write such files "
+        "(another name of it may be outside the folder)"
+    )
 
 
 def read_upto(fd: int, limit: int) -> bytes:

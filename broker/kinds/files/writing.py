@@ -14,6 +14,10 @@ Concurrency: writes to one file are serialized inside the process by a lock, and
 processes by ``flock`` on the target; the hash of the current content is compared inside that
 critical section, so of two writes with the same expected hash exactly one wins and the other
 gets ``conflict``.
+
+With ``create`` (for callers that may make new files), a missing file is made the same way, but
+linked in under its name with ``os.link``, which fails rather than replace a file that appeared
+meanwhile.
 """
 
 from __future__ import annotations
@@ -32,19 +36,42 @@ import time
 from broker.errors import CallError, ErrorCode
 from broker.kinds.files.ledger import TempLedger, temp_name
 from broker.kinds.files.reading import MAX_FILE_BYTES, too_large
-from broker.kinds.files.safe import RelPath, file_id, open_leaf, open_parent, read_upto, refused
+from broker.kinds.files.safe import (
+    OpenRoot,
+    RelPath,
+    file_id,
+    hard_linked,
+    open_leaf,
+    open_parent,
+    read_upto,
+    refused,
+)
 
 TEMP_RE = re.compile(r"\.helm-write-[0-9a-f]{16}\.tmp")
 LOCK_WAIT = 10.0
 """Seconds a write waits for another writer of the same file before giving up."""
+NEW_FILE_MODE = 0o666
+"""Mode bits of a created file, before the process umask (as any program creating a file)."""
 
 # Striped locks: one per file would need a registry with cleanup; 64 stripes serialize
 # writes to one file (and, rarely, two unrelated files that share a stripe).
 _STRIPES = tuple(threading.Lock() for _ in range(64))
 
 
-def replace_file(root: int, path: RelPath, data: bytes, expected_sha256: str, ledger: TempLedger) -> str:
-    """Replace the file at ``path`` with ``data``; return the new sha256."""
+def replace_file(
+    root: OpenRoot,
+    path: RelPath,
+    data: bytes,
+    expected_sha256: str | None,
+    ledger: TempLedger,
+    *,
+    create: bool = False,
+) -> str:
+    """Replace the file at ``path`` with ``data``; return the new sha256.
+
+    ``expected_sha256`` None skips the hash check; ``create`` makes a missing file instead of
+    refusing it (never with an expected hash: then a missing file is a ``conflict``).
+    """
     parent = open_parent(root, path)
     try:
         pst = os.fstat(parent)
@@ -53,7 +80,12 @@ def replace_file(root: int, path: RelPath, data: bytes, expected_sha256: str, le
             raise CallError(ErrorCode.UNAVAILABLE, f"{path.text!r} is busy with another write; try again")
         try:
             ledger.clean(parent, file_id(pst))
-            _replace_locked(parent, path, data, expected_sha256, ledger)
+            if create and _missing(parent, path):
+                if expected_sha256 is not None:
+                    raise CallError(ErrorCode.CONFLICT, f"{path.text!r} no longer exists; read it again")
+                _swap_in(parent, path, data, None, ledger)
+            else:
+                _replace_locked(parent, path, data, expected_sha256, ledger)
         finally:
             stripe.release()
     finally:
@@ -61,9 +93,17 @@ def replace_file(root: int, path: RelPath, data: bytes, expected_sha256: str, le
     return hashlib.sha256(data).hexdigest()
 
 
+def _missing(parent: int, path: RelPath) -> bool:
+    try:
+        os.stat(path.name, dir_fd=parent, follow_symlinks=False)
+    except FileNotFoundError:
+        return True
+    return False
+
+
 def _check_target(path: RelPath, parent: int, st: os.stat_result) -> None:
-    if st.st_nlink != 1:
-        raise refused(f"{path.text!r} has more than one hard link; Helm does not write it")
+    if st.st_nlink > 1:
+        raise hard_linked(path)
     if not st.st_mode & stat.S_IWUSR or not os.access(
         path.name, os.W_OK, dir_fd=parent, follow_symlinks=False
     ):
@@ -72,14 +112,16 @@ def _check_target(path: RelPath, parent: int, st: os.stat_result) -> None:
         raise too_large(path)
 
 
-def _replace_locked(parent: int, path: RelPath, data: bytes, expected: str, ledger: TempLedger) -> None:
+def _replace_locked(
+    parent: int, path: RelPath, data: bytes, expected: str | None, ledger: TempLedger
+) -> None:
     fd, st = _lock_target(parent, path)
     try:
         _check_target(path, parent, st)
         current = read_upto(fd, MAX_FILE_BYTES + 1)
         if len(current) > MAX_FILE_BYTES:
             raise too_large(path)
-        if hashlib.sha256(current).hexdigest() != expected:
+        if expected is not None and hashlib.sha256(current).hexdigest() != expected:
             raise CallError(
                 ErrorCode.CONFLICT,
                 f"{path.text!r} changed since it was read (its sha256 differs); read it again",
@@ -125,12 +167,12 @@ def _flock_until(fd: int, deadline: float, path: RelPath) -> None:
             time.sleep(0.005)  # another process holds it for one short write
 
 
-def _create_temp(parent: int) -> tuple[str, int]:
+def _create_temp(parent: int, mode: int) -> tuple[str, int]:
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
     for _ in range(16):
         hex16 = secrets.token_hex(8)
         try:
-            return hex16, os.open(temp_name(hex16), flags, 0o600, dir_fd=parent)
+            return hex16, os.open(temp_name(hex16), flags, mode, dir_fd=parent)
         except FileExistsError:
             continue
     raise CallError(ErrorCode.UNAVAILABLE, "Helm could not create a temporary file for the write")
@@ -156,9 +198,11 @@ def _still_there(parent: int, path: RelPath, target: os.stat_result) -> None:
         )
 
 
-def _swap_in(parent: int, path: RelPath, data: bytes, target: os.stat_result, ledger: TempLedger) -> None:
-    """Write ``data`` to a recorded temp file and rename it over ``target``."""
-    hex16, fd = _create_temp(parent)
+def _swap_in(
+    parent: int, path: RelPath, data: bytes, target: os.stat_result | None, ledger: TempLedger
+) -> None:
+    """Write ``data`` to a recorded temp file and put it in place of ``target`` (None: create)."""
+    hex16, fd = _create_temp(parent, 0o600 if target is not None else NEW_FILE_MODE)
     tmp = temp_name(hex16)
     try:
         claim = ledger.record(file_id(os.fstat(parent)), hex16, file_id(os.fstat(fd)))
@@ -167,16 +211,15 @@ def _swap_in(parent: int, path: RelPath, data: bytes, target: os.stat_result, le
         with contextlib.suppress(OSError):
             os.unlink(tmp, dir_fd=parent)
         raise
+    renamed = False
     try:
         _fill(fd, data, target)
-        _still_there(parent, path, target)
-        os.replace(tmp, path.name, src_dir_fd=parent, dst_dir_fd=parent)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp, dir_fd=parent)
-        raise
+        renamed = _put_in_place(parent, path, tmp, target)
     finally:
         os.close(fd)
+        if not renamed:  # after a link or a failure the temp name is still ours to remove
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=parent)
         claim.release()
     try:
         os.fsync(parent)
@@ -185,11 +228,27 @@ def _swap_in(parent: int, path: RelPath, data: bytes, target: os.stat_result, le
             raise
 
 
-def _fill(fd: int, data: bytes, target: os.stat_result) -> None:
+def _fill(fd: int, data: bytes, target: os.stat_result | None) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
-    # Permission bits only: a rewritten text file never becomes setuid/setgid.
-    os.fchmod(fd, stat.S_IMODE(target.st_mode) & 0o777)
-    _keep_owner(fd, target)
+    if target is not None:
+        # Permission bits only: a rewritten text file never becomes setuid/setgid.
+        os.fchmod(fd, stat.S_IMODE(target.st_mode) & 0o777)
+        _keep_owner(fd, target)
     os.fsync(fd)
+
+
+def _put_in_place(parent: int, path: RelPath, tmp: str, target: os.stat_result | None) -> bool:
+    """Rename the temp file over ``target`` (True), or link it in under a new name (False)."""
+    if target is not None:
+        _still_there(parent, path, target)
+        os.replace(tmp, path.name, src_dir_fd=parent, dst_dir_fd=parent)
+        return True
+    try:
+        os.link(tmp, path.name, src_dir_fd=parent, dst_dir_fd=parent, follow_symlinks=False)
+    except FileExistsError:
+        raise CallError(
+            ErrorCode.CONFLICT, f"{path.text!r} was created by someone else meanwhile; read it again"
+        ) from None
+    return False

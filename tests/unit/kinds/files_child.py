@@ -17,16 +17,14 @@ import sys
 from pathlib import Path
 
 from broker.errors import CallError
-from broker.kinds.files.ledger import TempLedger
-from broker.kinds.files.safe import open_root, parse_path
-from broker.kinds.files.writing import replace_file
+from broker.kinds.files.guard import FileGuard, GuardRoot
 
 TEXT_A = "A" * 200_000 + "\n"
 TEXT_B = "B" * 200_000 + "\n"
 
 
-def _sha(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+def _sha(data: str | bytes) -> str:
+    return hashlib.sha256(data.encode() if isinstance(data, str) else data).hexdigest()
 
 
 def _hang_in_fsync() -> None:
@@ -42,29 +40,27 @@ def _hang_in_fsync() -> None:
 
 
 def main(mode: str, root: str, home: str, path: str) -> None:
-    fd = open_root(Path(root), "root")
-    ledger = TempLedger(Path(home))
-    rel = parse_path(path)
+    guard = FileGuard([GuardRoot(Path(root))], Path(home))
     if mode == "hang":
         _hang_in_fsync()
         current = (Path(root) / path).read_bytes()
-        replace_file(fd, rel, TEXT_A.encode(), _sha(current), ledger)
+        guard.write_text(path, TEXT_A, _sha(current))
     elif mode == "loop":
-        current = (Path(root) / path).read_bytes()
-        texts = [TEXT_A.encode(), TEXT_B.encode()]
+        current = (Path(root) / path).read_text()
+        texts = [TEXT_A, TEXT_B]
         i = 0
         while True:
             new = texts[i % 2]
-            replace_file(fd, rel, new, _sha(current), ledger)
+            guard.write_text(path, new, _sha(current))
             current = new
             i += 1
             print("wrote", flush=True)
     elif mode == "race":
         print("ready", flush=True)
         expected = sys.stdin.readline().strip()
-        text = f"written by {os.getpid()}\n".encode()
+        text = f"written by {os.getpid()}\n"
         try:
-            replace_file(fd, rel, text, expected, ledger)
+            guard.write_text(path, text, expected)
         except CallError as err:
             print(err.code.value, flush=True)
         else:

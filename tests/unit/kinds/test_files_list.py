@@ -84,9 +84,9 @@ async def test_list_does_not_enter_folders_no_glob_can_reach(
     scanned: list[int] = []
     real_open, real_scandir = listing.open_folder_at, os.scandir
 
-    def spy_open(parent: int, name: str) -> int:
+    def spy_open(parent: int, name: str, fence: Any) -> int | None:
         opened.append(name)
-        return real_open(parent, name)
+        return real_open(parent, name, fence)
 
     def spy_scandir(path: Any) -> Any:
         scanned.append(path)

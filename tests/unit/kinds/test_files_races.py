@@ -10,7 +10,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -18,12 +18,10 @@ import pytest
 from broker import Broker, Decision
 from broker.errors import CallError
 from broker.kinds.files.globs import LIST_MATCH_STEPS, GlobSet
-from broker.kinds.files.ledger import TempLedger
+from broker.kinds.files.guard import FileGuard, GuardRoot
 from broker.kinds.files.listing import list_files
-from broker.kinds.files.reading import read_text
-from broker.kinds.files.safe import open_root, parse_path
 from broker.kinds.files.wildcard import Budget
-from broker.kinds.files.writing import TEMP_RE, replace_file
+from broker.kinds.files.writing import TEMP_RE
 from tests.helpers import ScriptedConfirmer
 from tests.support import REPO
 from tests.unit.kinds import files_child
@@ -35,15 +33,13 @@ WAIT = 20.0
 
 
 @pytest.fixture
-def tree(tmp_path: Path) -> Iterator[tuple[int, Path, Path]]:
+def tree(tmp_path: Path) -> tuple[FileGuard, Path, Path]:
     """A root with d/f.txt ("inside") and an outside folder with the same names ("SECRET")."""
     root, outside = tmp_path / "root", tmp_path / "outside"
     for folder, text in ((root, "inside"), (outside, "SECRET")):
         (folder / "d").mkdir(parents=True)
         (folder / "d" / "f.txt").write_text(text)
-    fd = open_root(root, "root")
-    yield fd, root, outside
-    os.close(fd)
+    return FileGuard([GuardRoot(root)], tmp_path / "home"), root, outside
 
 
 class Flipper(threading.Thread):
@@ -88,9 +84,9 @@ def race(flipper: Flipper, attempt: Callable[[], str]) -> set[str]:
     return outcomes
 
 
-def read_outcome(fd: int, path: str) -> str:
+def read_outcome(guard: FileGuard, path: str) -> str:
     try:
-        got = read_text(fd, parse_path(path))
+        got = guard.read_text(path)
     except CallError as err:
         return err.code.value
     return "ok" if got.text == "inside" else f"LEAKED {got.text!r}"
@@ -98,21 +94,24 @@ def read_outcome(fd: int, path: str) -> str:
 
 @pytest.mark.parametrize("swapped", ["d", "d/f.txt"], ids=["folder", "file"])
 def test_a_symlink_swapped_in_during_reads_never_leads_outside(
-    tree: tuple[int, Path, Path], swapped: str
+    tree: tuple[FileGuard, Path, Path], swapped: str
 ) -> None:
-    fd, root, outside = tree
-    outcomes = race(Flipper(root / swapped, outside / swapped), lambda: read_outcome(fd, "d/f.txt"))
+    guard, root, outside = tree
+    outcomes = race(Flipper(root / swapped, outside / swapped), lambda: read_outcome(guard, "d/f.txt"))
     assert not [o for o in outcomes if o.startswith("LEAKED")]
     assert {"ok", "refused"} <= outcomes
 
 
-def test_a_symlinked_folder_swapped_in_during_a_list_is_never_entered(tree: tuple[int, Path, Path]) -> None:
-    fd, root, outside = tree
+def test_a_symlinked_folder_swapped_in_during_a_list_is_never_entered(
+    tree: tuple[FileGuard, Path, Path],
+) -> None:
+    guard, root, outside = tree
     (outside / "d" / "only-outside.txt").write_text("SECRET")
     globs = GlobSet(["**"])
 
     def attempt() -> str:
-        paths = [f["path"] for f in list_files(fd, globs, Budget(LIST_MATCH_STEPS))["files"]]
+        with guard.opened() as opened:
+            paths = [f["path"] for f in list_files(opened, globs, Budget(LIST_MATCH_STEPS))["files"]]
         if any("only-outside" in p for p in paths):
             return "LEAKED"
         return "ok" if "d/f.txt" in paths else "refused"  # "d" was away or a symlink
@@ -124,17 +123,15 @@ def test_a_symlinked_folder_swapped_in_during_a_list_is_never_entered(tree: tupl
 
 @pytest.mark.parametrize("swapped", ["d", "d/f.txt"], ids=["folder", "file"])
 def test_a_symlink_swapped_in_during_writes_never_writes_outside(
-    tree: tuple[int, Path, Path], swapped: str
+    tree: tuple[FileGuard, Path, Path], swapped: str
 ) -> None:
-    fd, root, outside = tree
+    guard, root, outside = tree
     (outside / "d" / "f.txt").write_text("inside")  # same hash: only the path check can stop it
     outside_inode = os.stat(outside / "d" / "f.txt").st_ino
 
     def attempt() -> str:
         try:
-            replace_file(
-                fd, parse_path("d/f.txt"), b"inside", sha("inside"), TempLedger(root.parent / "home")
-            )
+            guard.write_text("d/f.txt", "inside", sha("inside"))
         except CallError as err:
             return err.code.value
         return "ok"
@@ -146,7 +143,7 @@ def test_a_symlink_swapped_in_during_writes_never_writes_outside(
     assert (root / "d" / "f.txt").read_text() == "inside"
 
 
-def write_at_once(fd: int, home: Path, texts: list[bytes], expected: str) -> list[str]:
+def write_at_once(guard: FileGuard, texts: list[str], expected: str) -> list[str]:
     """Each text written by its own thread, all released together; their outcomes."""
     barrier = threading.Barrier(len(texts))
     results = [""] * len(texts)
@@ -154,7 +151,7 @@ def write_at_once(fd: int, home: Path, texts: list[bytes], expected: str) -> lis
     def write(i: int) -> None:
         barrier.wait(WAIT)
         try:
-            replace_file(fd, parse_path("d/f.txt"), texts[i], expected, TempLedger(home))
+            guard.write_text("d/f.txt", texts[i], expected)
             results[i] = "ok"
         except CallError as err:
             results[i] = err.code.value
@@ -167,14 +164,14 @@ def write_at_once(fd: int, home: Path, texts: list[bytes], expected: str) -> lis
     return results
 
 
-def test_concurrent_threads_with_the_same_hash_exactly_one_wins(tree: tuple[int, Path, Path]) -> None:
-    fd, root, _ = tree
+def test_concurrent_threads_with_the_same_hash_exactly_one_wins(tree: tuple[FileGuard, Path, Path]) -> None:
+    guard, root, _ = tree
     for round_ in range(10):
         before = (root / "d" / "f.txt").read_bytes()
-        texts = [f"round {round_} writer {i}".encode() for i in range(6)]
-        results = write_at_once(fd, root.parent / "home", texts, sha(before))
+        texts = [f"round {round_} writer {i}" for i in range(6)]
+        results = write_at_once(guard, texts, sha(before))
         assert sorted(results) == ["conflict"] * 5 + ["ok"]
-        assert (root / "d" / "f.txt").read_bytes() == texts[results.index("ok")]
+        assert (root / "d" / "f.txt").read_text() == texts[results.index("ok")]
 
 
 async def test_two_concurrent_writes_through_the_broker_exactly_one_wins(
@@ -228,9 +225,9 @@ def kill(proc: subprocess.Popen[str]) -> None:
     proc.wait(WAIT)
 
 
-def test_concurrent_processes_with_the_same_hash_exactly_one_wins(tree: tuple[int, Path, Path]) -> None:
-    _, root, _ = tree
-    procs = [child("race", root, root.parent / "home", "d/f.txt") for _ in range(3)]
+def test_concurrent_processes_with_the_same_hash_exactly_one_wins(tree: tuple[FileGuard, Path, Path]) -> None:
+    guard, root, _ = tree
+    procs = [child("race", root, guard.home, "d/f.txt") for _ in range(3)]
     try:
         outputs = [lines_of(p) for p in procs]
         for lines in outputs:
@@ -272,12 +269,12 @@ async def test_a_writer_killed_mid_write_leaves_the_old_file_and_its_temp_is_cle
     assert (s.root / "d" / "f.txt").read_text() == "old\n"
 
 
-def test_a_writer_killed_at_any_moment_leaves_a_whole_file(tree: tuple[int, Path, Path]) -> None:
-    fd, root, _ = tree
+def test_a_writer_killed_at_any_moment_leaves_a_whole_file(tree: tuple[FileGuard, Path, Path]) -> None:
+    guard, root, _ = tree
     target = root / "d" / "f.txt"
     whole = {"inside", files_child.TEXT_A, files_child.TEXT_B}
     for wait_for in (1, 2, 5):
-        proc = child("loop", root, root.parent / "home", "d/f.txt")
+        proc = child("loop", root, guard.home, "d/f.txt")
         try:
             lines = lines_of(proc)
             for _ in range(wait_for):
@@ -286,5 +283,5 @@ def test_a_writer_killed_at_any_moment_leaves_a_whole_file(tree: tuple[int, Path
             kill(proc)  # somewhere inside the next write
         text = target.read_text()
         assert text in whole
-        replace_file(fd, parse_path("d/f.txt"), b"inside", sha(text), TempLedger(root.parent / "home"))
+        guard.write_text("d/f.txt", "inside", sha(text))
         assert temps(root / "d") == []

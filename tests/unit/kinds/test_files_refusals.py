@@ -122,3 +122,15 @@ async def test_write_to_a_file_with_two_hard_links_is_refused(s: Setup) -> None:
     assert code(result) == "refused"
     assert "hard link" in result["error"]["message"]
     assert (s.root / "d" / "ok.txt").read_text() == "inside"
+
+
+async def test_a_file_with_two_hard_links_is_never_read_or_listed(s: Setup, tmp_path: Path) -> None:
+    # The other name may be anywhere on the disk: here, a secret outside the root.
+    os.link(tmp_path / "outside" / "secret.txt", s.root / "d" / "twin.txt")
+    result = await s.call("read", {"path": "d/twin.txt"})
+    assert code(result) == "refused"
+    assert "hard link" in result["error"]["message"]
+    batch = await s.call("read", {"paths": ["d/twin.txt", "d/ok.txt"]})
+    assert [f.get("error", {}).get("code") for f in batch["data"]["files"]] == ["refused", None]
+    assert "SECRET" not in str(result) + str(batch)
+    assert "d/twin.txt" not in [f["path"] for f in (await s.call("list", {}))["data"]["files"]]

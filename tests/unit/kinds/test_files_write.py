@@ -14,9 +14,10 @@ import pytest
 
 from broker import Broker, Decision
 from broker.errors import CallError
+from broker.kinds.files.guard import FileGuard, GuardRoot
 from broker.kinds.files.ledger import TempLedger, temp_name
-from broker.kinds.files.safe import FileId, open_root, parse_path
-from broker.kinds.files.writing import TEMP_RE, replace_file
+from broker.kinds.files.safe import FileId
+from broker.kinds.files.writing import TEMP_RE
 from tests.helpers import ScriptedConfirmer
 from tests.unit.kinds.files_setup import Setup, broker, code, files_conn, make_setup, register_project, sha
 
@@ -162,8 +163,7 @@ def _write_as_user(folder: Path, uid: int | None) -> str:
             if uid is not None:
                 os.setgid(uid)
                 os.setuid(uid)
-            fd = open_root(folder, "root")
-            replace_file(fd, parse_path("a.md"), b"new", sha(OLD), TempLedger(folder / "home"))
+            FileGuard([GuardRoot(folder)], folder / "home").write_text("a.md", "new", sha(OLD))
             outcome = "ok"
         except CallError as err:
             outcome = f"{err.code.value} {err.message}"
