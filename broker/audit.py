@@ -9,6 +9,10 @@ are not logged (they can hold personal data); the digest identifies them.
 * ``redacted`` says that Helm removed a secret it had sent from what a call returned (a read
   or a write; see ``broker.redact``). Its title says how many occurrences; it never holds the
   secret, and has no request digest.
+* Coding agents (kind ``agent``) record their policy verdicts (``allowed``, ``refused``, or the
+  user's ``confirmed`` / ``declined`` / ``expired``; outcome: the option Helm answered with), a
+  ``decision_id`` (a sticky "allow always" grant is named by it in the records it covers) and
+  the policy's ``reason``; and each file an agent read or wrote, with its outcome.
 """
 
 from __future__ import annotations
@@ -35,6 +39,8 @@ class AuditRecord:
     title: str = ""
     request_digest: str = ""
     time: str = ""
+    decision_id: str = ""
+    reason: str = ""
 
 
 FILE_NAME = "audit.jsonl"

@@ -57,6 +57,19 @@ def safe_environment(source: Mapping[str, str] | None = None) -> dict[str, str]:
     return {k: v for k, v in env.items() if k in SAFE_VARIABLES or k.startswith("LC_")}
 
 
+def command_problem(command: object) -> str | None:
+    """Why ``command`` (a stored argv list) cannot be started, or None when it can."""
+    if (
+        not isinstance(command, list)
+        or not command
+        or not all(isinstance(a, str) for a in command)
+        or not command[0]
+        or any("\0" in a for a in command)
+    ):
+        return "command must be a non-empty list of arguments"
+    return None
+
+
 def child_environment(secret_env: str | None, secret: str | None) -> dict[str, str]:
     """The safe environment plus the one secret variable (when the profile has one)."""
     env = safe_environment()

@@ -6,6 +6,8 @@
   single call. Kind adapters raise it; the broker turns it into the kind's envelope in
   exactly one place (``broker.envelope``). Its message is written by Helm, never copied from
   a library exception, so it cannot carry a secret.
+* ``AgentError`` ends a coding-agent session (start-up deadline, crash, protocol error); it
+  carries the agent's exit code and the tail of its stderr, scrubbed of the agent's key.
 * Configuration errors (``ManifestError``, ``SettingsError``, ``CredentialStoreError``,
   ``ProfileError``) are raised to the user of the CLI or the UI, with a message that says
   what is wrong and where.
@@ -92,3 +94,25 @@ class ProfileError(SettingsError):
 
 class CredentialStoreError(HelmError):
     """The credential store cannot be used safely (e.g. a fallback file with a wrong mode)."""
+
+
+class AgentError(HelmError):
+    """A coding agent could not start, broke the protocol, or exited during a session.
+
+    ``exit_code`` is the process's exit status when it has exited (negative: the signal that
+    ended it); ``stderr_tail`` the last ~4 KB it wrote to stderr, with its key removed.
+    """
+
+    def __init__(self, message: str, *, exit_code: int | None = None, stderr_tail: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.exit_code = exit_code
+        self.stderr_tail = stderr_tail
+
+    def __str__(self) -> str:
+        text = self.message
+        if self.exit_code is not None:
+            text += f" (exit code {self.exit_code})"
+        if self.stderr_tail:
+            text += "\n--- the agent's stderr (last lines) ---\n" + self.stderr_tail
+        return text

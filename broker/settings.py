@@ -7,6 +7,7 @@ Format (``settings.json``, version 1)::
       "services":    {NAME: {...http profile...}},
       "mcp_servers": {NAME: {...mcp profile...}},
       "databases":   {NAME: {...db profile...}},
+      "agents":      {"version": 1, "profiles": {NAME: {...agent profile...}}},
       "workspaces":  {NAME: {"root": PATH, "projects": {ID: PATH},
                              "everyday": false, "tdt_command": [ARG, ...] | null,
                              "extensions": {EXT_ID: {"path": DIR, "enabled": true,
@@ -15,7 +16,9 @@ Format (``settings.json``, version 1)::
                                                                   "pins": {...}} | null}}}}
     }
 
-Profiles are stored as plain JSON objects and validated by their kind. Secrets never go here:
+Profiles are stored as plain JSON objects and validated by their kind (agent profiles by
+``broker.agents.profiles``); the ``agents`` section carries its own version, so its format can
+change without touching the rest of the file. Secrets never go here:
 they live in the credential store. Every change is written atomically under a lock; a file
 that cannot be read is reported and left exactly as it is.
 """
@@ -37,6 +40,7 @@ from broker.jsonutil import DuplicateKeyError, loads_strict
 
 VERSION = 1
 PROFILE_SECTIONS = ("services", "mcp_servers", "databases")
+AGENTS_VERSION = 1
 
 
 @dataclass
@@ -70,6 +74,8 @@ class Settings:
     mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
     databases: dict[str, dict[str, Any]] = field(default_factory=dict)
     workspaces: dict[str, Workspace] = field(default_factory=dict)
+    agents: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Coding-agent profiles by name (the ``agents.profiles`` section)."""
 
     def workspace(self, name: str) -> Workspace:
         try:
@@ -91,6 +97,7 @@ class Settings:
             "mcp_servers": self.mcp_servers,
             "databases": self.databases,
             "workspaces": {n: _workspace_to_json(w) for n, w in sorted(self.workspaces.items())},
+            "agents": {"version": AGENTS_VERSION, "profiles": self.agents},
         }
 
     @classmethod
@@ -109,6 +116,7 @@ class Settings:
                     str(n): _workspace_from_json(str(n), w)
                     for n, w in _object(raw.get("workspaces", {}), "workspaces").items()
                 },
+                agents=_agents(raw.get("agents", {"version": AGENTS_VERSION})),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise SettingsError(f"malformed settings: {exc}") from exc
@@ -126,6 +134,19 @@ def _profiles(value: Any, where: str) -> dict[str, dict[str, Any]]:
     for name, profile in out.items():
         _object(profile, f"{where}.{name}")
     return out
+
+
+def _agents(value: Any) -> dict[str, dict[str, Any]]:
+    section = _object(value, "agents")
+    version = section.get("version")
+    if version != AGENTS_VERSION:
+        raise SettingsError(
+            f"unsupported agents section version {version!r} (this Helm reads version {AGENTS_VERSION})"
+        )
+    unknown = sorted(set(section) - {"version", "profiles"})
+    if unknown:
+        raise SettingsError(f"agents has unknown key(s): {', '.join(unknown)}")
+    return _profiles(section.get("profiles", {}), "agents.profiles")
 
 
 def _workspace_to_json(w: Workspace) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from typing import Any
 
 # The child environment is shared with coding agents; re-exported for the mcp kind's callers.
 from broker.childenv import SAFE_VARIABLES as SAFE_VARIABLES
+from broker.childenv import command_problem
 from broker.childenv import env_name_problem as env_name_problem
 from broker.childenv import safe_environment as safe_environment
 from broker.credentials import CredentialStore
@@ -57,14 +58,9 @@ def parse(name: str, raw: Mapping[str, Any]) -> Profile:
         raise ProfileError(f"MCP server {name!r}: give either a command or a URL, not both")
     if "command" in raw:
         command = raw["command"]
-        if (
-            not isinstance(command, list)
-            or not command
-            or not all(isinstance(a, str) for a in command)
-            or not command[0]
-            or any("\0" in a for a in command)
-        ):
-            raise ProfileError(f"MCP server {name!r}: command must be a non-empty list of arguments")
+        problem = command_problem(command)
+        if problem:
+            raise ProfileError(f"MCP server {name!r}: {problem}")
         token_env = raw.get("token_env")
         if token_env is not None:
             problem = env_name_problem(token_env) if isinstance(token_env, str) else "must be text"

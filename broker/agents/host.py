@@ -1,0 +1,167 @@
+"""``AgentHost``: where sessions come from, and the warm connections between them.
+
+Built once (in ``app/``) on the Helm home and the credential store, and closed at exit. A
+connection whose session closed cleanly stays warm for the next session of the same agent,
+workspace and projects, and is stopped after ``idle_grace`` seconds without one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+from broker.agents import profiles
+from broker.agents.connection import AgentConnection, ConnectionKey
+from broker.agents.fsguard import Root
+from broker.agents.policy import Rules
+from broker.agents.profiles import AgentProfile
+from broker.agents.questions import PermissionAsker
+from broker.agents.session import AgentSession, SessionRequest
+from broker.agents.state import Limits, SessionState
+from broker.audit import AuditLog
+from broker.credentials import CredentialStore
+from broker.errors import SettingsError
+from broker.settings import Home, Workspace
+from broker.summary import Confirmer
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A session request resolved against settings: the profile, the folders, the key."""
+
+    key: ConnectionKey
+    profile: AgentProfile
+    workspace: Workspace
+    projects: tuple[str, ...]
+    roots: tuple[Root, ...]
+    cwd: Path
+    secret: str | None
+    resume: str | None
+
+
+def _roots(workspace: Workspace, projects: tuple[str, ...]) -> tuple[Root, ...]:
+    if not projects:
+        return (Root("Workspace", workspace.name, workspace.root),)
+    roots = []
+    for project in projects:
+        folder = workspace.projects.get(project)
+        if folder is None:
+            raise SettingsError(f"no project {project!r} in workspace {workspace.name!r}")
+        roots.append(Root("Project", project, folder))
+    return tuple(roots)
+
+
+def _fingerprint(profile: AgentProfile, secret: str | None) -> str:
+    raw = json.dumps([profile.as_json(), hashlib.sha256((secret or "").encode()).hexdigest()])
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+class AgentHost:
+    def __init__(self, home: Home, credentials: CredentialStore, *, limits: Limits | None = None) -> None:
+        self.home = home
+        self.credentials = credentials
+        self.limits = limits or Limits.from_env()
+        self.audit = AuditLog(home.path / "audit.jsonl")
+        self._idle: dict[ConnectionKey, tuple[AgentConnection, asyncio.Task[None]]] = {}
+        self._sessions: set[AgentSession] = set()
+        self._closed = False
+
+    async def __aenter__(self) -> AgentHost:
+        return self
+
+    async def __aexit__(
+        self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    def plan(self, request: SessionRequest) -> Plan:
+        """Resolve ``request`` (raises ``SettingsError``/``ProfileError`` for a wrong name)."""
+        profile = profiles.load(self.home, request.agent)
+        workspace = self.home.settings().workspace(request.workspace)
+        roots = _roots(workspace, request.projects)
+        secret = profiles.key_for(self.credentials, profile)
+        key = ConnectionKey(
+            profile.name, workspace.name, ",".join(request.projects), _fingerprint(profile, secret)
+        )
+        return Plan(key, profile, workspace, request.projects, roots, roots[0].folder, secret, request.resume)
+
+    def session(
+        self, request: SessionRequest, *, asker: PermissionAsker, confirmer: Confirmer
+    ) -> AgentSession:
+        """A new session (nothing starts until its first ``run``)."""
+        if self._closed:
+            raise SettingsError("the agent host is closed")
+        plan = self.plan(request)
+        state = SessionState(
+            session_id="", profile=plan.profile, workspace=plan.workspace, roots=plan.roots,
+            rules=Rules(write=request.write, allow_reads=plan.profile.allow_reads),
+            home=self.home.path, audit=self.audit, asker=asker, confirmer=confirmer, limits=self.limits,
+            scrub=_scrubber(plan.secret), push=_nowhere,
+        )  # fmt: skip
+        session = AgentSession(self, plan, state)
+        self._sessions.add(session)
+        return session
+
+    def take_warm(self, key: ConnectionKey) -> AgentConnection | None:
+        """A warm connection for ``key`` (its idle timer stopped), or None."""
+        entry = self._idle.pop(key, None)
+        if entry is None:
+            return None
+        conn, timer = entry
+        timer.cancel()
+        return conn if conn.alive else None
+
+    async def release(self, conn: AgentConnection, *, reuse: bool) -> None:
+        """A session is done with ``conn``: keep it warm, or stop it."""
+        if not reuse or not conn.alive or self._closed:
+            await conn.close()
+            return
+        old = self._idle.pop(conn.key, None)
+        if old is not None:
+            old[1].cancel()
+            await old[0].close()
+        timer = asyncio.create_task(self._expire(conn), name="helm.agents.idle")
+        self._idle[conn.key] = (conn, timer)
+
+    async def _expire(self, conn: AgentConnection) -> None:
+        await asyncio.sleep(self.limits.idle_grace)
+        if self._idle.get(conn.key, (None,))[0] is conn:
+            del self._idle[conn.key]
+        await conn.close()
+
+    def forget_session(self, session: AgentSession) -> None:
+        self._sessions.discard(session)
+
+    @property
+    def warm(self) -> int:
+        """How many warm connections wait for a session."""
+        return len(self._idle)
+
+    async def aclose(self) -> None:
+        """Close every session and stop every agent."""
+        self._closed = True
+        for session in list(self._sessions):
+            await session.close()
+        while self._idle:
+            _, (conn, timer) = self._idle.popitem()
+            timer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await timer
+            await conn.close()
+
+
+def _scrubber(secret: str | None) -> Callable[[str], str]:
+    def scrub(text: str) -> str:
+        return text.replace(secret, "[key removed]") if secret else text
+
+    return scrub
+
+
+def _nowhere(event: object) -> None:
+    return None

@@ -1,0 +1,133 @@
+"""Serving ``session/request_permission``: policy verdict, the question if ASK, audit, answer.
+
+Every request goes through ``policy.decide``. After a cancel, every request is answered
+``cancelled`` (as ACP requires). The verdict, the user's answer (if asked) and Helm's reply are
+recorded in the audit log under one decision id, and streamed as a ``PermissionDecided`` event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from typing import Any
+
+from acp import schema
+
+from broker.agents import fsguard, policy
+from broker.agents.events import PermissionDecided, clip, tool_content_text
+from broker.agents.policy import Answer, Option, PermissionFacts, PolicyDecision, Verdict
+from broker.agents.questions import PermissionQuestion, clip_diff
+from broker.agents.state import SessionState, ToolFacts, new_decision_id
+from broker.kinds.files.diff import line_diff
+from broker.summary import Decision
+
+OPERATION = "session/request_permission"
+MAX_OPTIONS = 20
+
+
+def facts_for(state: SessionState, call: schema.ToolCallUpdate, options: list[Any]) -> PermissionFacts:
+    """What is asked, from the request and what the session already knows of this tool call."""
+    known = state.tools.get(call.tool_call_id) or ToolFacts("", "", "", ())
+    locations = tuple(clip(loc.path, 4096) for loc in call.locations or []) or known.locations
+    return PermissionFacts(
+        kind=call.kind or known.kind or "other",
+        title=clip(call.title or known.title or "(a tool call without a title)", 500),
+        locations=locations,
+        options=tuple(Option(o.option_id, clip(o.name, 200), o.kind) for o in options[:MAX_OPTIONS]),
+    )
+
+
+def _diff(call: schema.ToolCallUpdate) -> str:
+    parts = [
+        line_diff(item.path, item.old_text or "", item.new_text)
+        for item in call.content or []
+        if isinstance(item, schema.FileEditToolCallContent)
+    ]
+    return clip_diff("".join(parts))
+
+
+async def _ask(state: SessionState, facts: PermissionFacts, call: schema.ToolCallUpdate, did: str) -> Answer:
+    known = state.tools.get(call.tool_call_id)
+    question = PermissionQuestion(
+        decision_id=did,
+        agent=state.profile.name,
+        workspace=state.workspace.name,
+        title=state.scrub(facts.title),
+        kind=facts.kind,
+        content=state.scrub(tool_content_text(call.content) or (known.content if known else "")),
+        diff=state.scrub(await asyncio.to_thread(_diff, call)),
+        options=facts.options,
+    )
+    decision, picked = await state.ask(state.asker(question))
+    return policy.resolve_answer(facts, decision, picked)
+
+
+def _answer_for(verdict: PolicyDecision, facts: PermissionFacts) -> Answer:
+    kind = next((o.kind for o in facts.options if o.id == verdict.option_id), "cancelled")
+    if verdict.verdict is Verdict.ALLOW:
+        return Answer(Decision.CONFIRMED, verdict.option_id, kind)
+    return Answer(Decision.DECLINED, verdict.option_id, kind)
+
+
+def _decision_word(verdict: PolicyDecision, answer: Answer) -> str:
+    if verdict.verdict is Verdict.ALLOW:
+        return "allowed"
+    if verdict.verdict is Verdict.DENY:
+        return "refused"
+    return answer.decision.value
+
+
+def _response(answer: Answer) -> schema.RequestPermissionResponse:
+    if answer.option_id is None:
+        return schema.RequestPermissionResponse(outcome=schema.DeniedOutcome(outcome="cancelled"))
+    return schema.RequestPermissionResponse(
+        outcome=schema.AllowedOutcome(outcome="selected", option_id=answer.option_id)
+    )
+
+
+def _verdict(state: SessionState, facts: PermissionFacts) -> PolicyDecision:
+    if state.cancelled.is_set():
+        return PolicyDecision(Verdict.DENY, "the turn was cancelled")  # ACP: answer cancelled
+    return policy.decide(facts, state.rules, state.grants, lambda p: fsguard.inside(p, state.roots))
+
+
+def _reason(
+    state: SessionState, facts: PermissionFacts, verdict: PolicyDecision, answer: Answer, did: str
+) -> str:
+    if answer.sticky:
+        state.grants[facts.grant_key] = did
+        return "the user allowed this tool call always, for this session only"
+    if verdict.grant is not None:
+        return f"allowed always for this session (grant {verdict.grant})"
+    return verdict.reason
+
+
+async def serve_permission(
+    state: SessionState, call: schema.ToolCallUpdate, options: list[Any]
+) -> schema.RequestPermissionResponse:
+    """Helm's answer to one ``session/request_permission``."""
+    facts = facts_for(state, call, options)
+    did = new_decision_id()
+    verdict = _verdict(state, facts)
+    if verdict.verdict is Verdict.ASK:
+        answer = await _ask(state, facts, call, did)
+    else:
+        answer = _answer_for(verdict, facts)
+    reason = _reason(state, facts, verdict, answer, did)
+    word = _decision_word(verdict, answer)
+    title = state.scrub(facts.title)
+    digest = hashlib.sha256(call.model_dump_json(by_alias=True).encode()).hexdigest()
+    state.record(
+        OPERATION,
+        word,
+        answer.option_kind,
+        title=title,
+        request_digest=digest,
+        decision_id=did,
+        reason=reason,
+    )
+    kind, option = facts.kind, answer.option_kind
+    state.push(
+        PermissionDecided(did, title, kind, verdict.verdict.value, word, option, reason, answer.sticky)
+    )
+    return _response(answer)

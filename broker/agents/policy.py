@@ -1,0 +1,137 @@
+"""The policy for an agent's ``session/request_permission``: one pure function, one verdict.
+
+``decide`` turns what the agent asked (``PermissionFacts``), what this run allows (``Rules``)
+and this session's sticky grants into a ``PolicyDecision``: ALLOW (with the option to select),
+DENY (with the reject option to select, or none: the answer is then ``cancelled``), or ASK the
+user. ``resolve_answer`` turns the user's pick into what Helm answers. There is no setting that
+allows everything: every request gets its own verdict.
+
+Fail closed:
+* an allow is only ever an option the agent offered with an ``allow_*`` kind;
+* with no reject option offered, a refusal is ``cancelled``, never an allow;
+* a sticky grant ("allow always") is Helm's own, for this session only: the agent is answered
+  ``allow_once`` whenever it offered one, so it has nothing to remember beyond the session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+
+from broker.summary import Decision
+
+ALLOW_KINDS = ("allow_once", "allow_always")
+REJECT_KINDS = ("reject_once", "reject_always")
+WRITE_KINDS = frozenset({"edit", "delete", "move"})
+READ_KINDS = frozenset({"read"})
+
+
+class Verdict(StrEnum):
+    ALLOW = "allow"
+    DENY = "deny"
+    ASK = "ask"
+
+
+@dataclass(frozen=True)
+class Option:
+    """One answer the agent offered: its id, its label and its ACP kind."""
+
+    id: str
+    name: str
+    kind: str
+
+
+@dataclass(frozen=True)
+class PermissionFacts:
+    """What the agent asks to do: the tool call's kind, title and paths, and the options."""
+
+    kind: str
+    title: str
+    locations: tuple[str, ...]
+    options: tuple[Option, ...]
+
+    @property
+    def grant_key(self) -> tuple[str, str]:
+        """What an "allow always" covers: the same kind of tool call with the same title."""
+        return (self.kind, self.title)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """What this run allows: writes at all, and low-risk reads without asking."""
+
+    write: bool
+    allow_reads: bool
+
+
+@dataclass(frozen=True)
+class PolicyDecision:
+    """The verdict, why, and the option to answer with (None: ``cancelled``)."""
+
+    verdict: Verdict
+    reason: str
+    option_id: str | None = None
+    grant: str | None = None
+    """The decision id of the sticky grant this ALLOW relies on."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What Helm answers after asking: the option (None: ``cancelled``) and what happened."""
+
+    decision: Decision
+    option_id: str | None
+    option_kind: str
+    sticky: bool = False
+
+
+def _first(options: tuple[Option, ...], kinds: tuple[str, ...]) -> Option | None:
+    for kind in kinds:
+        for option in options:
+            if option.kind == kind:
+                return option
+    return None
+
+
+def deny(facts: PermissionFacts, reason: str) -> PolicyDecision:
+    reject = _first(facts.options, REJECT_KINDS)
+    return PolicyDecision(Verdict.DENY, reason, None if reject is None else reject.id)
+
+
+def decide(
+    facts: PermissionFacts, rules: Rules, grants: Mapping[tuple[str, str], str], inside: Callable[[str], bool]
+) -> PolicyDecision:
+    """The verdict for one permission request (pure: ``inside`` only compares paths)."""
+    allow = _first(facts.options, ALLOW_KINDS)
+    if allow is None:
+        return deny(facts, "the agent offered no option that allows it")
+    if facts.kind in WRITE_KINDS and not rules.write:
+        return deny(facts, "this run does not allow changes to files")
+    grant = grants.get(facts.grant_key)
+    if grant is not None:
+        return PolicyDecision(Verdict.ALLOW, "allowed always for this session", allow.id, grant)
+    if (
+        facts.kind in READ_KINDS
+        and rules.allow_reads
+        and facts.locations
+        and all(inside(path) for path in facts.locations)
+    ):
+        return PolicyDecision(Verdict.ALLOW, "a read inside the agent's folders (reads allowed)", allow.id)
+    return PolicyDecision(Verdict.ASK, "the user decides")
+
+
+def resolve_answer(facts: PermissionFacts, decision: Decision, picked: str | None) -> Answer:
+    """Helm's answer to the agent once the user has answered (or not) an ASK."""
+    option = next((o for o in facts.options if o.id == picked), None)
+    if decision is not Decision.CONFIRMED or option is None or option.kind not in ALLOW_KINDS:
+        reject = _first(facts.options, REJECT_KINDS)
+        refused = Decision.DECLINED if decision is Decision.CONFIRMED else decision
+        if reject is None:
+            return Answer(refused, None, "cancelled")
+        return Answer(refused, reject.id, reject.kind)
+    if option.kind == "allow_always":
+        once = _first(facts.options, ("allow_once",))
+        chosen = once or option
+        return Answer(Decision.CONFIRMED, chosen.id, chosen.kind, sticky=True)
+    return Answer(Decision.CONFIRMED, option.id, option.kind)

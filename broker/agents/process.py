@@ -1,0 +1,200 @@
+"""The agent's process: started without a shell in its own process group, and its pipes.
+
+* ``AgentProcess`` starts the program with the minimal child environment, keeps the last
+  ~4 KB of its stderr (the key removed before anyone sees it), and stops it: close stdin and
+  wait, then SIGTERM the whole group and wait, then SIGKILL the group, so nothing the agent
+  started outlives it.
+* ``LineTransport`` is the SDK's message transport over the child's stdin/stdout, reading at
+  most ``MAX_MESSAGE`` bytes of a line and asking ``Flow`` for room before each message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import signal
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from acp import schema
+from pydantic import ValidationError
+
+from broker.agents.flow import Flow
+from broker.errors import AgentError
+
+log = logging.getLogger("helm.agents")
+
+MAX_MESSAGE = 4 * 1024 * 1024
+STDERR_TAIL = 4096
+_CHUNK = 64 * 1024
+
+
+class StderrTail:
+    """The last ``STDERR_TAIL`` bytes of the agent's stderr, with its key scrubbed."""
+
+    def __init__(self, secret: str | None) -> None:
+        self._secret = secret.encode() if secret else b""
+        self._buf = bytearray()
+        self._dropped = False
+
+    def feed(self, chunk: bytes) -> None:
+        self._buf += chunk
+        # Keep a key's length more than shown, so a key cut at the edge is still found whole.
+        keep = STDERR_TAIL + 2 * len(self._secret)
+        if len(self._buf) > keep:
+            del self._buf[: len(self._buf) - keep]
+            self._dropped = True
+
+    def text(self) -> str:
+        data = bytes(self._buf)
+        if self._secret:
+            data = data.replace(self._secret, b"[key removed]")
+            if self._dropped:
+                data = data[len(self._secret) :]  # what may be the end of a key cut in half
+        return data[-STDERR_TAIL:].decode("utf-8", "replace")
+
+
+class AgentProcess:
+    """A running agent; its pid is also its process group id."""
+
+    def __init__(self, process: asyncio.subprocess.Process, secret: str | None) -> None:
+        self.process = process
+        self.stderr = StderrTail(secret)
+        self._secret = secret
+        self._drain = asyncio.create_task(self._read_stderr(), name="helm.agents.stderr")
+
+    @classmethod
+    async def start(
+        cls, command: Sequence[str], env: dict[str, str], cwd: Path, secret: str | None
+    ) -> AgentProcess:
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *command,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env=env,
+                cwd=cwd,
+                start_new_session=True,
+            )
+        except (OSError, ValueError) as exc:
+            raise AgentError(f"the agent {command[0]!r} could not be started ({type(exc).__name__})") from exc
+        return cls(process, secret)
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    async def _read_stderr(self) -> None:
+        stderr = self.process.stderr
+        assert stderr is not None
+        while chunk := await stderr.read(_CHUNK):
+            self.stderr.feed(chunk)
+
+    def scrub(self, text: str) -> str:
+        """``text`` (from the agent) without its key."""
+        return text.replace(self._secret, "[key removed]") if self._secret else text
+
+    def failure(self, message: str) -> AgentError:
+        """An error naming what went wrong, with the exit code and the stderr tail."""
+        return AgentError(message, exit_code=self.process.returncode, stderr_tail=self.stderr.text())
+
+    async def wait_exit(self, seconds: float) -> bool:
+        """Wait up to ``seconds`` for the agent to exit (and its stderr to be read)."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(self.process.wait()), seconds)
+            await asyncio.wait_for(asyncio.shield(self._drain), seconds)
+        return self.process.returncode is not None
+
+    def signal_group(self, sig: signal.Signals) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, sig)
+
+    async def terminate(self, grace: float) -> None:
+        """SIGTERM the group, wait ``grace``, then SIGKILL the group (whatever is left in it)."""
+        if self.process.returncode is None:
+            self.signal_group(signal.SIGTERM)
+            await self.wait_exit(grace)
+        self.signal_group(signal.SIGKILL)
+        await self.wait_exit(grace)
+        self._drain.cancel()
+
+    async def close(self, grace: float) -> None:
+        """Close stdin and give the agent ``grace`` to exit, then ``terminate``."""
+        if self.process.stdin is not None:
+            with contextlib.suppress(OSError):
+                self.process.stdin.close()
+        await self.wait_exit(grace)
+        await self.terminate(grace)
+
+
+class LineTransport:
+    """Newline-delimited JSON-RPC over the agent's pipes, bounded (the SDK's ``Transport``)."""
+
+    def __init__(self, agent: AgentProcess, flow: Flow, max_message: int = MAX_MESSAGE) -> None:
+        assert agent.process.stdin is not None
+        assert agent.process.stdout is not None
+        self._stdin = agent.process.stdin
+        self._stdout = agent.process.stdout
+        self._flow = flow
+        self._max = max_message
+        self._buf = bytearray()
+        self.broken: str | None = None
+        """Why Helm stopped reading the agent (it broke the protocol), or None."""
+
+    async def send(self, message: dict[str, Any]) -> None:
+        if "method" not in message and "id" in message:
+            self._flow.request_done(message["id"])  # Helm's response to one of the agent's requests
+        self._stdin.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+        await self._stdin.drain()
+
+    async def receive(self) -> dict[str, Any] | None:
+        while True:
+            await self._flow.room()
+            line = await self._read_line()
+            if line is None:
+                return None
+            try:
+                message = json.loads(line)
+            except ValueError:
+                log.debug("an agent wrote a line that is not JSON; ignored")
+                continue
+            if not isinstance(message, dict):
+                continue
+            if "method" in message and "id" in message:
+                self._flow.request_started(message["id"])
+            elif message.get("method") == "session/update":
+                # Only a valid update reaches Helm's handler, which marks it done; an invalid
+                # one would leave the count up for good.
+                try:
+                    schema.SessionNotification.model_validate(message.get("params"))
+                except ValidationError:
+                    log.debug("an agent sent a malformed session/update; ignored")
+                    continue
+                self._flow.update_started()
+            return message
+
+    async def _read_line(self) -> bytes | None:
+        while True:
+            nl = self._buf.find(b"\n")
+            if nl >= 0:
+                line = bytes(self._buf[:nl])
+                del self._buf[: nl + 1]
+                if line.strip():
+                    return line
+                continue
+            if len(self._buf) > self._max:
+                self.broken = f"the agent sent a message larger than {self._max // (1024 * 1024)} MiB"
+                return None
+            chunk = await self._stdout.read(_CHUNK)
+            if not chunk:
+                return None
+            self._buf += chunk
+
+    async def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self._stdin.close()

@@ -1,0 +1,160 @@
+"""What one session knows while it runs: its limits, roots, rules, grants and tool calls."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import os
+import uuid
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from broker.agents.events import AgentEvent, clip
+from broker.agents.fsguard import Root
+from broker.agents.policy import Rules
+from broker.agents.profiles import AgentProfile
+from broker.agents.questions import PermissionAsker
+from broker.audit import AuditLog, AuditRecord
+from broker.errors import SettingsError
+from broker.settings import Workspace
+from broker.summary import Confirmer, Decision
+
+log = logging.getLogger("helm.agents")
+
+STARTUP_ENV = "HELM_ACP_STARTUP_TIMEOUT"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Every wait of an agent session, in seconds."""
+
+    startup: float = 60.0
+    """initialize and session/new (or session/load) together."""
+    cancel_grace: float = 5.0
+    """After session/cancel, before SIGTERM."""
+    term_grace: float = 3.0
+    """After SIGTERM, before SIGKILL of the whole process group."""
+    idle_grace: float = 120.0
+    """A warm connection with no session is closed after this."""
+    question_timeout: float = 600.0
+    """A permission or write question left unanswered is a refusal after this."""
+    turn_timeout: float = 3600.0
+    """A prompt turn still running after this is cancelled."""
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Limits:
+        """The defaults, with the start-up deadline from ``HELM_ACP_STARTUP_TIMEOUT`` if set."""
+        raw = (os.environ if environ is None else environ).get(STARTUP_ENV)
+        if raw is None or raw == "":
+            return cls()
+        try:
+            value = float(raw)
+        except ValueError:
+            value = math.nan
+        if not 0 < value <= 3600:
+            raise SettingsError(f"{STARTUP_ENV} must be a number of seconds between 0 and 3600, not {raw!r}")
+        return cls(startup=value)
+
+
+@dataclass(frozen=True)
+class ToolFacts:
+    kind: str
+    title: str
+    content: str
+    locations: tuple[str, ...]
+
+
+class ToolBook:
+    """The tool calls a session has announced (a permission request may carry only the id).
+
+    Bounded: the oldest entries go first, and every text is clipped.
+    """
+
+    def __init__(self, limit: int = 512) -> None:
+        self._limit = limit
+        self._calls: OrderedDict[str, ToolFacts] = OrderedDict()
+
+    def get(self, tool_id: str) -> ToolFacts | None:
+        return self._calls.get(tool_id)
+
+    def note(self, tool_id: str, facts: ToolFacts) -> None:
+        old = self._calls.pop(tool_id, None)
+        if old is not None:
+            facts = ToolFacts(
+                facts.kind or old.kind,
+                facts.title or old.title,
+                facts.content or old.content,
+                facts.locations or old.locations,
+            )
+        self._calls[clip(tool_id, 200)] = facts
+        while len(self._calls) > self._limit:
+            self._calls.popitem(last=False)
+
+
+def new_decision_id() -> str:
+    return uuid.uuid4().hex
+
+
+@dataclass
+class SessionState:
+    """One session's context, shared by the handlers that serve the agent."""
+
+    session_id: str
+    profile: AgentProfile
+    workspace: Workspace
+    roots: tuple[Root, ...]
+    rules: Rules
+    home: Path
+    audit: AuditLog
+    asker: PermissionAsker
+    confirmer: Confirmer
+    limits: Limits
+    scrub: Callable[[str], str]
+    push: Callable[[AgentEvent], None]
+    grants: dict[tuple[str, str], str] = field(default_factory=dict)
+    tools: ToolBook = field(default_factory=ToolBook)
+    cancelled: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def record(self, operation: str, decision: str, outcome: str, **details: str) -> None:
+        """One audit record for this session (``details``: title, request_digest, decision_id,
+        reason)."""
+        self.audit.record(
+            AuditRecord(
+                workspace=self.workspace.name,
+                extension="agent",
+                connection=self.profile.name,
+                kind="agent",
+                operation=operation,
+                decision=decision,
+                outcome=outcome,
+                **details,
+            )
+        )
+
+    async def ask[T](self, question: Awaitable[T]) -> tuple[Decision, T | None]:
+        """Put a question to the user: CONFIRMED and the answer, or EXPIRED (no answer in
+        time) or DECLINED (the turn was cancelled, or the question failed) and None."""
+        task: asyncio.Future[T] = asyncio.ensure_future(question)
+        cancel: asyncio.Future[Any] = asyncio.ensure_future(self.cancelled.wait())
+        try:
+            waiting: list[asyncio.Future[Any]] = [task, cancel]
+            done, _ = await asyncio.wait(waiting, timeout=self.limits.question_timeout)
+        finally:
+            cancel.cancel()
+            if not task.done():
+                task.cancel()
+        if task not in done:
+            return (Decision.DECLINED if cancel in done else Decision.EXPIRED), None
+        try:
+            return Decision.CONFIRMED, task.result()
+        except (asyncio.CancelledError, Exception):  # noqa: BLE001 - a broken question is a refusal
+            log.warning("a question to the user failed; the agent's request is refused")
+            return Decision.DECLINED, None
+
+
+def kept(value: Any) -> str:
+    return value if isinstance(value, str) else ""
