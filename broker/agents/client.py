@@ -12,7 +12,7 @@ from typing import Any
 
 from acp import RequestError, schema
 
-from broker.agents.events import clip, tool_content_text, update_event
+from broker.agents.events import clip, scrubbed, tool_content_text, update_event
 from broker.agents.files import serve_read, serve_write
 from broker.agents.flow import Flow
 from broker.agents.permissions import serve_permission
@@ -48,7 +48,7 @@ class HelmClient:
                 state.tools.note(update.tool_call_id, _facts(update))
             event = update_event(update)
             if event is not None:
-                state.push(event)
+                state.push(scrubbed(event, state.scrub))
         finally:
             self.flow.update_done()
 

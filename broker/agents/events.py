@@ -7,7 +7,8 @@ terminal control characters; a Qt view uses plain-text widgets). Texts are cut t
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, replace
 from typing import Any, ClassVar
 
 from acp import schema
@@ -139,6 +140,12 @@ AgentEvent = (
     | TurnEnded
     | AgentFailed
 )
+
+
+def scrubbed[E: Event](event: E, scrub: Callable[[str], str]) -> E:
+    """``event`` with ``scrub`` applied to each of its texts (the agent's key removed)."""
+    changes = {k: scrub(v) for k, v in vars(event).items() if isinstance(v, str)}
+    return replace(event, **changes)  # type: ignore[type-var]
 
 
 def block_text(block: Any) -> str:
