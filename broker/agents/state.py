@@ -142,7 +142,9 @@ class SessionState:
         cancel: asyncio.Future[Any] = asyncio.ensure_future(self.cancelled.wait())
         try:
             waiting: list[asyncio.Future[Any]] = [task, cancel]
-            done, _ = await asyncio.wait(waiting, timeout=self.limits.question_timeout)
+            done, _ = await asyncio.wait(
+                waiting, timeout=self.limits.question_timeout, return_when=asyncio.FIRST_COMPLETED
+            )
         finally:
             cancel.cancel()
             if not task.done():

@@ -1,0 +1,193 @@
+"""``helm agent add|list|remove|run|sessions``: coding agents over ACP, inside Helm's boundary.
+
+``add NAME --command CMD [--arg A]... (--key-env VAR | --no-key) [--allow-reads]`` stores a
+profile; the key is read from stdin or a prompt (never argv) into the credential store.
+``run NAME --workspace W [--project P]... [--write] [--json] [--resume ID] PROMPT`` runs one
+prompt turn and streams the transcript; each question is asked on the terminal, y/N with No the
+default, and end of input means No. Exit code: 0 when the agent ends its turn, 1 on a refusal,
+a cancel (Ctrl-C) or an error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import sys
+from dataclasses import asdict
+from typing import Any, TextIO
+
+from app.commands.agent_terminal import StdinLines, TerminalQuestions, safe
+from app.commands.common import add_home_option, credentials, home, print_json, read_secret, run
+from broker.agents import AgentEvent, AgentHost, SessionRequest, past_sessions, profiles
+from broker.agents.profiles import AgentProfile
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("agent", help="add, list, remove and run coding agents (ACP)")
+    s = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    _register_add(s)
+    ls = s.add_parser("list", help="list agents")
+    ls.add_argument("--json", action="store_true", help="print JSON")
+    add_home_option(ls)
+    ls.set_defaults(handler=_list)
+    rm = s.add_parser("remove", help="remove an agent and its stored key")
+    rm.add_argument("name")
+    add_home_option(rm)
+    rm.set_defaults(handler=_remove)
+    _register_run(s)
+    past = s.add_parser("sessions", help="list past sessions (to continue one with run --resume)")
+    past.add_argument("--json", action="store_true", help="print JSON")
+    add_home_option(past)
+    past.set_defaults(handler=_sessions)
+
+
+def _register_add(s: Any) -> None:
+    add = s.add_parser("add", help="add (or replace) an agent")
+    add.add_argument("name")
+    source = add.add_mutually_exclusive_group(required=True)
+    source.add_argument("--command", metavar="CMD", help="the agent's program (started without a shell)")
+    add.add_argument("--arg", action="append", default=[], metavar="A", help="one argument (repeat)")
+    key = add.add_mutually_exclusive_group(required=True)
+    key.add_argument("--key-env", metavar="VAR", help="the variable that receives the agent's key")
+    key.add_argument("--no-key", action="store_true", help="the agent needs no key")
+    add.add_argument(
+        "--allow-reads", action="store_true",
+        help="let the policy allow the agent's read requests inside its folders without asking",
+    )  # fmt: skip
+    add_home_option(add)
+    add.set_defaults(handler=_add)
+
+
+def _register_run(s: Any) -> None:
+    r = s.add_parser("run", help="run one prompt turn and stream the transcript")
+    r.add_argument("name")
+    r.add_argument("--workspace", "-w", required=True)
+    r.add_argument(
+        "--project", "-p", action="append", default=[], metavar="P",
+        help="work in this project of the workspace (repeat; default: the workspace root)",
+    )  # fmt: skip
+    r.add_argument("--write", action="store_true", help="allow changes to files (each one is confirmed)")
+    r.add_argument("--json", action="store_true", help="one JSON event per line")
+    r.add_argument("--resume", metavar="SESSION", help="continue a past session (helm agent sessions)")
+    r.add_argument("prompt")
+    add_home_option(r)
+    r.set_defaults(handler=_run)
+
+
+def _add(args: argparse.Namespace) -> int:
+    profile = AgentProfile(args.name, (args.command, *args.arg), args.key_env, args.allow_reads)
+    profiles.check_name(args.name)
+    profiles.parse(args.name, profile.as_json())  # report a wrong profile before asking for a key
+    key = read_secret(f"Key for {args.name} (put in ${args.key_env}): ") if args.key_env else None
+    profiles.add(home(args), credentials(args), profile, key)
+    print(f"agent {args.name} saved" + (" (key in the credential store)" if key else ""))
+    return 0
+
+
+def _list(args: argparse.Namespace) -> int:
+    found = profiles.all_profiles(home(args))
+    if args.json:
+        print_json([{"name": p.name, **p.as_json()} for p in found])
+        return 0
+    if not found:
+        print("no agents (add one with: helm agent add NAME --command CMD --no-key)")
+    for p in found:
+        extra = (f"  (key in ${p.key_env})" if p.key_env else "") + (
+            "  (reads allowed)" if p.allow_reads else ""
+        )
+        print(f"{p.name}\t{' '.join(p.command)}{extra}")
+    return 0
+
+
+def _remove(args: argparse.Namespace) -> int:
+    profiles.remove(home(args), credentials(args), args.name)
+    print(f"agent {args.name} removed")
+    return 0
+
+
+def _sessions(args: argparse.Namespace) -> int:
+    found = past_sessions(home(args).path)
+    if args.json:
+        print_json([asdict(s) for s in found])
+        return 0
+    if not found:
+        print("no past sessions")
+    for s in found:
+        where = s.workspace + (f" ({', '.join(s.projects)})" if s.projects else "")
+        print(f"{s.id}\t{s.started_at}\t{s.agent}\t{where}\t{safe(s.title)}")
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    request = SessionRequest(args.name, args.workspace, tuple(args.project), args.write, args.resume)
+    return run(_run_session(args, request))
+
+
+async def _run_session(args: argparse.Namespace, request: SessionRequest) -> int:
+    show = _show_json if args.json else _show_text
+    code = 1
+    async with AgentHost(home(args), credentials(args)) as host, StdinLines.open() as lines:
+        questions = TerminalQuestions(lines)
+        session = host.session(request, asker=questions.permission, confirmer=questions.write)
+        loop = asyncio.get_running_loop()
+        cancels: set[asyncio.Task[None]] = set()
+
+        def on_interrupt() -> None:
+            print("\nhelm: cancelling the turn…", file=sys.stderr)
+            cancels.add(loop.create_task(session.cancel()))
+
+        loop.add_signal_handler(signal.SIGINT, on_interrupt)
+        try:
+            async for event in session.run(args.prompt):
+                show(event)
+                code = 0 if event.type == "turn_ended" and event.as_json()["stop_reason"] == "end_turn" else 1
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+            await session.close()
+            if cancels:
+                await asyncio.wait(cancels, timeout=host.limits.cancel_grace + 2 * host.limits.term_grace)
+    return code
+
+
+def _show_json(event: AgentEvent) -> None:
+    print(json.dumps(event.as_json(), ensure_ascii=False), flush=True)
+
+
+def _out(text: str, stream: TextIO = sys.stdout) -> None:
+    stream.write(safe(text))
+    stream.flush()
+
+
+def _show_text(event: AgentEvent) -> None:
+    data = event.as_json()
+    kind = event.type
+    if kind == "message":
+        _out(data["text"] if data["role"] == "agent" else f"\n> {data['text']}\n")
+    elif kind == "thought":
+        _out(f"\n(thinking) {data['text']}\n")
+    elif kind == "tool_call":
+        label = data["title"] or data["id"]
+        _out(f"\n[tool] {label} {data['kind']} {data['status']}".rstrip() + "\n")
+    elif kind == "plan":
+        _out("\n[plan]\n" + "".join(f"  [{e['status']}] {e['content']}\n" for e in data["entries"]))
+    elif kind == "permission":
+        _out(f"\n[permission] {data['title']}: {data['decision']} → {data['answer']} ({data['reason']})\n")
+    elif kind == "file":
+        _out(f"\n[file] {data['operation']} {data['path']}: {data['decision']}, {data['outcome']}\n")
+    elif kind == "session_started":
+        _out(f"[session {data['session_id']}] {data['note']}\n".replace("] \n", "]\n"), sys.stderr)
+    elif kind == "turn_ended":
+        _out(f"\n[turn ended: {data['stop_reason']}]\n")
+    elif kind == "failed":
+        _show_failure(data)
+
+
+def _show_failure(data: dict[str, Any]) -> None:
+    text = f"\nhelm: {data['message']}"
+    if data["exit_code"] is not None:
+        text += f" (exit code {data['exit_code']})"
+    if data["stderr_tail"]:
+        text += "\n--- the agent's stderr (last lines) ---\n" + data["stderr_tail"]
+    _out(text.rstrip("\n") + "\n", sys.stderr)
