@@ -8,7 +8,8 @@ allows everything: every request gets its own verdict.
 
 Fail closed:
 * an allow is only ever an option the agent offered with an ``allow_*`` kind;
-* with no reject option offered, a refusal is ``cancelled``, never an allow;
+* with no reject option offered, a refusal is ``cancelled``, never an allow; so is any answer
+  when two options share an id (the agent could read the id as either);
 * a sticky grant ("allow always") is Helm's own, for this session only: the agent is answered
   ``allow_once`` whenever it offered one, so it has nothing to remember beyond the session.
 """
@@ -50,6 +51,11 @@ class PermissionFacts:
     title: str
     locations: tuple[str, ...]
     options: tuple[Option, ...]
+
+    @property
+    def ambiguous(self) -> bool:
+        """Two options share an id: an answer could not say which one Helm meant."""
+        return len({o.id for o in self.options}) != len(self.options)
 
     @property
     def grant_key(self) -> tuple[str, str]:
@@ -103,6 +109,8 @@ def decide(
     facts: PermissionFacts, rules: Rules, grants: Mapping[tuple[str, str], str], inside: Callable[[str], bool]
 ) -> PolicyDecision:
     """The verdict for one permission request (pure: ``inside`` only compares paths)."""
+    if facts.ambiguous:
+        return PolicyDecision(Verdict.DENY, "the agent offered two options with the same id")
     allow = _first(facts.options, ALLOW_KINDS)
     if allow is None:
         return deny(facts, "the agent offered no option that allows it")
@@ -123,9 +131,9 @@ def decide(
 
 def resolve_answer(facts: PermissionFacts, decision: Decision, picked: str | None) -> Answer:
     """Helm's answer to the agent once the user has answered (or not) an ASK."""
-    option = next((o for o in facts.options if o.id == picked), None)
+    option = None if facts.ambiguous else next((o for o in facts.options if o.id == picked), None)
     if decision is not Decision.CONFIRMED or option is None or option.kind not in ALLOW_KINDS:
-        reject = _first(facts.options, REJECT_KINDS)
+        reject = None if facts.ambiguous else _first(facts.options, REJECT_KINDS)
         refused = Decision.DECLINED if decision is Decision.CONFIRMED else decision
         if reject is None:
             return Answer(refused, None, "cancelled")
