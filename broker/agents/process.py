@@ -130,6 +130,11 @@ class AgentProcess:
                 self.process.stdin.close()
         await self.wait_exit(grace)
         await self.terminate(grace)
+        # Read stdout to its end, so every pipe of the process is closed before the loop is.
+        stdout = self.process.stdout
+        if stdout is not None:
+            with contextlib.suppress(TimeoutError, OSError, RuntimeError):
+                await asyncio.wait_for(stdout.read(), grace)
 
 
 class LineTransport:

@@ -23,6 +23,7 @@ an agent message, e.g. ``[{"read": "/abs/path"}, {"say": "done"}]``:
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import os
 import signal
@@ -32,8 +33,12 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-import acp
-from acp import schema
+if "--hang-at-start" in sys.argv:
+    sys.stderr.write("starting slowly\n")  # before the imports: a test's deadline may be short
+    sys.stderr.flush()
+
+import acp  # noqa: E402
+from acp import schema  # noqa: E402
 
 ARGS = sys.argv[1:]
 LOAD = "--load" in ARGS
@@ -53,8 +58,6 @@ class Scripted:
 
     async def initialize(self, protocol_version: int, **kwargs: Any) -> schema.InitializeResponse:
         if "--hang-at-start" in ARGS:
-            sys.stderr.write("starting slowly\n")
-            sys.stderr.flush()
             await asyncio.sleep(3600)
         self.client_caps = kwargs.get("client_capabilities")
         caps = schema.AgentCapabilities(load_session=LOAD)
@@ -196,6 +199,9 @@ class Scripted:
     async def do_caps(self, sid: str, value: Any, step: dict[str, Any]) -> None:
         caps = self.client_caps.model_dump(mode="json", by_alias=True, exclude_none=True)
         await self.say(sid, json.dumps({"capabilities": caps, "mcp_servers": self.mcp_servers}))
+
+    async def do_env_sha256(self, sid: str, value: str, step: dict[str, Any]) -> None:
+        await self.say(sid, hashlib.sha256(os.environ.get(value, "").encode()).hexdigest())
 
     async def do_cwd(self, sid: str, value: Any, step: dict[str, Any]) -> None:
         await self.say(sid, os.getcwd())
