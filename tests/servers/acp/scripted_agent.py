@@ -37,8 +37,8 @@ if "--hang-at-start" in sys.argv:
     sys.stderr.write("starting slowly\n")  # before the imports: a test's deadline may be short
     sys.stderr.flush()
 
-import acp  # noqa: E402
-from acp import schema  # noqa: E402
+import acp
+from acp import schema
 
 ARGS = sys.argv[1:]
 LOAD = "--load" in ARGS
@@ -183,13 +183,13 @@ class Scripted:
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
         if value.get("child"):
             # The grandchild stays in the agent's process group; it must not outlive the agent.
-            child = subprocess.Popen(["sleep", "600"])  # noqa: S607
+            child = subprocess.Popen(["sleep", "600"])
             await self.say(sid, f"child {child.pid}")
         while True:
             await asyncio.sleep(3600)
 
     async def do_wait_cancel(self, sid: str, value: Any, step: dict[str, Any]) -> str:
-        await self.say(sid, "waiting for cancel")
+        await self.say(sid, "waiting for cancel\n")
         await asyncio.wait_for(self.cancelled[sid].wait(), 60)
         return "cancelled"
 

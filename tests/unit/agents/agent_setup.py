@@ -11,8 +11,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from broker.agents import AgentEvent, AgentHost, AgentSession, Limits, PermissionQuestion, SessionRequest
-from broker.agents import profiles
+from broker.agents import (
+    AgentEvent,
+    AgentHost,
+    AgentSession,
+    Limits,
+    PermissionQuestion,
+    SessionRequest,
+    profiles,
+)
 from broker.agents.profiles import AgentProfile
 from broker.credentials import FileStore
 from broker.settings import Home
@@ -32,7 +39,9 @@ class Setup:
     credentials: FileStore
     root: Path
 
-    def add_agent(self, name: str = "scripted", *args: str, key: str | None = None, **kw: Any) -> AgentProfile:
+    def add_agent(
+        self, name: str = "scripted", *args: str, key: str | None = None, **kw: Any
+    ) -> AgentProfile:
         profile = AgentProfile(name, (sys.executable, AGENT, *args), "AGENT_KEY" if key else None, **kw)
         profiles.add(self.home, self.credentials, profile, key)
         return profile
@@ -72,13 +81,13 @@ class NeverAnswers:
         await asyncio.Event().wait()
 
 
-def request(*, write: bool = False, resume: str | None = None, projects: tuple[str, ...] = ()) -> SessionRequest:
+def request(
+    *, write: bool = False, resume: str | None = None, projects: tuple[str, ...] = ()
+) -> SessionRequest:
     return SessionRequest("scripted", "ws", projects=projects, write=write, resume=resume)
 
 
-def session(
-    host: AgentHost, *, asker: Any = None, confirmer: Any = None, **kw: Any
-) -> AgentSession:
+def session(host: AgentHost, *, asker: Any = None, confirmer: Any = None, **kw: Any) -> AgentSession:
     return host.session(request(**kw), asker=asker or FakeAsker(), confirmer=confirmer or ScriptedConfirmer())
 
 

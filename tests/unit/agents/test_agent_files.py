@@ -33,7 +33,9 @@ async def test_a_read_inside_the_root_is_served_with_its_lines(setup: Setup):
         ])  # fmt: skip
     assert said(events) == ["read ok: one\ntwo\nthree\n", "read ok: two\n"]
     records = list(AuditLog(setup.home.path / "audit.jsonl").records())
-    assert [(r.operation, r.decision, r.outcome) for r in records] == [("fs/read_text_file", "allowed", "ok")] * 2
+    assert [(r.operation, r.decision, r.outcome) for r in records] == [
+        ("fs/read_text_file", "allowed", "ok")
+    ] * 2
 
 
 ESCAPES = {
@@ -117,7 +119,9 @@ async def test_a_declined_write_answers_an_error_and_writes_nothing(setup: Setup
 
 async def test_a_confirmed_new_file_is_created(setup: Setup):
     async with setup.host() as host:
-        events = await turn(session(host, write=True), [{"write": str(setup.root / "new.txt"), "content": "n\n"}])
+        events = await turn(
+            session(host, write=True), [{"write": str(setup.root / "new.txt"), "content": "n\n"}]
+        )
     assert said(events) == ["write ok"]
     assert (setup.root / "new.txt").read_text() == "n\n"
     assert [p.name for p in setup.root.iterdir() if p.name.startswith(".helm-write")] == []

@@ -49,7 +49,9 @@ def pid_of(events: list) -> int:
     return int(next(s for s in said(events) if s.startswith("pid ")).split()[1])
 
 
-async def test_the_agent_runs_in_its_own_group_in_the_root_with_the_safe_environment_and_its_key(setup: Setup):
+async def test_the_agent_runs_in_its_own_group_in_the_root_with_the_safe_environment_and_its_key(
+    setup: Setup,
+):
     setup.add_agent(key=KEY)
     async with setup.host() as host:
         events = await turn(session(host), [{"env": 1}, {"env_sha256": "AGENT_KEY"}, {"cwd": 1}, {"pid": 1}])
@@ -105,7 +107,9 @@ async def test_a_crash_mid_turn_carries_the_exit_code_and_the_stderr_tail_withou
     setup.add_agent(key=KEY)
     noise = "x" * 10_000 + "\n"
     async with setup.host() as host:
-        events = await turn(session(host), [{"say": "working"}, {"crash": 3, "stderr": noise + f"boom {KEY}\n"}])
+        events = await turn(
+            session(host), [{"say": "working"}, {"crash": 3, "stderr": noise + f"boom {KEY}\n"}]
+        )
     failed = events[-1]
     assert said(events) == ["working"]
     assert isinstance(failed, AgentFailed)
@@ -116,7 +120,8 @@ async def test_a_crash_mid_turn_carries_the_exit_code_and_the_stderr_tail_withou
 
 
 @pytest.mark.parametrize(
-    ("ignore_term", "exit_code"), [pytest.param(False, -15, id="sigterm"), pytest.param(True, -9, id="sigkill")]
+    ("ignore_term", "exit_code"),
+    [pytest.param(False, -15, id="sigterm"), pytest.param(True, -9, id="sigkill")],
 )
 async def test_an_agent_that_ignores_cancel_is_ended_with_its_whole_group(
     setup: Setup, ignore_term: bool, exit_code: int
@@ -126,7 +131,9 @@ async def test_an_agent_that_ignores_cancel_is_ended_with_its_whole_group(
         s = session(host)
         events = []
         async with asyncio.timeout(30):
-            async for event in s.run(json.dumps([{"pid": 1}, {"hang": {"child": True, "ignore_term": ignore_term}}])):
+            async for event in s.run(
+                json.dumps([{"pid": 1}, {"hang": {"child": True, "ignore_term": ignore_term}}])
+            ):
                 events.append(event)
                 if said(events)[-1:] and said(events)[-1].startswith("child"):
                     await s.cancel()
@@ -146,7 +153,7 @@ async def test_a_polite_cancel_ends_the_turn_and_the_session_goes_on(setup: Setu
         async with asyncio.timeout(30):
             async for event in s.run(json.dumps([{"wait_cancel": 1}])):
                 events.append(event)
-                if said(events) == ["waiting for cancel"]:
+                if said(events) == ["waiting for cancel\n"]:
                     await s.cancel()
         after = await turn(s, [{"say": "still here"}])
     assert events[-1] == TurnEnded("cancelled")
@@ -175,7 +182,9 @@ async def test_a_closed_session_leaves_its_agent_warm_for_the_next_one_until_the
         await until(lambda: host.warm == 0 and live_in_group(pid) == [] and live_in_group(other) == [])
 
 
-async def test_a_past_session_is_loaded_and_a_stale_one_falls_back_to_a_new_session(setup: Setup, tmp_path: Path):
+async def test_a_past_session_is_loaded_and_a_stale_one_falls_back_to_a_new_session(
+    setup: Setup, tmp_path: Path
+):
     state = tmp_path / "agent-state"
     state.mkdir()
     setup.add_agent("scripted", "--load", "--state", str(state))

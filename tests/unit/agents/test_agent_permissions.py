@@ -11,12 +11,27 @@ import pytest
 
 from broker.agents import PermissionDecided
 from broker.audit import AuditLog
-from tests.unit.agents.agent_setup import SHORT, FakeAsker, NeverAnswers, Setup, make_setup, said, session, turn
+from tests.unit.agents.agent_setup import (
+    SHORT,
+    FakeAsker,
+    NeverAnswers,
+    Setup,
+    make_setup,
+    said,
+    session,
+    turn,
+)
 
-OPTIONS = [["once", "Allow", "allow_once"], ["always", "Always", "allow_always"], ["no", "Reject", "reject_once"]]
+OPTIONS = [
+    ["once", "Allow", "allow_once"],
+    ["always", "Always", "allow_always"],
+    ["no", "Reject", "reject_once"],
+]
 
 
-def ask(title: str = "Run the tests", kind: str = "execute", options: Any = OPTIONS, **extra: Any) -> dict[str, Any]:
+def ask(
+    title: str = "Run the tests", kind: str = "execute", options: Any = OPTIONS, **extra: Any
+) -> dict[str, Any]:
     return {"ask": {"id": title, "title": title, "kind": kind, "options": options, **extra}}
 
 
@@ -77,7 +92,9 @@ async def test_allow_always_is_sticky_for_that_session_only_and_audited_with_its
                      id="question-timeout"),
     ],
 )  # fmt: skip
-async def test_every_refusal_rejects_or_cancels(setup: Setup, asker: Any, options: Any, said_: str, decision: tuple[str, str, str]):
+async def test_every_refusal_rejects_or_cancels(
+    setup: Setup, asker: Any, options: Any, said_: str, decision: tuple[str, str, str]
+):
     async with setup.host(replace(SHORT, question_timeout=0.5)) as host:
         events = await turn(session(host, asker=asker), [ask(options=options)])
     assert said(events) == [said_]

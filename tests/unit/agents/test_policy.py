@@ -70,7 +70,7 @@ def verdict(f: PermissionFacts, *, write: bool = False, reads: bool = False, gra
             facts("read", locations=(f"{ROOT}/a.py", "/etc/passwd")), {"reads": True}, (Verdict.ASK, None),
             id="a-read-outside-the-roots-is-asked",
         ),
-        pytest.param(facts("read"), {"reads": True}, (Verdict.ASK, None), id="a-read-of-unnamed-files-is-asked"),
+        pytest.param(facts("read"), {"reads": True}, (Verdict.ASK, None), id="a-read-of-no-file-is-asked"),
         pytest.param(
             facts("search", locations=(f"{ROOT}/a.py",)), {"reads": True}, (Verdict.ASK, None),
             id="only-read-kinds-are-low-risk",

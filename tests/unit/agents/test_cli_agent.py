@@ -1,0 +1,161 @@
+"""``helm agent …``: profiles in-process; ``helm agent run`` end to end as a subprocess."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.cli import main
+from broker.credentials import FileStore
+from tests.support import REPO
+from tests.unit.agents.agent_setup import AGENT, KEY
+
+ASK = {"ask": {"id": "t", "title": "Run \x1b[2J ls", "kind": "execute",
+               "options": [["a", "Allow", "allow_once"], ["r", "Reject", "reject_once"]]}}  # fmt: skip
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    h = tmp_path / "home"
+    monkeypatch.setenv("HELM_HOME", str(h))
+    monkeypatch.setattr("app.commands.common.open_store", lambda path: FileStore(path / "credentials.json"))
+    return h
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str, stdin: str = "") -> tuple[int, str, str]:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("sys.stdin", io.StringIO(stdin))
+        code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_add_keeps_the_key_in_the_credential_store_and_list_shows_the_agent(
+    home: Path, capsys: pytest.CaptureFixture[str]
+):
+    code, out, _ = run(
+        capsys, "agent", "add", "a", "--command", "node", "--arg", "agent.js", "--key-env", "MY_AGENT_KEY",
+        stdin=f"{KEY}\n",
+    )  # fmt: skip
+    _, listed, _ = run(capsys, "agent", "list")
+    settings = (home / "settings.json").read_text()
+    assert code == 0
+    assert "key in the credential store" in out
+    assert json.loads(settings)["agents"] == {
+        "version": 1,
+        "profiles": {"a": {"command": ["node", "agent.js"], "key_env": "MY_AGENT_KEY", "allow_reads": False}},
+    }
+    assert KEY not in settings
+    assert FileStore(home / "credentials.json").get("agents/a/key") == KEY
+    assert listed == "a\tnode agent.js  (key in $MY_AGENT_KEY)\n"
+
+
+def test_add_refuses_a_loader_variable_before_asking_for_the_key(
+    home: Path, capsys: pytest.CaptureFixture[str]
+):
+    code, _, err = run(capsys, "agent", "add", "a", "--command", "x", "--key-env", "NODE_OPTIONS")
+    assert code == 3
+    assert "load or run" in err
+
+
+def test_add_needs_either_a_key_variable_or_no_key(home: Path, capsys: pytest.CaptureFixture[str]):
+    with pytest.raises(SystemExit) as exit_:
+        run(capsys, "agent", "add", "a", "--command", "x")
+    assert exit_.value.code == 2
+
+
+def test_remove_forgets_the_agent_and_its_key(home: Path, capsys: pytest.CaptureFixture[str]):
+    run(capsys, "agent", "add", "a", "--command", "x", "--key-env", "A_KEY", stdin="k\n")
+    code, _, _ = run(capsys, "agent", "remove", "a")
+    again, _, err = run(capsys, "agent", "remove", "a")
+    assert code == 0
+    assert again == 3
+    assert "no agent named 'a'" in err
+    assert FileStore(home / "credentials.json").get("agents/a/key") is None
+
+
+@pytest.fixture
+def cli_home(tmp_path: Path) -> tuple[Path, Path]:
+    h, root = tmp_path / "home", tmp_path / "root"
+    root.mkdir()
+    env = {**os.environ, "HELM_HOME": str(h)}
+    for argv in (["workspace", "add", "ws", str(root)],
+                 ["agent", "add", "s", "--command", sys.executable, "--arg", AGENT, "--no-key"]):  # fmt: skip
+        subprocess.run([sys.executable, "-m", "app.cli", *argv], env=env, cwd=REPO, check=True, timeout=60,
+                       capture_output=True)  # fmt: skip
+    return h, root
+
+
+def helm_run(
+    home: Path, steps: list, *extra: str, stdin: str | None = ""
+) -> subprocess.CompletedProcess[str]:
+    argv = [sys.executable, "-m", "app.cli", "agent", "run", "s", "-w", "ws", *extra, json.dumps(steps)]
+    return subprocess.run(
+        argv, env={**os.environ, "HELM_HOME": str(home)}, cwd=REPO, input=stdin, text=True,
+        capture_output=True, timeout=60, stdin=None if stdin is not None else subprocess.DEVNULL,
+    )  # fmt: skip
+
+
+def test_run_asks_on_the_terminal_shows_agent_text_safely_and_exits_0_at_end_turn(
+    cli_home: tuple[Path, Path],
+):
+    done = helm_run(cli_home[0], [{"say": "hi \x1b[31mred"}, ASK], stdin="y\n")
+    assert done.returncode == 0
+    assert "hi \\x1b[31mred" in done.stdout
+    assert "\x1b" not in done.stdout + done.stderr
+    assert "Run \\x1b[2J ls" in done.stderr
+    assert "Allow? [y/N]" in done.stderr
+    assert "permission: selected a" in done.stdout
+    assert "[turn ended: end_turn]" in done.stdout
+
+
+def test_run_treats_end_of_input_as_no_and_exits_1_on_refusal(cli_home: tuple[Path, Path]):
+    done = helm_run(cli_home[0], [ASK, {"stop": "refusal"}], stdin=None)
+    assert done.returncode == 1
+    assert "(no answer: No)" in done.stderr
+    assert "permission: selected r" in done.stdout
+
+
+def test_run_prints_one_json_event_per_line(cli_home: tuple[Path, Path]):
+    done = helm_run(cli_home[0], [{"say": "hi"}, {"plan": [["step", "high", "pending"]]}], "--json")
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert done.returncode == 0
+    assert [e["type"] for e in events] == ["session_started", "message", "plan", "turn_ended"]
+
+
+def test_run_exits_1_with_the_exit_code_and_stderr_of_a_crashed_agent(cli_home: tuple[Path, Path]):
+    done = helm_run(cli_home[0], [{"crash": 7, "stderr": "it broke\n"}])
+    assert done.returncode == 1
+    assert "(exit code 7)" in done.stderr
+    assert "it broke" in done.stderr
+
+
+def test_ctrl_c_cancels_the_turn_and_exits_1(cli_home: tuple[Path, Path]):
+    argv = [
+        sys.executable,
+        "-m",
+        "app.cli",
+        "agent",
+        "run",
+        "s",
+        "-w",
+        "ws",
+        json.dumps([{"wait_cancel": 1}]),
+    ]
+    env = {**os.environ, "HELM_HOME": str(cli_home[0])}
+    with subprocess.Popen(argv, env=env, cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True) as proc:  # fmt: skip
+        assert proc.stdout is not None
+        assert proc.stdout.readline() == "waiting for cancel\n"
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 1
+    assert "cancelling the turn" in err
+    assert "[turn ended: cancelled]" in out
