@@ -1,7 +1,9 @@
-"""``helm agent add|list|remove|run|sessions``: coding agents over ACP, inside Helm's boundary.
+"""``helm agent add|list|remove|run|sessions|verify``: coding agents over ACP, inside Helm's boundary.
 
 ``add NAME --command CMD [--arg A]... (--key-env VAR | --no-key) [--allow-reads]`` stores a
 profile; the key is read from stdin or a prompt (never argv) into the credential store.
+``add NAME --package SPEC [--key-env VAR]`` installs an adapter from Helm's signed catalogue
+first and stores a profile that starts it (``agent_provision``); ``verify`` checks an install.
 ``run NAME --workspace W [--project P]... [--write] [--json] [--resume ID] PROMPT`` runs one
 prompt turn and streams the transcript; each question is asked on the terminal, y/N with No the
 default, and end of input means No. Exit code: 0 when the agent ends its turn, 1 on a refusal,
@@ -18,8 +20,9 @@ import sys
 from dataclasses import asdict
 from typing import Any, TextIO
 
+from app.commands import agent_provision
 from app.commands.agent_terminal import StdinLines, TerminalQuestions, safe
-from app.commands.common import add_home_option, credentials, home, print_json, read_secret, run
+from app.commands.common import add_home_option, credentials, fail, home, print_json, read_secret, run
 from broker.agents import AgentEvent, AgentHost, SessionRequest, past_sessions, profiles
 from broker.agents.profiles import AgentProfile
 
@@ -37,6 +40,8 @@ def register(sub: Any) -> None:
     add_home_option(rm)
     rm.set_defaults(handler=_remove)
     _register_run(s)
+    agent_provision.register_verify(s)
+    agent_provision.register_launcher(s)
     past = s.add_parser("sessions", help="list past sessions (to continue one with run --resume)")
     past.add_argument("--json", action="store_true", help="print JSON")
     add_home_option(past)
@@ -48,8 +53,9 @@ def _register_add(s: Any) -> None:
     add.add_argument("name")
     source = add.add_mutually_exclusive_group(required=True)
     source.add_argument("--command", metavar="CMD", help="the agent's program (started without a shell)")
+    agent_provision.add_package_option(source)
     add.add_argument("--arg", action="append", default=[], metavar="A", help="one argument (repeat)")
-    key = add.add_mutually_exclusive_group(required=True)
+    key = add.add_mutually_exclusive_group()
     key.add_argument("--key-env", metavar="VAR", help="the variable that receives the agent's key")
     key.add_argument("--no-key", action="store_true", help="the agent needs no key")
     add.add_argument(
@@ -77,12 +83,22 @@ def _register_run(s: Any) -> None:
 
 
 def _add(args: argparse.Namespace) -> int:
-    profile = AgentProfile(args.name, (args.command, *args.arg), args.key_env, args.allow_reads)
+    if args.command is not None and not (args.key_env or args.no_key):
+        fail("say where the agent's key goes (--key-env VAR) or that it needs none (--no-key)")
+    if args.package is not None and args.arg:
+        fail("--arg is for --command agents; an installed adapter is started by Helm")
+    command = (args.command or "helm", *args.arg)
+    profile = AgentProfile(args.name, command, args.key_env, args.allow_reads)
     profiles.check_name(args.name)
     profiles.parse(args.name, profile.as_json())  # report a wrong profile before asking for a key
     key = read_secret(f"Key for {args.name} (put in ${args.key_env}): ") if args.key_env else None
+    if args.package is not None:
+        command = tuple(agent_provision.install(args))
+        profile = AgentProfile(args.name, command, args.key_env, args.allow_reads)
     profiles.add(home(args), credentials(args), profile, key)
     print(f"agent {args.name} saved" + (" (key in the credential store)" if key else ""))
+    if args.package is not None:
+        print("agent command: " + " ".join(command))
     return 0
 
 

@@ -70,6 +70,14 @@ def register_launcher(sub: Any) -> None:
 
 def add_package(args: argparse.Namespace) -> int:
     """Install the adapter and print the profile command that starts it."""
+    command = install(args)
+    print("agent command: " + " ".join(command))
+    return 0
+
+
+def install(args: argparse.Namespace) -> list[str]:
+    """Install the adapter ``args.package`` names, print what was installed, and return the
+    command an agent profile runs to start it."""
     added = _provision(provision.add(home_path(args), args.package))
     i = added.installed
     print(
@@ -78,8 +86,7 @@ def add_package(args: argparse.Namespace) -> int:
     )
     if i.pruned:
         print(f"removed older installs: {', '.join(i.pruned)}")
-    print("agent command: " + " ".join(launcher_argv(home_path(args), added.adapter.name)))
-    return 0
+    return launcher_argv(home_path(args), added.adapter.name)
 
 
 def verify(args: argparse.Namespace) -> int:

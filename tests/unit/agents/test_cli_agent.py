@@ -66,9 +66,10 @@ def test_add_refuses_a_loader_variable_before_asking_for_the_key(
 
 
 def test_add_needs_either_a_key_variable_or_no_key(home: Path, capsys: pytest.CaptureFixture[str]):
-    with pytest.raises(SystemExit) as exit_:
-        run(capsys, "agent", "add", "a", "--command", "x")
-    assert exit_.value.code == 2
+    code, _, err = run(capsys, "agent", "add", "a", "--command", "x")
+    assert code == 1
+    assert "--key-env VAR" in err
+    assert not (home / "settings.json").exists() or "agents" not in (home / "settings.json").read_text()
 
 
 def test_remove_forgets_the_agent_and_its_key(home: Path, capsys: pytest.CaptureFixture[str]):
