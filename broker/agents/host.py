@@ -24,7 +24,7 @@ from broker.agents.profiles import AgentProfile
 from broker.agents.questions import PermissionAsker
 from broker.agents.session import AgentSession, SessionRequest
 from broker.agents.state import Limits, SessionState
-from broker.audit import AuditLog
+from broker.audit import FILE_NAME, AuditLog
 from broker.credentials import CredentialStore
 from broker.errors import SettingsError
 from broker.settings import Home, Workspace
@@ -67,7 +67,7 @@ class AgentHost:
         self.home = home
         self.credentials = credentials
         self.limits = limits or Limits.from_env()
-        self.audit = AuditLog(home.path / "audit.jsonl")
+        self.audit = AuditLog(home.path / FILE_NAME)
         self._idle: dict[ConnectionKey, tuple[AgentConnection, asyncio.Task[None]]] = {}
         self._sessions: set[AgentSession] = set()
         self._closed = False
@@ -108,14 +108,17 @@ class AgentHost:
         self._sessions.add(session)
         return session
 
-    def take_warm(self, key: ConnectionKey) -> AgentConnection | None:
+    async def take_warm(self, key: ConnectionKey) -> AgentConnection | None:
         """A warm connection for ``key`` (its idle timer stopped), or None."""
         entry = self._idle.pop(key, None)
         if entry is None:
             return None
         conn, timer = entry
         timer.cancel()
-        return conn if conn.alive else None
+        if conn.alive:
+            return conn
+        await conn.close()  # it exited while it waited
+        return None
 
     async def release(self, conn: AgentConnection, *, reuse: bool) -> None:
         """A session is done with ``conn``: keep it warm, or stop it."""

@@ -65,7 +65,7 @@ class AgentSession:
             yield AgentFailed("this session's agent has stopped; start a new session")
             return
         if self._flow is None:
-            self._conn = self._host.take_warm(self._plan.key)
+            self._conn = await self._host.take_warm(self._plan.key)
             self._flow = self._conn.flow if self._conn is not None else Flow()
         flow = self._flow
         self.state.push = flow.push
