@@ -16,12 +16,11 @@ from acp import RequestError, schema
 
 from broker.agents import fsguard
 from broker.agents.events import FileAccess, clip
-from broker.agents.fsguard import Root
+from broker.agents.fsguard import RelPath, Root, refused
 from broker.agents.questions import agent_write_summary
 from broker.agents.state import SessionState, new_decision_id
 from broker.errors import CallError, ErrorCode
 from broker.kinds.files.diff import line_diff
-from broker.kinds.files.safe import RelPath, refused
 from broker.summary import Decision
 
 REFUSED = -32001

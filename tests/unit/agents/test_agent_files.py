@@ -72,11 +72,21 @@ def test_the_helm_home_is_refused_even_inside_a_root(tmp_path: Path):
     (home / "credentials.json").write_text("{}")
     root = Root("Workspace", "ws", tmp_path / "root")
     rel = fsguard.locate(str(home / "credentials.json"), [root])[1]
-    with pytest.raises(CallError, match="Helm's home folder"):
+    with pytest.raises(CallError, match="Helm's own folder"):
         fsguard.read_text(root, rel, home)
-    inside_home = Root("Workspace", "ws", home)
-    with pytest.raises(CallError, match="inside Helm's home folder"):
-        fsguard.read_text(inside_home, fsguard.locate(str(home / "credentials.json"), [inside_home])[1], home)
+    the_home = Root("Workspace", "ws", home)
+    with pytest.raises(CallError, match="the workspace 'ws' is Helm's own folder"):
+        fsguard.read_text(the_home, fsguard.locate(str(home / "credentials.json"), [the_home])[1], home)
+
+
+def test_a_new_file_that_appeared_since_the_diff_was_shown_is_a_conflict(tmp_path: Path):
+    root = Root("Workspace", "ws", tmp_path)
+    rel = fsguard.locate(str(tmp_path / "new.txt"), [root])[1]
+    assert fsguard.current_text(root, rel, tmp_path / "home") is None
+    (tmp_path / "new.txt").write_text("someone else's\n")
+    with pytest.raises(CallError, match="appeared"):
+        fsguard.create_file(root, rel, b"mine\n", tmp_path / "home")
+    assert (tmp_path / "new.txt").read_text() == "someone else's\n"
 
 
 def test_the_deepest_root_holds_a_path():
