@@ -42,6 +42,8 @@ class DatabaseServer:
     superuser: str = SUPERUSER
     admin_argv: tuple[str, ...] = field(default=(), repr=False)
     admin_env: dict[str, str] = field(default_factory=dict, repr=False)
+    file_dir: str | None = None
+    """MariaDB: the one folder the server may write with ``INTO OUTFILE`` (its secure_file_priv)."""
 
     def password(self, role: str) -> str:
         return self.passwords[role]
@@ -236,7 +238,12 @@ def mariadb_server(binaries: tuple[str, str, str]) -> Iterator[DatabaseServer]:
     user = ensure_os_user()
     pw = _passwords()
     with owned_tempdir("helm-maria-", user) as tmp:
-        data, sock = tmp / "data", tmp / "mysqld.sock"
+        data, sock, files = tmp / "data", tmp / "mysqld.sock", tmp / "files"
+        # A folder the server may export to, as on a machine where file export is allowed: tests
+        # prove that no read can write a file there (INTO OUTFILE needs the FILE privilege).
+        files.mkdir()
+        if user is not None:
+            shutil.chown(files, user, user)
         _run_as(
             user,
             [install, "--no-defaults", f"--datadir={data}", "--auth-root-authentication-method=normal",
@@ -249,7 +256,7 @@ def mariadb_server(binaries: tuple[str, str, str]) -> Iterator[DatabaseServer]:
             daemon, "--no-defaults", f"--datadir={data}", f"--socket={sock}", f"--port={port}",
             f"--bind-address={LOOPBACK}", f"--pid-file={tmp / 'mariadb.pid'}", f"--tmpdir={tmp}",
             "--skip-name-resolve", "--skip-log-bin", "--innodb-buffer-pool-size=32M",
-            "--innodb-flush-log-at-trx-commit=0", "--innodb-doublewrite=0",
+            "--innodb-flush-log-at-trx-commit=0", "--innodb-doublewrite=0", f"--secure-file-priv={files}",
         ]  # fmt: skip
         server = start_server(
             "mariadb", argv, port=port, user=user, ready_line="ready for connections", timeout=60
@@ -259,6 +266,7 @@ def mariadb_server(binaries: tuple[str, str, str]) -> Iterator[DatabaseServer]:
             db = DatabaseServer(
                 engine="mysql", host=LOOPBACK, port=port, database="helm", passwords=pw,
                 admin_argv=(client, "--no-defaults", f"--socket={sock}", "-u", "root", "--batch"),
+                file_dir=str(files),
             )  # fmt: skip
             db.admin_sql(_mariadb_setup_sql(pw))
             yield db
