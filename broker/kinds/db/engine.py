@@ -9,7 +9,9 @@ from the database pass through ``scrub`` so they never carry the host, path or p
 from __future__ import annotations
 
 import asyncio
+import math
 import re
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -72,24 +74,27 @@ def unavailable(what: str = "the database is unavailable") -> CallError:
 
 
 class Pool[C]:
-    """A few idle connections per profile, reset before reuse, never shared between calls.
+    """A few idle connections per profile, never shared between calls.
 
-    ``open`` makes a connection, ``reset`` returns one to a clean session (raising when it
-    cannot), ``close`` ends one. ``take``/``give``/``discard`` are called by the engine around
-    each statement; a connection that saw any doubt (a timeout, a lost link, a cut result)
-    is discarded instead of given back.
+    ``open`` makes a connection and ``close`` ends one. ``take``/``give``/``discard`` are called
+    by the engine around each call. An engine gives a connection back only once it has left
+    the session clean for the next call (each engine does that within the call, so a reset
+    costs no round trip of its own); a connection that saw any doubt (a timeout, a lost link,
+    a cut result) is discarded instead. Idle connections older than ``max_idle`` seconds are
+    closed rather than handed out (the server may already have ended them).
     """
 
     def __init__(
         self,
         open_: Callable[[], Awaitable[C]],
-        reset: Callable[[C], Awaitable[None]],
         close: Callable[[C], Awaitable[None]],
+        *,
+        max_idle: float = math.inf,
     ) -> None:
         self._open = open_
-        self._reset = reset
         self._close = close
-        self._idle: list[C] = []
+        self._max_idle = max_idle
+        self._idle: list[tuple[C, float]] = []
         self._slots = asyncio.Semaphore(MAX_OPEN)
         self._closed = False
 
@@ -99,28 +104,23 @@ class Pool[C]:
             raise unavailable("this database connection is closing")
         await self._slots.acquire()
         try:
-            if self._idle:
-                return self._idle.pop(), False
+            while self._idle:
+                conn, since = self._idle.pop()
+                if time.monotonic() - since <= self._max_idle:
+                    return conn, False
+                await self._quiet_close(conn)
             return await self._open(), True
         except BaseException:
             self._slots.release()
             raise
 
     async def give(self, conn: C) -> None:
-        """Reset and keep ``conn`` for the next call (or close it when it cannot be reset)."""
-        try:
-            async with asyncio.timeout(CONNECT_SECONDS):
-                await self._reset(conn)
-        except BaseException as exc:
-            await self.discard(conn)
-            if not isinstance(exc, Exception):
-                raise
-            return
+        """Keep ``conn``, clean again, for the next call."""
         self._slots.release()
         if self._closed or len(self._idle) >= MAX_IDLE:
             await self._quiet_close(conn)
         else:
-            self._idle.append(conn)
+            self._idle.append((conn, time.monotonic()))
 
     async def discard(self, conn: C) -> None:
         self._slots.release()
@@ -136,5 +136,5 @@ class Pool[C]:
     async def aclose(self) -> None:
         self._closed = True
         idle, self._idle = self._idle, []
-        for conn in idle:
+        for conn, _since in idle:
             await self._quiet_close(conn)

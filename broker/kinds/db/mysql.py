@@ -1,32 +1,38 @@
-"""MySQL and MariaDB through aiomysql: a read-only session, one statement per call.
+"""MySQL and MariaDB: a read-only session, one statement per call, arguments never SQL.
 
-* aiomysql always asks the server for multiple statements per query; Helm clears that
-  capability before the handshake, so ``SELECT 1; DELETE …`` is a syntax error on the server.
-  LOCAL INFILE is not offered either: the server cannot ask Helm for a local file.
+* aiomysql signs in (``aiomysql_private``) without offering multiple statements or local files:
+  ``SELECT 1; DELETE …`` is a syntax error on the server, and the server cannot ask for a file.
+* Arguments are bound by the server: a statement with arguments is a server-side prepared
+  statement executed with typed binary values (``mywire``), so no argument is ever read as
+  SQL. A statement without arguments is sent as it is (it has nothing to bind).
 * The session is read-only (``SET SESSION TRANSACTION READ ONLY``) and each read runs in
-  ``START TRANSACTION READ ONLY``. MySQL still lets such a transaction write temporary tables and
-  ``SELECT … INTO OUTFILE`` write a server file, so reads must also pass ``rules.read_problem``.
-* Before a pooled connection is used again Helm sends COM_RESET_CONNECTION (user variables,
-  temporary tables, session settings, locks and the open transaction all go) and makes the
-  session read-only again.
-* Arguments become SQL literals escaped by the driver for the connection, placed at the
-  ``?`` positions the scan found outside strings and comments; the driver's own
-  ``%``-formatting is never used, so a literal ``%`` in the SQL needs no escaping.
+  ``START TRANSACTION READ ONLY``. MySQL still lets such a transaction write temporary tables,
+  and ``SELECT … INTO OUTFILE`` write a server file, so reads must also pass
+  ``rules.read_problem``, whose scan lexes SQL as the server does. The session's sql_mode is the
+  server's without ANSI_QUOTES and NO_BACKSLASH_ESCAPES, the lexing that scan assumes.
+* Each call ends with COM_RESET_CONNECTION (user variables, temporary tables, prepared
+  statements, locks and the open transaction all go), then makes the session read-only again.
+  These commands ride in the same write as the statement: a read is one round trip
+  (two on MySQL, where execute cannot follow its prepare unanswered).
 * On timeout Helm sends ``KILL QUERY`` from a second connection and drops the first.
-* Dates and times are the server's text (the driver's date conversion is turned off).
+* Dates and times are the server's text (``mytypes``).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import aiomysql
 import pymysql  # type: ignore[import-untyped]
-from pymysql.constants import CLIENT, FIELD_TYPE  # type: ignore[import-untyped]
+from pymysql.constants import CLIENT  # type: ignore[import-untyped]
 
 from broker.errors import CallError, ErrorCode
+from broker.kinds.db import mywire
+from broker.kinds.db.aiomysql_private import sign_in
 from broker.kinds.db.engine import (
     CONNECT_SECONDS,
     QUERY_SECONDS,
@@ -36,20 +42,28 @@ from broker.kinds.db.engine import (
     timeout_error,
     unavailable,
 )
+from broker.kinds.db.mywire import LOCAL_FILE_REFUSED, Ok, Prepared, ServerError, Step, Wire, query
 from broker.kinds.db.profiles import DbProfile
 from broker.kinds.db.rules import read_problem
-from broker.kinds.db.sqlscan import interpolate, scan
-from broker.kinds.db.values import FETCH_ROWS, RowBudget, Scalar, bigint, plain
+from broker.kinds.db.sqlscan import scan
+from broker.kinds.db.values import Scalar
 
-FETCH_CHUNK = 250
-COM_RESET_CONNECTION = 0x1F
 ACCESS_DENIED = frozenset({1044, 1045, 1698})
 UNKNOWN_DATABASE = 1049
 INTERRUPTED = frozenset({1317, 1969, 3024})  # query interrupted / statement or execution time exceeded
-CLIENT_ERRORS = range(2000, 3000)  # the client library's own codes (lost link, cannot connect)
-LOST = (OSError, pymysql.err.InterfaceError, asyncio.IncompleteReadError)
+LOST = (OSError, asyncio.IncompleteReadError, mywire.ProtocolError)
 READ_ONLY_SESSION = "SET SESSION TRANSACTION READ ONLY"
-LOCAL_FILE_REFUSED = "Helm never sends local files to the database server (LOAD DATA LOCAL is off)"
+BEGIN_READ = query("START TRANSACTION READ ONLY")
+BEGIN_WRITE = query("START TRANSACTION READ WRITE")
+COMMIT = query("COMMIT")
+# sql_mode flags that change how the server splits SQL into tokens (directly, or as part of a
+# combination mode): Helm's scan assumes neither.
+LEXER_MODES = frozenset(
+    {"ANSI_QUOTES", "NO_BACKSLASH_ESCAPES", "ANSI", "DB2", "MAXDB", "MSSQL", "ORACLE", "POSTGRESQL"}
+)
+_MODE_NAME = re.compile(r"[A-Z0-9_]+")
+_MARIADB = re.compile(r"(\d+)\.(\d+)\.\d+-MariaDB")
+RESET_FAILED = "Helm could not reset the database session"
 
 
 # The privileges of the signed-in account (information_schema lists other accounts' grants too
@@ -72,14 +86,33 @@ WRITE_PRIVILEGES = frozenset(
 )  # fmt: skip
 
 
-def _decoders() -> dict[int, Any]:
-    conv: dict[int, Any] = dict(pymysql.converters.decoders)
-    for field_type in (FIELD_TYPE.DATE, FIELD_TYPE.DATETIME, FIELD_TYPE.TIMESTAMP, FIELD_TYPE.TIME):
-        conv.pop(field_type, None)  # keep the server's text
-    return conv
+def session_mode(server_mode: str) -> str:
+    """The statement that sets the session's sql_mode: the server's, minus ``LEXER_MODES``."""
+    kept = [m for m in server_mode.upper().split(",") if _MODE_NAME.fullmatch(m) and m not in LEXER_MODES]
+    return f"SET SESSION sql_mode = '{','.join(kept)}'"
 
 
-DECODERS = _decoders()
+def pipelines_execute(server_version: str) -> bool:
+    """MariaDB 10.2 and later execute statement id -1: the statement prepared just before."""
+    m = _MARIADB.search(server_version)
+    return m is not None and (int(m.group(1)), int(m.group(2))) >= (10, 2)
+
+
+@dataclass
+class _Session:
+    conn: aiomysql.Connection
+    wire: Wire
+    mode_sql: str
+    pipelined: bool
+
+    def tail(self) -> list[Step]:
+        """What leaves the session clean for the next call, sent after the statement."""
+        w = self.wire
+        return [(mywire.reset(), w.ok), (query(READ_ONLY_SESSION), w.ok), (query(self.mode_sql), w.ok)]
+
+
+class _Stale(Exception):
+    """A pooled connection turned out dead before the server answered anything: try a new one."""
 
 
 class MysqlEngine:
@@ -92,22 +125,18 @@ class MysqlEngine:
             "password": password or "",
         }
         self._secrets = (profile.host, password, f"{profile.host}:{profile.port}")
-        self._pool: Pool[aiomysql.Connection] = Pool(self._open, _reset, _close)
+        self._pool: Pool[_Session] = Pool(self._open, _close)
 
-    async def _connect(self) -> aiomysql.Connection:
+    async def _sign_in(self) -> tuple[aiomysql.Connection, Wire]:
         conn = aiomysql.Connection(
-            **self._connect_args,
-            charset="utf8mb4",
-            connect_timeout=CONNECT_SECONDS,
-            autocommit=True,
-            local_infile=False,
-            conv=DECODERS,
-            program_name="helm",
-        )
+            **self._connect_args, charset="utf8mb4", connect_timeout=CONNECT_SECONDS,
+            autocommit=None, local_infile=False, program_name="helm",
+        )  # fmt: skip
         # aiomysql adds MULTI_STATEMENTS to every connection; the handshake must not offer it.
         conn.client_flag &= ~(CLIENT.MULTI_STATEMENTS | CLIENT.LOCAL_FILES)
         try:
-            await conn._connect()
+            async with asyncio.timeout(CONNECT_SECONDS):
+                reader, writer = await sign_in(conn)
         except pymysql.err.OperationalError as exc:
             code = exc.args[0] if exc.args else 0
             if code in ACCESS_DENIED:
@@ -118,132 +147,141 @@ class MysqlEngine:
                 raise unavailable("the profile's database does not exist on the server") from exc
             raise unavailable("Helm cannot reach the database server") from exc
         except (*LOST, pymysql.err.MySQLError, TimeoutError) as exc:
-            raise unavailable("Helm cannot reach the database server") from exc
-        return conn
-
-    async def _open(self) -> aiomysql.Connection:
-        conn = await self._connect()
-        try:
-            await _query(conn, READ_ONLY_SESSION)
-        except (*LOST, pymysql.err.MySQLError) as exc:
             conn.close()
             raise unavailable("Helm cannot reach the database server") from exc
-        return conn
+        return conn, Wire(reader, writer)
 
-    async def _begin(self, mode: str) -> aiomysql.Connection:
-        """A connection inside ``START TRANSACTION <mode>``; a dead pooled one is replaced once."""
-        for _attempt in range(2):
-            conn, fresh = await self._pool.take()
-            try:
-                async with asyncio.timeout(CONNECT_SECONDS):
-                    await _query(conn, f"START TRANSACTION {mode}")
-            except (*LOST, pymysql.err.MySQLError, TimeoutError) as exc:
-                await self._pool.discard(conn)
-                if fresh:
-                    raise unavailable("the database server stopped answering") from exc
-                continue
-            return conn
-        raise unavailable("the database server stopped answering")
+    async def _open(self) -> _Session:
+        conn, wire = await self._sign_in()
+        try:
+            async with asyncio.timeout(CONNECT_SECONDS):
+                [mode] = await wire.exchange([(query("SELECT @@SESSION.sql_mode"), _text_rows(wire))])
+                if isinstance(mode, ServerError):
+                    raise mode
+                pipelined = pipelines_execute(conn.server_version)
+                session = _Session(conn, wire, session_mode(str(mode["rows"][0][0])), pipelined)
+                _check_clean(await wire.exchange(session.tail()[1:]))
+        except (*LOST, ServerError, CallError, TimeoutError) as exc:
+            conn.close()
+            raise unavailable("Helm cannot reach the database server") from exc
+        return session
 
-    def _bind(self, conn: aiomysql.Connection, sql: str, args: Sequence[Scalar]) -> str:
-        s = scan(sql, "mysql")
-        if len(s.positions) != len(args):
-            raise CallError(
-                ErrorCode.REFUSED,
-                f"the SQL has {len(s.positions)} ? placeholder(s) for {len(args)} argument(s)",
-            )
-        return interpolate(sql, s.positions, [conn.literal(a) for a in args])
-
+    # -- calls ------------------------------------------------------------------------------
     async def read(self, sql: str, args: Sequence[Scalar]) -> dict[str, Any]:
-        problem = read_problem(sql, "mysql")
+        problem = read_problem(sql, "mysql") or _nul_problem(sql)
         if problem is not None:
             raise CallError(ErrorCode.REFUSED, f"Helm refused this read query: {problem}")
-        conn = await self._begin("READ ONLY")
-        return await self._guarded(conn, self._fetch(conn, self._bind(conn, sql, args)))
+        return await self._call(lambda s: self._read_on(s, sql, args))
+
+    async def _read_on(self, s: _Session, sql: str, args: Sequence[Scalar]) -> dict[str, Any]:
+        w = s.wire
+        prepared: Any = None
+        if not args:
+            steps = [(BEGIN_READ, w.ok), (query(sql), _text_rows(w)), *s.tail()]
+            begin, result, *tail = await w.exchange(steps)
+        elif s.pipelined:
+            begin, prepared, result, *tail = await w.exchange([
+                (BEGIN_READ, w.ok), (mywire.prepare(sql), w.prepared),
+                (mywire.execute(mywire.LAST_PREPARED, args), _binary_rows(w)), *s.tail(),
+            ])  # fmt: skip
+        else:
+            begin, prepared = await w.exchange([(BEGIN_READ, w.ok), (mywire.prepare(sql), w.prepared)])
+            if not isinstance(prepared, Prepared) or not isinstance(begin, Ok):
+                self._settle(begin, await w.exchange(s.tail()), prepared, None, len(args))
+            result, *tail = await w.exchange(
+                [(mywire.execute(prepared.statement_id, args), _binary_rows(w)), *s.tail()]
+            )
+        self._settle(begin, tail, prepared, result, len(args))
+        assert isinstance(result, dict)
+        return result
 
     async def write(self, sql: str, args: Sequence[Scalar]) -> Written:
         s = scan(sql, "mysql")
         if s.first_words[:1] == ("LOAD",) and "LOCAL" in s.words:
             raise CallError(ErrorCode.REFUSED, LOCAL_FILE_REFUSED)
-        conn = await self._begin("READ WRITE")
-        count: int = await self._guarded(conn, self._modify(conn, self._bind(conn, sql, args)))
-        return Written(count)
+        problem = _nul_problem(sql)
+        if problem is not None:
+            raise CallError(ErrorCode.REFUSED, f"Helm refused this write query: {problem}")
+        count = await self._call(lambda session: self._write_on(session, sql, args))
+        return Written(max(count, 0))
 
-    async def _guarded[T](self, conn: aiomysql.Connection, work: Any) -> T:
-        """Run ``work`` on ``conn`` within the time limit; give the connection back or drop it."""
+    async def _write_on(self, s: _Session, sql: str, args: Sequence[Scalar]) -> int:
+        """BEGIN (and PREPARE) first: nothing runs until the server agrees on the placeholders."""
+        w = s.wire
+        steps: list[Step] = [(BEGIN_WRITE, w.ok)]
+        if args:
+            steps.append((mywire.prepare(sql), w.prepared))
+        begin, *rest = await w.exchange(steps)
+        prepared = rest[0] if rest else None
+        if not isinstance(begin, Ok) or (args and _mismatch(prepared, len(args))):
+            self._settle(begin, await w.exchange(s.tail()), prepared, None, len(args))
+        if isinstance(prepared, Prepared):
+            statement = mywire.execute(prepared.statement_id, args)
+        else:
+            statement = query(sql)
+        count, commit, *tail = await w.exchange([(statement, w.affected), (COMMIT, w.ok), *s.tail()])
+        self._settle(begin, tail, prepared, count, len(args))
+        if isinstance(commit, ServerError):
+            raise self._error(commit)
+        assert isinstance(count, int)
+        return count
+
+    def _settle(self, begin: Any, tail: Sequence[Any], prepared: Any, result: Any, nargs: int) -> None:
+        """Raise the error that the replies of one call explain, if any."""
+        _check_clean([begin, *tail])
+        for reply in (prepared, result):
+            if isinstance(reply, ServerError):
+                raise self._error(reply)
+        if prepared is not None and _mismatch(prepared, nargs):
+            raise CallError(
+                ErrorCode.REFUSED,
+                f"the server found {prepared.params} placeholder(s) in the SQL for {nargs} argument(s)",
+            )
+
+    async def _call[T](self, work: Callable[[_Session], Awaitable[T]]) -> T:
+        """``work`` on a pooled session; a session found dead before any answer is replaced once."""
+        for _attempt in range(2):
+            session, fresh = await self._pool.take()
+            try:
+                return await self._guarded(session, work(session), retry=not fresh)
+            except _Stale:
+                continue
+        raise unavailable("the database server stopped answering")
+
+    async def _guarded[T](self, s: _Session, work: Awaitable[T], *, retry: bool) -> T:
+        """Run ``work`` on ``s`` within the time limit; give the session back or drop it."""
+        replies = s.wire.replies
         try:
             async with asyncio.timeout(QUERY_SECONDS):
                 result: T = await work
         except TimeoutError as exc:
-            await self._kill(conn)
-            await self._pool.discard(conn)
+            await self._kill(s)
+            await self._pool.discard(s)
             raise timeout_error() from exc
+        except LOST as exc:
+            await self._pool.discard(s)
+            if retry and s.wire.replies == replies:
+                raise _Stale from exc
+            raise unavailable("the database server stopped answering") from exc
         except CallError as err:
-            # A cut-off result is still streaming, a refused file request leaves the protocol
-            # mid-exchange: dropping the link ends both on the server.
-            if err.code is ErrorCode.QUERY_FAILED:
-                await self._pool.give(conn)
-            else:
-                await self._pool.discard(conn)
+            # A statement the server refused leaves the session in step and reset; anything
+            # else (a cut-off result still streaming, a failed reset) ends the connection.
+            await (self._pool.give(s) if err.code is ErrorCode.QUERY_FAILED else self._pool.discard(s))
             raise
         except BaseException:
-            await self._pool.discard(conn)
+            await self._pool.discard(s)
             raise
-        await self._pool.give(conn)
+        await self._pool.give(s)
         return result
 
-    async def _fetch(self, conn: aiomysql.Connection, sql: str) -> dict[str, Any]:
-        try:
-            cursor = await conn.cursor(aiomysql.SSCursor)
-            await cursor.execute(sql)
-            desc = cursor.description or ()
-            budget = RowBudget(
-                [d[0] for d in desc], [bigint if d[1] == FIELD_TYPE.LONGLONG else plain for d in desc]
-            )
-            while not budget.full:
-                chunk = await cursor.fetchmany(FETCH_CHUNK)
-                budget.add_all(chunk)
-                if len(chunk) < FETCH_CHUNK:  # the last chunk: the result is complete
-                    await cursor.close()
-                    return budget.result()
-            budget.add_all(await cursor.fetchmany(FETCH_ROWS - len(budget.rows)))
-            await cursor.close()
-            return budget.result()
-        except pymysql.err.MySQLError as exc:
-            raise self._error(exc) from exc
-        except LOST as exc:
-            raise unavailable("the database server stopped answering") from exc
-        except RuntimeError as exc:  # the driver refusing the server's request for a local file
-            raise CallError(ErrorCode.REFUSED, LOCAL_FILE_REFUSED) from exc
-
-    async def _modify(self, conn: aiomysql.Connection, sql: str) -> int:
-        try:
-            cursor = await conn.cursor()
-            await cursor.execute(sql)
-            count = max(int(cursor.rowcount), 0)
-            await cursor.close()
-            await _query(conn, "COMMIT")
-            return count
-        except pymysql.err.MySQLError as exc:
-            raise self._error(exc) from exc
-        except LOST as exc:
-            raise unavailable("the database server stopped answering") from exc
-        except RuntimeError as exc:  # the driver refusing the server's request for a local file
-            raise CallError(ErrorCode.REFUSED, LOCAL_FILE_REFUSED) from exc
-
-    def _error(self, exc: pymysql.err.MySQLError) -> CallError:
-        code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else 0
-        if code in INTERRUPTED:
+    def _error(self, exc: ServerError) -> CallError:
+        if exc.code in INTERRUPTED:
             return timeout_error()
-        if code in CLIENT_ERRORS:
-            return unavailable("the database server stopped answering")
-        message = str(exc.args[1]) if len(exc.args) > 1 else ""
-        return query_failed(message, self._secrets)
+        return query_failed(exc.message, self._secrets)
 
     async def role_warnings(self) -> list[str]:
         """What the profile's user may do beyond reading (for Settings and ``helm db add``)."""
-        conn = await self._begin("READ ONLY")
-        rows: dict[str, Any] = await self._guarded(conn, self._fetch(conn, PRIVILEGES_SQL))
+        rows = await self.read(PRIVILEGES_SQL, [])
         granted = {str(r[0]).upper() for r in rows["rows"]}
         warnings = []
         if granted & ADMIN_PRIVILEGES:
@@ -258,15 +296,16 @@ class MysqlEngine:
             )
         return warnings
 
-    async def _kill(self, conn: aiomysql.Connection) -> None:
+    async def _kill(self, s: _Session) -> None:
         """Stop the running statement on the server (the client side alone would leave it running)."""
         try:
-            killer = await self._connect()
+            killer, wire = await self._sign_in()
         except CallError:
             return
         try:
-            await asyncio.wait_for(_query(killer, f"KILL QUERY {int(conn.thread_id())}"), CONNECT_SECONDS)
-        except (*LOST, pymysql.err.MySQLError, TimeoutError):
+            async with asyncio.timeout(CONNECT_SECONDS):
+                await wire.exchange([(query(f"KILL QUERY {int(s.conn.thread_id())}"), wire.ok)])
+        except (*LOST, TimeoutError):
             pass
         finally:
             killer.close()
@@ -275,19 +314,29 @@ class MysqlEngine:
         await self._pool.aclose()
 
 
-async def _query(conn: aiomysql.Connection, sql: str) -> None:
-    """One statement Helm wrote itself, with no result set."""
-    cursor = await conn.cursor()
-    await cursor.execute(sql)
-    await cursor.close()
+def _text_rows(w: Wire) -> Callable[[], Awaitable[dict[str, Any]]]:
+    return lambda: w.rows(binary=False)
 
 
-async def _reset(conn: aiomysql.Connection) -> None:
-    # COM_RESET_CONNECTION has no aiomysql method; the packet is the command byte alone.
-    await conn._execute_command(COM_RESET_CONNECTION, b"")
-    await conn._read_ok_packet()
-    await _query(conn, READ_ONLY_SESSION)
+def _binary_rows(w: Wire) -> Callable[[], Awaitable[dict[str, Any]]]:
+    return lambda: w.rows(binary=True)
 
 
-async def _close(conn: aiomysql.Connection) -> None:
-    conn.close()
+def _mismatch(prepared: Any, nargs: int) -> bool:
+    return not isinstance(prepared, Prepared) or prepared.params != nargs
+
+
+def _check_clean(replies: Sequence[Any]) -> None:
+    """Helm's own commands all succeeded, and the session lexes SQL the way the scan does."""
+    if not all(isinstance(r, Ok) for r in replies):
+        raise unavailable(RESET_FAILED)
+    if replies[-1].status & mywire.STATUS_NO_BACKSLASH_ESCAPES:
+        raise unavailable(RESET_FAILED)
+
+
+def _nul_problem(sql: str) -> str | None:
+    return "the SQL contains a NUL character" if "\x00" in sql else None
+
+
+async def _close(s: _Session) -> None:
+    s.conn.close()

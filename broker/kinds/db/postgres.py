@@ -65,7 +65,7 @@ class PostgresEngine:
             "password": password,
         }
         self._secrets = (profile.host, password, f"{profile.host}:{profile.port}")
-        self._pool: Pool[asyncpg.Connection] = Pool(self._open, _reset, _close)
+        self._pool: Pool[asyncpg.Connection] = Pool(self._open, _close)
 
     async def _open(self) -> asyncpg.Connection:
         try:
@@ -113,7 +113,7 @@ class PostgresEngine:
             async with asyncio.timeout(QUERY_SECONDS):
                 result = await self._fetch(conn, sql, args)
         except TimeoutError as exc:
-            await self._pool.give(conn)  # asyncpg cancelled the query on the server; reset or drop
+            await self._give(conn)  # asyncpg cancelled the query on the server; reset or drop
             raise timeout_error() from exc
         except CallError as err:
             await self._release(conn, lost=err.code is ErrorCode.UNAVAILABLE)
@@ -121,7 +121,7 @@ class PostgresEngine:
         except BaseException:
             await self._pool.discard(conn)
             raise
-        await self._pool.give(conn)
+        await self._give(conn)
         return result
 
     async def _fetch(self, conn: asyncpg.Connection, sql: str, args: Sequence[Scalar]) -> dict[str, Any]:
@@ -157,7 +157,7 @@ class PostgresEngine:
                 except LOST as exc:
                     raise unavailable("the database server stopped answering") from exc
         except TimeoutError as exc:
-            await self._pool.give(conn)
+            await self._give(conn)
             raise timeout_error() from exc
         except CallError as err:
             await self._release(conn, lost=err.code is ErrorCode.UNAVAILABLE)
@@ -165,14 +165,23 @@ class PostgresEngine:
         except BaseException:
             await self._pool.discard(conn)
             raise
-        await self._pool.give(conn)
+        await self._give(conn)
         return Written(_rows_affected(status))
+
+    async def _give(self, conn: asyncpg.Connection) -> None:
+        """Reset ``conn`` and keep it for the next call, or close it when it cannot be reset."""
+        try:
+            await _reset(conn)
+        except (*LOST, asyncpg.PostgresError, TimeoutError):
+            await self._pool.discard(conn)
+            return
+        await self._pool.give(conn)
 
     async def _release(self, conn: asyncpg.Connection, *, lost: bool) -> None:
         if lost:
             await self._pool.discard(conn)
         else:
-            await self._pool.give(conn)
+            await self._give(conn)
 
     def _error(self, exc: asyncpg.PostgresError) -> CallError:
         if getattr(exc, "sqlstate", None) == QUERY_CANCELED:
@@ -188,7 +197,7 @@ class PostgresEngine:
         except (asyncpg.PostgresError, *LOST, TimeoutError) as exc:
             await self._pool.discard(conn)
             raise unavailable("Helm could not read the role's privileges") from exc
-        await self._pool.give(conn)
+        await self._give(conn)
         warnings: list[str] = []
         if row is None:
             return warnings
@@ -231,7 +240,7 @@ RESET_SQL = (
 
 
 async def _reset(conn: asyncpg.Connection) -> None:
-    await conn.execute(RESET_SQL)
+    await conn.execute(RESET_SQL, timeout=CONNECT_SECONDS)
 
 
 async def _close(conn: asyncpg.Connection) -> None:

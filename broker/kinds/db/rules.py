@@ -27,14 +27,14 @@ def read_problem(sql: str, engine: str) -> str | None:
 
     MySQL lets a read-only transaction write temporary tables, and ``SELECT … INTO OUTFILE``
     writes a file on the server, so a MySQL read must be a plain query: it starts with one of
-    ``MYSQL_READ_STARTS``, has no INTO and no executable comment (``/*! … */`` runs its
-    content, which a scan that skips comments would not see).
+    ``MYSQL_READ_STARTS``, has no INTO and no executable comment (``/*! … */`` runs its content
+    only on some server versions, so what it does cannot be known from the text alone).
     """
     if engine != "mysql":
         return None
-    if "/*!" in sql or "/*M!" in sql:
-        return "MySQL executable comments (/*! … */) are not allowed in read queries"
     s = scan(sql, engine)
+    if s.executable:
+        return "MySQL executable comments (/*! … */, /*M! … */) are not allowed in read queries"
     if not s.first_words or s.first_words[0] not in MYSQL_READ_STARTS:
         return f"a MySQL read query must start with {', '.join(MYSQL_READ_STARTS)}"
     if "INTO" in s.words:
@@ -46,6 +46,9 @@ def sql_problems(
     sql: str, engine: str, params: list[str], *, write: bool = False
 ) -> Iterator[tuple[str, str]]:
     """(field, message) for each problem of one query's SQL against its params."""
+    if "\x00" in sql:
+        yield "sql", "contains a NUL character"
+        return
     s = scan(sql, engine)
     if s.unterminated:
         yield "sql", "has an unterminated string, identifier or comment"

@@ -85,7 +85,7 @@ class SqliteEngine:
     def __init__(self, path: str) -> None:
         self._path = path
         self._secrets = (path, Path(path).name)
-        self._pool: Pool[aiosqlite.Connection] = Pool(self._open_read, _no_reset, _close)
+        self._pool: Pool[aiosqlite.Connection] = Pool(self._open_read, _close)
 
     def _uri(self, mode: str) -> str:
         return f"{Path(self._path).as_uri()}?mode={mode}"
@@ -177,11 +177,6 @@ class SqliteEngine:
 
     async def aclose(self) -> None:
         await self._pool.aclose()
-
-
-async def _no_reset(conn: aiosqlite.Connection) -> None:
-    # The authorizer keeps a read connection's session unchangeable: nothing to reset.
-    return None
 
 
 async def _close(conn: aiosqlite.Connection) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +13,7 @@ from broker.errors import CallError
 from broker.kinds.db import profiles
 from broker.kinds.db.adapter import DbKind
 from broker.kinds.db.profiles import DbProfile
+from broker.kinds.db.values import Scalar
 from tests.helpers import manifest_dict, new_broker, setup_extension
 from tests.servers.databases import DatabaseServer
 
@@ -62,11 +63,13 @@ async def db_world(
         yield DbWorld(broker, ctx)
 
 
-async def run_sql(broker: Broker, profile: DbProfile, sql: str, *, write: bool = False) -> dict[str, Any]:
-    """Ad-hoc SQL straight through the db kind (the same path the DB explorer uses), as an envelope."""
+async def run_sql(
+    broker: Broker, profile: DbProfile, sql: str, args: Sequence[Scalar] = (), *, write: bool = False
+) -> dict[str, Any]:
+    """SQL straight through the db kind (the path the DB explorer uses, and no lint), as an envelope."""
     kind = broker.adapter("db")
     assert isinstance(kind, DbKind)
     try:
-        return await kind.run(profile, sql, [], write=write)
+        return await kind.run(profile, sql, args, write=write)
     except CallError as err:
         return envelope.failure("db", err)

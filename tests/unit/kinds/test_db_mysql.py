@@ -286,3 +286,55 @@ async def test_user_warnings_name_admins_and_users_that_can_write(
         assert fragment in text
     if not expected:
         assert warnings == []
+
+
+@pytest.fixture
+def typed_table(mariadb_server: DatabaseServer) -> str:
+    """A table of every column kind, with edge values (zero dates, fractions, extremes, NULLs)."""
+    name = f"typed_{secrets.token_hex(4)}"
+    mariadb_server.admin_sql(
+        f"SET NAMES utf8mb4; CREATE TABLE helm.{name} (id INT PRIMARY KEY, ti TINYINT, tu TINYINT UNSIGNED, "
+        "si SMALLINT, mi MEDIUMINT UNSIGNED, i INT, iu INT UNSIGNED, bi BIGINT, bu BIGINT UNSIGNED, "
+        "f FLOAT, d DOUBLE, dec_ DECIMAL(20,6), y YEAR, da DATE, dt DATETIME, dt3 DATETIME(3), "
+        "ts TIMESTAMP(6) NULL, t TIME, t2 TIME(2), b BIT(12), bl BLOB, vb VARBINARY(8), "
+        "c CHAR(3), v VARCHAR(20), tx TEXT, e ENUM('a','b'), st SET('x','y'), j JSON, g POINT) "
+        "DEFAULT CHARSET = utf8mb4;"
+        f"INSERT INTO helm.{name} VALUES "
+        "(1, -128, 255, -32768, 16777215, -2147483648, 4294967295, -9223372036854775808, "
+        "18446744073709551615, 3.14159265, 0.1, -12345678901234.123456, 2024, '2024-02-03', "
+        "'2024-02-03 04:05:06', '2024-02-03 04:05:06.120', '2024-02-03 04:05:06.000001', "
+        "'-838:59:59', '12:00:00.5', b'101', x'00ff', x'0102', 'ab', 'Grüße ✓', 'long text', "
+        "'b', 'x,y', '{\"k\": [1, 2]}', POINT(1, 2)),"
+        "(2, 0, 0, 0, 0, 0, 0, 0, 0, 123456789, 1e300, 0, 1901, '0000-00-00', '0000-00-00 00:00:00', "
+        "'2024-01-01 00:00:00', NULL, '00:00:00', '-00:00:01.25', b'0', '', '', '', '', '', 'a', '', "
+        "'null', NULL),"
+        "(3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1e-10, -2.5e-300, NULL, NULL, "
+        "'2024-00-00', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "
+        "NULL, NULL, NULL);"
+        f"GRANT SELECT ON helm.{name} TO 'helm_ro'@'%';"
+    )
+    return name
+
+
+async def test_a_statement_with_arguments_returns_the_same_values_as_one_without(
+    tmp_path: Path, mariadb_server: DatabaseServer, typed_table: str
+) -> None:
+    # Without arguments the server answers in its text protocol; with them, in the binary one.
+    extra = ", 0.1e0 + 0.2e0 AS sum_, 1 / 3e0 AS third, SEC_TO_TIME(3.5) AS st2, CAST(1.1 AS FLOAT) AS cf"
+    queries = {
+        "text": {"sql": f"SELECT *{extra} FROM {typed_table} ORDER BY id"},
+        "binary": {"sql": f"SELECT *{extra} FROM {typed_table} WHERE id >= ? ORDER BY id", "params": ["min"]},
+    }
+    prof, pw = server_profile(mariadb_server, "helm_ro")
+    async with db_world(tmp_path, "mysql", queries, profile=prof, password=pw) as w:
+        text = await w.call("text")
+        binary = await w.call("binary", {"min": 0})
+    assert text["ok"] is True, text
+    assert binary["data"] == text["data"]
+    first = dict(zip(text["data"]["columns"], text["data"]["rows"][0], strict=True))
+    assert first["bu"] == "18446744073709551615"
+    assert first["f"] == 3.14159
+    assert first["dt3"] == "2024-02-03 04:05:06.120"
+    assert first["t"] == "-838:59:59"
+    assert first["v"] == "Grüße ✓"
+    assert first["bl"] == "AP8="
