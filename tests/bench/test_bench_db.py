@@ -18,7 +18,7 @@ import aiosqlite
 import asyncpg
 
 from broker import Broker, CallContext
-from broker.kinds.db.postgres import RESET_SQL
+from broker.kinds.db.postgres import NEXT_CALL_SQL
 from broker.kinds.db.profiles import DbProfile
 from tests.bench.conftest import Bench
 from tests.helpers import manifest_dict, new_broker, setup_extension
@@ -97,12 +97,14 @@ async def test_postgres_query_overhead_against_raw_asyncpg(
                 bench, broker, ctx, raw, "db query through the broker (PostgreSQL)", "vs raw asyncpg"
             )
 
+            # The same protocol steps Helm takes, without Helm: what read-only costs by itself
+            # (the statement prepared once and kept, the connection waiting inside BEGIN).
+            await conn.execute("BEGIN READ ONLY")
+            stmt = await conn.prepare(SQL["postgres"])
+
             async def raw_guarded() -> object:
-                # The same protocol steps Helm takes, without Helm: what read-only costs by itself.
-                await conn.execute("BEGIN READ ONLY")
-                stmt = await conn.prepare(SQL["postgres"])
                 rows = [r async for r in stmt.cursor(0, prefetch=1001)]
-                await conn.execute(RESET_SQL)
+                await conn.execute(NEXT_CALL_SQL)
                 return rows
 
             await _compare(

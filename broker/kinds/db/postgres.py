@@ -1,18 +1,28 @@
 """PostgreSQL through asyncpg: one statement per call in a read-only transaction.
 
-Each read runs as ``BEGIN READ ONLY`` → the statement over the extended protocol (which refuses
-more than one statement) → ``ROLLBACK``, on a session whose default is read-only too. A write
-runs in ``BEGIN READ WRITE`` … ``COMMIT``. A query can still change its session without writing
-(settings, advisory locks, LISTEN, prepared statements, cursors WITH HOLD), so before a pooled
-connection is used again Helm rolls back and resets all of it (what ``DISCARD ALL`` does). On
-timeout asyncpg sends PostgreSQL's cancel request, so the query stops on the server too; a
-server-side ``statement_timeout`` slightly above Helm's limit is the backstop.
+Each read runs its statement over the extended protocol (which refuses more than one statement)
+inside ``BEGIN READ ONLY``, on a session whose default is read-only too; then one simple-protocol
+round trip ends the call: ``ROLLBACK``, the release of what outlives a rollback, and the next
+call's ``BEGIN READ ONLY``. So a pooled connection waits inside a transaction that has taken no
+snapshot and no lock yet, and a read costs two round trips (one more the first time a
+connection sees a statement: it is prepared once per connection and kept).
+
+A rolled-back transaction takes with it everything a statement can change in its session:
+settings (``SET``, ``set_config``), ``SET ROLE``, ``LISTEN`` (which only acts on commit),
+cursors (even ``WITH HOLD``) and temporary objects. What outlives it: session advisory locks,
+released at the end of every call, and SQL-level ``PREPARE``, after which the connection is
+dropped instead of reused. A write runs in ``BEGIN READ WRITE`` … ``COMMIT`` and its connection
+is never reused (a commit keeps whatever the statement set up). On timeout asyncpg sends
+PostgreSQL's cancel request, so the query stops on the server too; a server-side
+``statement_timeout`` slightly above Helm's limit is the backstop.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import asyncpg
@@ -29,11 +39,18 @@ from broker.kinds.db.engine import (
 )
 from broker.kinds.db.pgtypes import coerce
 from broker.kinds.db.profiles import DbProfile
-from broker.kinds.db.values import FETCH_ROWS, RowBudget, Scalar, bigint, plain
+from broker.kinds.db.values import FETCH_ROWS, Converter, RowBudget, Scalar, bigint, plain
 
 # Errors that mean the link to the server is gone, not that the query was wrong.
-LOST = (OSError, asyncpg.exceptions.ConnectionDoesNotExistError, asyncpg.exceptions.InterfaceError)
+LOST = (OSError, asyncpg.exceptions.PostgresConnectionError, asyncpg.exceptions.InterfaceError)
 QUERY_CANCELED = "57014"
+# A kept statement that no longer fits: deallocated by a query, planned for an old schema, or
+# describing rows of another shape than the server now sends (asyncpg's own protocol check).
+STALE_STATEMENT = (
+    asyncpg.exceptions.InvalidSQLStatementNameError,
+    asyncpg.exceptions.InvalidCachedStatementError,
+    asyncpg.exceptions.InternalClientError,
+)
 
 ROLE_SQL = """
 SELECT r.rolsuper,
@@ -55,6 +72,40 @@ FROM pg_roles r WHERE r.rolname = current_user
 """
 
 
+# Ends a call and opens the next one's transaction, in one round trip (see the module's doc).
+# A SQL-level PREPARE outlives the rollback: for each one the CAST fails (at run time, row by
+# row, so it cannot be folded away), the rest is skipped and the connection is dropped. The
+# COMMIT ends the implicit transaction of that check, which BEGIN would otherwise turn into
+# the next call's transaction, still holding the check's lock on the catalog.
+NEXT_CALL_SQL = (
+    "ROLLBACK; "
+    "SELECT pg_catalog.pg_advisory_unlock_all(), (SELECT count(CAST('PREPARE ' || name AS int)) "
+    "FROM pg_catalog.pg_prepared_statements WHERE from_sql); COMMIT; "
+    "BEGIN READ ONLY"
+)
+IDLE_SECONDS = 240.0
+"""A pooled connection idles inside BEGIN READ ONLY at most this long (the server ends it later)."""
+STATEMENTS_KEPT = 64
+
+
+@dataclass(frozen=True)
+class _Statement:
+    stmt: Any  # asyncpg.prepared_stmt.PreparedStatement
+    param_types: list[str]
+    columns: list[str]
+    converters: list[Converter]
+
+
+@dataclass
+class _Session:
+    conn: asyncpg.Connection
+    statements: OrderedDict[str, _Statement] = field(default_factory=OrderedDict)
+
+
+class _Stale(Exception):
+    """A pooled connection or one of its kept statements turned out gone: retry the read once."""
+
+
 class PostgresEngine:
     def __init__(self, profile: DbProfile, password: str | None) -> None:
         self._connect_args: dict[str, Any] = {
@@ -65,20 +116,20 @@ class PostgresEngine:
             "password": password,
         }
         self._secrets = (profile.host, password, f"{profile.host}:{profile.port}")
-        self._pool: Pool[asyncpg.Connection] = Pool(self._open, _close)
+        self._pool: Pool[_Session] = Pool(self._open, _close, max_idle=IDLE_SECONDS)
 
-    async def _open(self) -> asyncpg.Connection:
+    async def _open(self) -> _Session:
         try:
-            return await asyncpg.connect(
+            conn = await asyncpg.connect(
                 **self._connect_args,
                 timeout=CONNECT_SECONDS,
-                # No named statements to keep: DISCARD ALL deallocates them between calls.
+                # Helm keeps its own prepared statements per connection (_statement).
                 statement_cache_size=0,
                 server_settings={
                     "application_name": "helm",
                     "default_transaction_read_only": "on",
                     "statement_timeout": str(int(QUERY_SECONDS * 1000) + 1000),
-                    "idle_in_transaction_session_timeout": "60000",
+                    "idle_in_transaction_session_timeout": str(int(IDLE_SECONDS * 1000) + 60000),
                 },
             )
         except (
@@ -92,96 +143,128 @@ class PostgresEngine:
             raise unavailable("the profile's database does not exist on the server") from exc
         except (*LOST, asyncpg.PostgresError, TimeoutError) as exc:
             raise unavailable("Helm cannot reach the database server") from exc
+        try:
+            await conn.execute("BEGIN READ ONLY", timeout=CONNECT_SECONDS)
+        except (*LOST, asyncpg.PostgresError, TimeoutError) as exc:
+            conn.terminate()
+            raise unavailable("Helm cannot reach the database server") from exc
+        return _Session(conn)
 
-    async def _begin(self, mode: str) -> asyncpg.Connection:
-        """A connection inside ``BEGIN <mode>``; a pooled one that lost its server is replaced once."""
+    # -- reads ------------------------------------------------------------------------------
+    async def read(self, sql: str, args: Sequence[Scalar]) -> dict[str, Any]:
         for _attempt in range(2):
-            conn, fresh = await self._pool.take()
+            session, fresh = await self._pool.take()
             try:
-                await conn.execute(f"BEGIN {mode}", timeout=CONNECT_SECONDS)
-            except (*LOST, TimeoutError, asyncpg.PostgresError) as exc:
-                await self._pool.discard(conn)
-                if fresh:
-                    raise unavailable("the database server stopped answering") from exc
+                return await self._guarded(session, sql, args, retry=not fresh)
+            except _Stale:
                 continue
-            return conn
         raise unavailable("the database server stopped answering")
 
-    async def read(self, sql: str, args: Sequence[Scalar]) -> dict[str, Any]:
-        conn = await self._begin("READ ONLY")
+    async def _guarded(self, s: _Session, sql: str, args: Sequence[Scalar], *, retry: bool) -> dict[str, Any]:
+        """Run the read within the time limit, then end the call and give the session back."""
         try:
             async with asyncio.timeout(QUERY_SECONDS):
-                result = await self._fetch(conn, sql, args)
+                result = await self._fetch(s, sql, args)
         except TimeoutError as exc:
-            await self._give(conn)  # asyncpg cancelled the query on the server; reset or drop
+            await self._next_call(s)  # asyncpg cancelled the query on the server
             raise timeout_error() from exc
+        except _Stale:
+            await self._pool.discard(s)
+            if retry:
+                raise
+            raise unavailable("the database server stopped answering") from None
         except CallError as err:
-            await self._release(conn, lost=err.code is ErrorCode.UNAVAILABLE)
+            await (self._pool.discard(s) if err.code is ErrorCode.UNAVAILABLE else self._next_call(s))
             raise
         except BaseException:
-            await self._pool.discard(conn)
+            await self._pool.discard(s)
             raise
-        await self._give(conn)
+        await self._next_call(s)
         return result
 
-    async def _fetch(self, conn: asyncpg.Connection, sql: str, args: Sequence[Scalar]) -> dict[str, Any]:
+    async def _next_call(self, s: _Session) -> None:
+        """Roll back, release, open the next call's transaction; or drop the connection."""
         try:
-            stmt = await conn.prepare(sql)
-            values = coerce(args, [t.name for t in stmt.get_parameters()])
-            attrs = stmt.get_attributes()
-            budget = RowBudget(
-                [a.name for a in attrs], [bigint if _is_int8(a.type.name) else plain for a in attrs]
-            )
+            await s.conn.execute(NEXT_CALL_SQL, timeout=CONNECT_SECONDS)
+        except (*LOST, asyncpg.PostgresError, TimeoutError):
+            await self._pool.discard(s)
+            return
+        await self._pool.give(s)
+
+    async def _fetch(self, s: _Session, sql: str, args: Sequence[Scalar]) -> dict[str, Any]:
+        kept = sql in s.statements
+        try:
+            st = await self._statement(s, sql)
+            values = coerce(args, st.param_types)
+            budget = RowBudget(st.columns, st.converters)
             # One Bind/Execute for up to FETCH_ROWS rows: memory stays bounded and the limit
             # is seen without reading the rest of a large result.
-            async for record in stmt.cursor(*values, prefetch=FETCH_ROWS):
+            async for record in st.stmt.cursor(*values, prefetch=FETCH_ROWS):
                 budget.add(record)
             return budget.result()
+        except STALE_STATEMENT as exc:
+            if kept:
+                raise _Stale from exc  # retried on a new connection, which prepares it anew
+            if isinstance(exc, asyncpg.PostgresError):
+                raise self._error(exc) from exc
+            raise unavailable("the database server's answer could not be read") from exc
+        except LOST as exc:
+            raise _Stale from exc
         except asyncpg.PostgresError as exc:
             raise self._error(exc) from exc
-        except LOST as exc:
-            raise unavailable("the database server stopped answering") from exc
 
+    async def _statement(self, s: _Session, sql: str) -> _Statement:
+        """The connection's prepared statement for ``sql`` (prepared on first use, then kept)."""
+        st = s.statements.get(sql)
+        if st is not None:
+            s.statements.move_to_end(sql)
+            return st
+        stmt = await s.conn.prepare(sql)
+        attrs = stmt.get_attributes()
+        st = _Statement(
+            stmt, [t.name for t in stmt.get_parameters()], [a.name for a in attrs],
+            [bigint if _is_int8(a.type.name) else plain for a in attrs],
+        )  # fmt: skip
+        s.statements[sql] = st
+        if len(s.statements) > STATEMENTS_KEPT:
+            s.statements.popitem(last=False)
+        return st
+
+    # -- writes -----------------------------------------------------------------------------
     async def write(self, sql: str, args: Sequence[Scalar]) -> Written:
-        conn = await self._begin("READ WRITE")
+        """One statement in BEGIN READ WRITE … COMMIT; the connection is closed afterwards."""
+        s = await self._write_session()
         try:
             async with asyncio.timeout(QUERY_SECONDS):
                 try:
-                    stmt = await conn.prepare(sql)
+                    stmt = await s.conn.prepare(sql)
                     values = coerce(args, [t.name for t in stmt.get_parameters()])
                     await stmt.fetch(*values)
                     status = stmt.get_statusmsg() or ""
-                    await conn.execute("COMMIT")
-                except asyncpg.PostgresError as exc:
-                    raise self._error(exc) from exc
+                    await s.conn.execute("COMMIT")
                 except LOST as exc:
                     raise unavailable("the database server stopped answering") from exc
+                except asyncpg.PostgresError as exc:
+                    raise self._error(exc) from exc
         except TimeoutError as exc:
-            await self._give(conn)
             raise timeout_error() from exc
-        except CallError as err:
-            await self._release(conn, lost=err.code is ErrorCode.UNAVAILABLE)
-            raise
-        except BaseException:
-            await self._pool.discard(conn)
-            raise
-        await self._give(conn)
+        finally:
+            await self._pool.discard(s)
         return Written(_rows_affected(status))
 
-    async def _give(self, conn: asyncpg.Connection) -> None:
-        """Reset ``conn`` and keep it for the next call, or close it when it cannot be reset."""
-        try:
-            await _reset(conn)
-        except (*LOST, asyncpg.PostgresError, TimeoutError):
-            await self._pool.discard(conn)
-            return
-        await self._pool.give(conn)
-
-    async def _release(self, conn: asyncpg.Connection, *, lost: bool) -> None:
-        if lost:
-            await self._pool.discard(conn)
-        else:
-            await self._give(conn)
+    async def _write_session(self) -> _Session:
+        """A session inside BEGIN READ WRITE; a pooled one that lost its server is replaced once."""
+        for _attempt in range(2):
+            s, fresh = await self._pool.take()
+            try:
+                await s.conn.execute("ROLLBACK; BEGIN READ WRITE", timeout=CONNECT_SECONDS)
+            except (*LOST, TimeoutError, asyncpg.PostgresError) as exc:
+                await self._pool.discard(s)
+                if fresh:
+                    raise unavailable("the database server stopped answering") from exc
+                continue
+            return s
+        raise unavailable("the database server stopped answering")
 
     def _error(self, exc: asyncpg.PostgresError) -> CallError:
         if getattr(exc, "sqlstate", None) == QUERY_CANCELED:
@@ -191,24 +274,22 @@ class PostgresEngine:
 
     async def role_warnings(self) -> list[str]:
         """What the profile's role may do beyond reading (for Settings and ``helm db add``)."""
-        conn = await self._begin("READ ONLY")
         try:
-            row = await conn.fetchrow(ROLE_SQL, timeout=QUERY_SECONDS)
-        except (asyncpg.PostgresError, *LOST, TimeoutError) as exc:
-            await self._pool.discard(conn)
-            raise unavailable("Helm could not read the role's privileges") from exc
-        await self._give(conn)
+            rows = (await self.read(ROLE_SQL, []))["rows"]
+        except CallError as err:
+            raise unavailable("Helm could not read the role's privileges") from err
         warnings: list[str] = []
-        if row is None:
+        if not rows:
             return warnings
-        if row["rolsuper"]:
+        superuser, admin, canwrite, cancreate = rows[0]
+        if superuser:
             warnings.append(
                 "the role is a superuser: functions it can call may write, read files or run "
                 "programs outside the read-only transaction; use a role that can only SELECT"
             )
-        if row["roladmin"]:
+        if admin:
             warnings.append("the role can create roles or databases, or bypass row security")
-        if row["canwrite"] or row["cancreate"]:
+        if canwrite or cancreate:
             warnings.append(
                 "the role can write (it owns tables, or may INSERT/UPDATE/DELETE or CREATE): Helm "
                 "keeps reads read-only, but functions can have side effects outside the "
@@ -231,17 +312,5 @@ def _rows_affected(status: str) -> int:
     return int(last) if last.isdigit() else 0
 
 
-# What DISCARD ALL does, step by step: DISCARD ALL itself refuses to run in the implicit
-# transaction of a multi-statement query, and one round trip per reset matters.
-RESET_SQL = (
-    "ROLLBACK; SET SESSION AUTHORIZATION DEFAULT; RESET ALL; CLOSE ALL; UNLISTEN *; "
-    "SELECT pg_advisory_unlock_all(); DEALLOCATE ALL; DISCARD PLANS; DISCARD SEQUENCES; DISCARD TEMP"
-)
-
-
-async def _reset(conn: asyncpg.Connection) -> None:
-    await conn.execute(RESET_SQL, timeout=CONNECT_SECONDS)
-
-
-async def _close(conn: asyncpg.Connection) -> None:
-    await conn.close(timeout=CONNECT_SECONDS)
+async def _close(s: _Session) -> None:
+    await s.conn.close(timeout=CONNECT_SECONDS)

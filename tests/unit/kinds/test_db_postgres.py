@@ -328,3 +328,49 @@ ACTIVE_HELM_SESSIONS = (
     "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'helm' AND usename = 'helm_ro' "
     "AND datname = 'helm';"
 )
+
+
+async def test_an_idle_pooled_connection_holds_no_lock_and_no_snapshot(
+    tmp_path: Path, postgres_server: DatabaseServer
+) -> None:
+    prof, pw = server_profile(postgres_server, "helm_ro")
+    queries = {"q": {"sql": "SELECT * FROM items"}}
+    async with db_world(tmp_path, "postgres", queries, profile=prof, password=pw) as w:
+        pid = (await run_sql(w.broker, prof, "SELECT pg_backend_pid()"))["data"]["rows"][0][0]
+        assert (await w.call("q"))["ok"] is True
+        held = admin(
+            postgres_server,
+            "\\pset format unaligned\n\\pset tuples_only on\n"
+            "SELECT a.backend_xmin IS NULL, a.backend_xid IS NULL, (SELECT count(*) FROM pg_locks l "
+            "WHERE l.pid = a.pid AND l.locktype <> 'virtualxid') "
+            f"FROM pg_stat_activity a WHERE a.pid = {pid};",
+        )
+    assert held.strip() == "t|t|0"  # waiting in BEGIN: no snapshot, no transaction id, no lock
+
+
+async def test_a_kept_statement_that_a_query_deallocated_is_prepared_again(
+    tmp_path: Path, postgres_server: DatabaseServer
+) -> None:
+    prof, pw = server_profile(postgres_server, "helm_ro")
+    queries = {"items": {"sql": "SELECT name FROM items WHERE qty >= $1 ORDER BY id", "params": ["min"]},
+               "drop": {"sql": "DEALLOCATE ALL"}}  # fmt: skip
+    async with db_world(tmp_path, "postgres", queries, profile=prof, password=pw) as w:
+        first = await w.call("items", {"min": 1})
+        dropped = await w.call("drop")
+        again = await w.call("items", {"min": 1})
+    assert dropped["ok"] is True, dropped
+    assert again["data"] == first["data"]
+
+
+async def test_a_kept_statement_follows_a_schema_change(
+    tmp_path: Path, postgres_server: DatabaseServer, scratch: str
+) -> None:
+    prof, pw = server_profile(postgres_server, "helm_ro")
+    queries = {"labels": {"sql": f"SELECT * FROM {scratch} ORDER BY id"}}
+    async with db_world(tmp_path, "postgres", queries, profile=prof, password=pw) as w:
+        before = await w.call("labels")
+        admin(postgres_server, f"ALTER TABLE {scratch} ADD COLUMN extra int DEFAULT 7;")
+        after = await w.call("labels")
+    assert before["data"]["columns"] == ["id", "label"]
+    assert after["data"]["columns"] == ["id", "label", "extra"], after
+    assert after["data"]["rows"] == [[1, "one", 7], [2, "two", 7]]
