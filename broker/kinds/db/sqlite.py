@@ -1,4 +1,4 @@
-"""SQLite through aiosqlite: read-only connections guarded by an authorizer.
+"""SQLite: read-only connections guarded by an authorizer, each with a worker thread of its own.
 
 Reads use a pooled connection opened with the URI ``mode=ro`` and ``PRAGMA query_only``. Both
 stop writes to the file, but a read-only connection can still change things: ATTACH another
@@ -8,17 +8,21 @@ SQLite's authorizer sees every action of a statement as it is prepared, so Helm 
 what a read needs (``READ``, ``SELECT``, functions, recursive CTEs, reading PRAGMAs) and denies
 the rest. A write opens the file read-write for that one statement with the same refusals
 (ATTACH, PRAGMA changes, transactions, extensions) and closes it again.
+
+sqlite3 blocks, so each connection lives on a worker thread of its own, and a whole read —
+run the statement, take the rows within the limits, close the cursor — is one trip to that
+thread. On timeout SQLite is interrupted from the event loop (``interrupt`` may be called from
+any thread) and the connection is closed once its thread is free.
 """
 
 from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
-
-import aiosqlite
 
 from broker.errors import CallError, ErrorCode
 from broker.kinds.db.engine import (
@@ -57,6 +61,9 @@ def _pragma_allowed(name: str | None, arg: str | None) -> bool:
     return name in READ_PRAGMAS or (name in SETTING_PRAGMAS and arg is None)
 
 
+Authorizer = Callable[[int, str | None, str | None, str | None, str | None], int]
+
+
 def read_authorizer(
     action: int, arg1: str | None, arg2: str | None, db: str | None, trigger: str | None
 ) -> int:
@@ -81,83 +88,122 @@ def write_authorizer(
     return sqlite3.SQLITE_OK
 
 
+class _Connection:
+    """A sqlite3 connection and the one thread that uses it."""
+
+    def __init__(self) -> None:
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="helm-sqlite")
+        self.db: sqlite3.Connection | None = None
+
+    async def run[T](self, fn: Callable[[], T]) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._thread, fn)
+
+    def interrupt(self) -> None:
+        if self.db is not None:
+            self.db.interrupt()
+
+    async def close(self) -> None:
+        db, self.db = self.db, None
+        if db is not None:
+            # Queued behind whatever the thread still runs (an interrupted statement).
+            await asyncio.wrap_future(self._thread.submit(db.close))
+        self._thread.shutdown(wait=False)
+
+
 class SqliteEngine:
     def __init__(self, path: str) -> None:
         self._path = path
         self._secrets = (path, Path(path).name)
-        self._pool: Pool[aiosqlite.Connection] = Pool(self._open_read, _close)
+        self._pool: Pool[_Connection] = Pool(self._open_read, _close)
 
     def _uri(self, mode: str) -> str:
         return f"{Path(self._path).as_uri()}?mode={mode}"
 
-    async def _connect(self, mode: str) -> aiosqlite.Connection:
+    async def _connect(self, mode: str, authorizer: Authorizer) -> _Connection:
+        conn = _Connection()
+
+        def open_() -> None:
+            db = sqlite3.connect(
+                self._uri(mode), uri=True, isolation_level=None, timeout=2.0, check_same_thread=False
+            )
+            try:
+                if mode == "ro":
+                    db.execute("PRAGMA query_only = 1")  # before the authorizer, which refuses it
+                db.set_authorizer(authorizer)
+            except BaseException:
+                db.close()
+                raise
+            conn.db = db
+
         try:
-            conn = await aiosqlite.connect(self._uri(mode), uri=True, isolation_level=None, timeout=2.0)
+            await conn.run(open_)
         except sqlite3.Error as exc:
+            await conn.close()
             raise unavailable("the database file cannot be opened") from exc
         return conn
 
-    async def _open_read(self) -> aiosqlite.Connection:
-        conn = await self._connect("ro")
-        try:
-            # Before the authorizer: it would refuse this PRAGMA change itself.
-            await conn.execute("PRAGMA query_only = 1")
-            await conn.set_authorizer(read_authorizer)
-        except sqlite3.Error as exc:
-            await conn.close()
-            raise unavailable("the database file cannot be read") from exc
-        return conn
+    async def _open_read(self) -> _Connection:
+        return await self._connect("ro", read_authorizer)
 
     async def read(self, sql: str, args: Sequence[Scalar]) -> dict[str, Any]:
         conn, _fresh = await self._pool.take()
         try:
             async with asyncio.timeout(QUERY_SECONDS):
-                result = await self._fetch(conn, sql, args)
+                result = await conn.run(lambda: self._fetch(conn, sql, args))
         except TimeoutError as exc:
-            await conn.interrupt()
+            conn.interrupt()
             await self._pool.discard(conn)
             raise timeout_error() from exc
+        except CallError:
+            await self._pool.give(conn)  # the cursor is closed: nothing of the statement remains
+            raise
         except BaseException:
             await self._pool.discard(conn)
             raise
         await self._pool.give(conn)
         return result
 
-    async def _fetch(self, conn: aiosqlite.Connection, sql: str, args: Sequence[Scalar]) -> dict[str, Any]:
+    def _fetch(self, conn: _Connection, sql: str, args: Sequence[Scalar]) -> dict[str, Any]:
+        """On the connection's thread: the statement's rows within the limits."""
+        assert conn.db is not None
         try:
-            cursor = await conn.execute(sql, list(args))
+            cursor = conn.db.execute(sql, list(args))
             try:
                 columns = [d[0] for d in cursor.description or ()]
                 budget = RowBudget(columns, [plain] * len(columns))
                 while not budget.full:
-                    chunk = list(await cursor.fetchmany(FETCH_CHUNK))
+                    chunk = cursor.fetchmany(FETCH_CHUNK)
                     budget.add_all(chunk)
                     if len(chunk) < FETCH_CHUNK:  # the last chunk: no need to ask again
                         return budget.result()
-                budget.add_all(await cursor.fetchmany(FETCH_ROWS - len(budget.rows)))
+                budget.add_all(cursor.fetchmany(FETCH_ROWS - len(budget.rows)))
                 return budget.result()
             finally:
-                await cursor.close()
+                cursor.close()
         except sqlite3.Error as exc:
             raise self._error(exc) from exc
 
     async def write(self, sql: str, args: Sequence[Scalar]) -> Written:
-        conn = await self._connect("rw")
+        conn = await self._connect("rw", write_authorizer)
         try:
-            await conn.set_authorizer(write_authorizer)
             async with asyncio.timeout(QUERY_SECONDS):
-                try:
-                    cursor = await conn.execute(sql, list(args))
-                    count = cursor.rowcount
-                    await cursor.close()
-                except sqlite3.Error as exc:
-                    raise self._error(exc) from exc
+                count = await conn.run(lambda: self._modify(conn, sql, args))
         except TimeoutError as exc:
-            await conn.interrupt()
+            conn.interrupt()
             raise timeout_error() from exc
         finally:
-            await _close(conn)
+            await conn.close()
         return Written(max(count, 0))
+
+    def _modify(self, conn: _Connection, sql: str, args: Sequence[Scalar]) -> int:
+        assert conn.db is not None
+        try:
+            cursor = conn.db.execute(sql, list(args))
+            count = cursor.rowcount
+            cursor.close()
+        except sqlite3.Error as exc:
+            raise self._error(exc) from exc
+        return count
 
     def _error(self, exc: sqlite3.Error) -> CallError:
         message = str(exc.args[0]) if exc.args else ""
@@ -179,5 +225,5 @@ class SqliteEngine:
         await self._pool.aclose()
 
 
-async def _close(conn: aiosqlite.Connection) -> None:
+async def _close(conn: _Connection) -> None:
     await conn.close()
