@@ -1,18 +1,19 @@
 """PostgreSQL through asyncpg: one statement per call in a read-only transaction.
 
 Each read runs its statement over the extended protocol (which refuses more than one statement)
-inside ``BEGIN READ ONLY``, on a session whose default is read-only too; then one simple-protocol
-round trip ends the call: ``ROLLBACK``, the release of what outlives a rollback, and the next
-call's ``BEGIN READ ONLY``. So a pooled connection waits inside a transaction that has taken no
-snapshot and no lock yet, and a read costs two round trips (one more the first time a
-connection sees a statement: it is prepared once per connection and kept).
+inside ``BEGIN ISOLATION LEVEL READ COMMITTED, READ ONLY``, on a session whose default is
+read-only too. Then one simple-protocol message ends the call: ``ROLLBACK``, the next call's
+``BEGIN``, and the release of what outlives a rollback. So a pooled connection waits inside a
+transaction that holds no snapshot and no lock, and keeps its prepared statements: a warm read
+is two round trips (one Bind/Execute, one message to end it), three the first time a connection
+sees a statement.
 
 A rolled-back transaction takes with it everything a statement can change in its session:
 settings (``SET``, ``set_config``), ``SET ROLE``, ``LISTEN`` (which only acts on commit),
 cursors (even ``WITH HOLD``) and temporary objects. What outlives it: session advisory locks,
-released at the end of every call, and SQL-level ``PREPARE``, after which the connection is
-dropped instead of reused. A write runs in ``BEGIN READ WRITE`` … ``COMMIT`` and its connection
-is never reused (a commit keeps whatever the statement set up). On timeout asyncpg sends
+released in that same message, and SQL-level ``PREPARE``, after which the connection is dropped
+instead of reused. A write runs in ``BEGIN READ WRITE`` … ``COMMIT`` and its connection is
+never reused (a commit keeps whatever the statement set up). On timeout asyncpg sends
 PostgreSQL's cancel request, so the query stops on the server too; a server-side
 ``statement_timeout`` slightly above Helm's limit is the backstop.
 """
@@ -28,6 +29,7 @@ from typing import Any
 import asyncpg
 
 from broker.errors import CallError, ErrorCode
+from broker.kinds.db.asyncpg_private import fetch_at_most
 from broker.kinds.db.engine import (
     CONNECT_SECONDS,
     QUERY_SECONDS,
@@ -72,19 +74,21 @@ FROM pg_roles r WHERE r.rolname = current_user
 """
 
 
+# A read's transaction. READ COMMITTED: the statement gets a snapshot of its own, even though
+# Helm's check below ran first in the same transaction (one statement sees no difference).
+BEGIN_READ = "BEGIN ISOLATION LEVEL READ COMMITTED, READ ONLY"
 # Ends a call and opens the next one's transaction, in one round trip (see the module's doc).
-# A SQL-level PREPARE outlives the rollback: for each one the CAST fails (at run time, row by
-# row, so it cannot be folded away), the rest is skipped and the connection is dropped. The
-# COMMIT ends the implicit transaction of that check, which BEGIN would otherwise turn into
-# the next call's transaction, still holding the check's lock on the catalog.
+# Inside that transaction Helm then releases session advisory locks and checks for SQL-level
+# prepared statements, which outlive a rollback: for each one the CAST fails (at run time, row
+# by row, so it cannot be folded away) and the connection is dropped. Neither takes a lock, and
+# a READ COMMITTED snapshot ends with its statement: the waiting transaction holds nothing.
 NEXT_CALL_SQL = (
-    "ROLLBACK; "
+    "ROLLBACK; BEGIN ISOLATION LEVEL READ COMMITTED, READ ONLY; "
     "SELECT pg_catalog.pg_advisory_unlock_all(), (SELECT count(CAST('PREPARE ' || name AS int)) "
-    "FROM pg_catalog.pg_prepared_statements WHERE from_sql); COMMIT; "
-    "BEGIN READ ONLY"
+    "FROM pg_catalog.pg_prepared_statement() WHERE from_sql)"
 )
 IDLE_SECONDS = 240.0
-"""A pooled connection idles inside BEGIN READ ONLY at most this long (the server ends it later)."""
+"""A pooled connection waits inside its BEGIN at most this long (the server ends it later)."""
 STATEMENTS_KEPT = 64
 
 
@@ -144,7 +148,7 @@ class PostgresEngine:
         except (*LOST, asyncpg.PostgresError, TimeoutError) as exc:
             raise unavailable("Helm cannot reach the database server") from exc
         try:
-            await conn.execute("BEGIN READ ONLY", timeout=CONNECT_SECONDS)
+            await conn.execute(BEGIN_READ, timeout=CONNECT_SECONDS)
         except (*LOST, asyncpg.PostgresError, TimeoutError) as exc:
             conn.terminate()
             raise unavailable("Helm cannot reach the database server") from exc
@@ -197,10 +201,7 @@ class PostgresEngine:
             st = await self._statement(s, sql)
             values = coerce(args, st.param_types)
             budget = RowBudget(st.columns, st.converters)
-            # One Bind/Execute for up to FETCH_ROWS rows: memory stays bounded and the limit
-            # is seen without reading the rest of a large result.
-            async for record in st.stmt.cursor(*values, prefetch=FETCH_ROWS):
-                budget.add(record)
+            budget.add_all(await fetch_at_most(st.stmt, values, FETCH_ROWS))
             return budget.result()
         except STALE_STATEMENT as exc:
             if kept:

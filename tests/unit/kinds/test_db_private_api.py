@@ -9,8 +9,9 @@ from __future__ import annotations
 from importlib.metadata import version
 
 import aiomysql
+import asyncpg
 
-from broker.kinds.db import aiomysql_private
+from broker.kinds.db import aiomysql_private, asyncpg_private
 
 
 def test_aiomysql_is_the_version_whose_private_api_helm_checked() -> None:
@@ -26,3 +27,15 @@ async def test_the_private_names_helm_uses_exist_in_aiomysql() -> None:
     assert callable(conn._connect)
     assert hasattr(conn, "_reader") and hasattr(conn, "_writer")
     assert isinstance(conn.client_flag, int)
+
+
+def test_asyncpg_is_the_version_whose_private_api_helm_checked() -> None:
+    installed = version("asyncpg")
+    assert installed == asyncpg_private.CHECKED_VERSION, (
+        f"asyncpg is {installed}, but broker/kinds/db/asyncpg_private.py was checked against "
+        f"{asyncpg_private.CHECKED_VERSION}: re-read PreparedStatement.__bind_execute"
+    )
+
+
+def test_the_private_method_helm_uses_exists_in_asyncpg() -> None:
+    assert callable(asyncpg.prepared_stmt.PreparedStatement._PreparedStatement__bind_execute)
