@@ -2,7 +2,9 @@
 
 The raw side keeps one open connection and runs the same statement (what an application with
 a connection would do); Helm's side is the whole call: allowlist, argument checks, a pooled
-connection with its read-only transaction and session reset, and the JSON-safe result.
+connection with its read-only transaction and session reset, and the JSON-safe result. A second
+row per engine times the engine's read alone (no broker), which shows what the broker's own
+checks add. Round trips per warm call are counted by a relay in front of the server.
 """
 
 from __future__ import annotations
@@ -18,17 +20,22 @@ import aiosqlite
 import asyncpg
 
 from broker import Broker, CallContext
-from broker.kinds.db.postgres import NEXT_CALL_SQL
+from broker.kinds.db.adapter import DbKind
+from broker.kinds.db.engine import Engine
+from broker.kinds.db.mysql import MysqlEngine
+from broker.kinds.db.postgres import NEXT_CALL_SQL, PostgresEngine
 from broker.kinds.db.profiles import DbProfile
 from tests.bench.conftest import Bench
 from tests.helpers import manifest_dict, new_broker, setup_extension
 from tests.servers.databases import DatabaseServer
+from tests.unit.kinds.db_relay import Relay
 from tests.unit.kinds.db_setup import add_profile, server_profile
 
 SQL = {"sqlite": "SELECT id, name, qty FROM items WHERE qty >= ? ORDER BY id",
        "mysql": "SELECT id, name, qty FROM items WHERE qty >= %s ORDER BY id",
        "postgres": "SELECT id, name, qty FROM items WHERE qty >= $1 ORDER BY id"}  # fmt: skip
 MANIFEST_SQL = {**SQL, "mysql": SQL["sqlite"]}
+CALLS = 20
 
 
 async def _extension(broker: Broker, tmp: Path, engine: str) -> CallContext:
@@ -37,10 +44,30 @@ async def _extension(broker: Broker, tmp: Path, engine: str) -> CallContext:
     return await setup_extension(broker, tmp, manifest_dict([conn]))
 
 
+async def _pair(
+    bench: Bench, helm: Callable[[], Awaitable[Any]], raw: Callable[[], Awaitable[Any]]
+) -> tuple[float, float]:
+    # Interleave the two so a noisy neighbour slows both alike.
+    helm_a = await bench.atime(helm, repeat=100)
+    raw_a = await bench.atime(raw, repeat=100)
+    helm_b = await bench.atime(helm, repeat=100)
+    raw_b = await bench.atime(raw, repeat=100)
+    return min(helm_a, helm_b), min(raw_a, raw_b)
+
+
 async def _compare(
-    bench: Bench, broker: Broker, ctx: CallContext, raw: Callable[[], Awaitable[Any]], name: str, note: str
+    bench: Bench,
+    broker: Broker,
+    ctx: CallContext,
+    raw: Callable[[], Awaitable[Any]],
+    engine: str,
+    notes: tuple[str, str],
 ) -> None:
+    """Two rows: the whole call through the broker, and the engine's read alone, each vs ``raw``."""
     instances = itertools.count()
+    kind = broker.adapter("db")
+    assert isinstance(kind, DbKind)
+    db = await kind.engine(kind.profile("main"))
 
     async def through_helm() -> object:
         # A fresh instance per call: the bench measures the query, not the rate limit.
@@ -49,14 +76,30 @@ async def _compare(
         assert result["ok"], result
         return result["data"]
 
-    # Interleave the two so a noisy neighbour slows both alike.
-    helm_a = await bench.atime(through_helm, repeat=100)
-    raw_a = await bench.atime(raw, repeat=100)
-    helm_b = await bench.atime(through_helm, repeat=100)
-    raw_b = await bench.atime(raw, repeat=100)
-    helm, base = min(helm_a, helm_b), min(raw_a, raw_b)
-    bench.record(name, helm, base, note=note)
-    assert helm > 0
+    async def engine_only() -> object:
+        return await db.read(MANIFEST_SQL[engine], [0])
+
+    name = {"sqlite": "SQLite", "postgres": "PostgreSQL", "mysql": "MariaDB"}[engine]
+    helm, base = await _pair(bench, through_helm, raw)
+    bench.record(f"db query through the broker ({name})", helm, base, note=notes[0])
+    alone, base = await _pair(bench, engine_only, raw)
+    bench.record(f"db engine read alone ({name})", alone, base, note=notes[1])
+
+
+async def _round_trips(relay: Relay, call: Callable[[], Awaitable[Any]]) -> float:
+    """Round trips per call on a warm connection through ``relay``."""
+    await call()
+    before = relay.round_trips
+    for _ in range(CALLS):
+        await call()
+    return (relay.round_trips - before) / CALLS
+
+
+async def _engine_round_trips(engine: Engine, relay: Relay, sql: str) -> float:
+    try:
+        return await _round_trips(relay, lambda: engine.read(sql, [0]))
+    finally:
+        await engine.aclose()
 
 
 async def test_sqlite_query_overhead_against_raw_aiosqlite(bench: Bench, tmp_path: Path):
@@ -76,16 +119,26 @@ async def test_sqlite_query_overhead_against_raw_aiosqlite(bench: Bench, tmp_pat
                 async with db.execute(SQL["sqlite"], (0,)) as cur:
                     return await cur.fetchall()
 
-            await _compare(
-                bench, broker, ctx, raw, "db query through the broker (SQLite)", "vs raw aiosqlite"
-            )
+            note = "vs raw aiosqlite; 1 hop to the connection's thread per read (raw: 3)"
+            await _compare(bench, broker, ctx, raw, "sqlite", (note, "vs raw aiosqlite"))
 
 
 async def test_postgres_query_overhead_against_raw_asyncpg(
     bench: Bench, tmp_path: Path, postgres_server: DatabaseServer
 ):
+    relay = Relay(postgres_server.port)
+    await relay.start()
+    prof, pw = server_profile(postgres_server, "helm_ro")
+    helm_trips = await _engine_round_trips(
+        PostgresEngine(DbProfile(**{**prof.__dict__, "port": relay.port}), pw), relay, SQL["postgres"]
+    )
+    raw_conn = await asyncpg.connect(**{**postgres_server.connect_kwargs("helm_ro"), "port": relay.port})
+    raw_trips = await _round_trips(relay, lambda: raw_conn.fetch(SQL["postgres"], 0))
+    await raw_conn.close()
+    await relay.stop()
+    trips = f"{helm_trips:g} round trips per read (raw: {raw_trips:g})"
     async with new_broker(tmp_path / "home") as broker:
-        add_profile(broker, *server_profile(postgres_server, "helm_ro"))
+        add_profile(broker, prof, pw)
         ctx = await _extension(broker, tmp_path, "postgres")
         conn = await asyncpg.connect(**postgres_server.connect_kwargs("helm_ro"))
         try:
@@ -94,9 +147,8 @@ async def test_postgres_query_overhead_against_raw_asyncpg(
                 return await conn.fetch(SQL["postgres"], 0)
 
             await _compare(
-                bench, broker, ctx, raw, "db query through the broker (PostgreSQL)", "vs raw asyncpg"
+                bench, broker, ctx, raw, "postgres", (f"vs raw asyncpg; {trips}", "vs raw asyncpg")
             )
-
             # The same protocol steps Helm takes, without Helm: what read-only costs by itself
             # (the statement prepared once and kept, the connection waiting inside BEGIN).
             await conn.execute("BEGIN READ ONLY")
@@ -108,8 +160,8 @@ async def test_postgres_query_overhead_against_raw_asyncpg(
                 return rows
 
             await _compare(
-                bench, broker, ctx, raw_guarded, "db query through the broker (PostgreSQL)",
-                "vs asyncpg taking Helm's read-only steps",
+                bench, broker, ctx, raw_guarded, "postgres",
+                ("vs asyncpg taking Helm's read-only steps", "vs asyncpg taking Helm's read-only steps"),
             )  # fmt: skip
         finally:
             await conn.close()
@@ -118,36 +170,31 @@ async def test_postgres_query_overhead_against_raw_asyncpg(
 async def test_mysql_query_overhead_against_raw_aiomysql(
     bench: Bench, tmp_path: Path, mariadb_server: DatabaseServer
 ):
+    relay = Relay(mariadb_server.port)
+    await relay.start()
+    prof, pw = server_profile(mariadb_server, "helm_ro")
+    helm_trips = await _engine_round_trips(
+        MysqlEngine(DbProfile(**{**prof.__dict__, "port": relay.port}), pw), relay, MANIFEST_SQL["mysql"]
+    )
+    raw_conn = await aiomysql.connect(**{**mariadb_server.connect_kwargs("helm_ro"), "port": relay.port})
+    raw_trips = await _round_trips(relay, lambda: _aiomysql_query(raw_conn))
+    raw_conn.close()
+    await relay.stop()
+    trips = f"{helm_trips:g} round trip(s) per read (raw: {raw_trips:g})"
     async with new_broker(tmp_path / "home") as broker:
-        add_profile(broker, *server_profile(mariadb_server, "helm_ro"))
+        add_profile(broker, prof, pw)
         ctx = await _extension(broker, tmp_path, "mysql")
         conn = await aiomysql.connect(**mariadb_server.connect_kwargs("helm_ro"), autocommit=True)
         try:
-
-            async def raw() -> object:
-                async with conn.cursor() as cur:
-                    await cur.execute(SQL["mysql"], (0,))
-                    return await cur.fetchall()
-
             await _compare(
-                bench, broker, ctx, raw, "db query through the broker (MariaDB)", "vs raw aiomysql"
-            )
-
-            async def raw_guarded() -> object:
-                # The same protocol steps Helm takes, without Helm: what read-only costs by itself.
-                async with conn.cursor() as cur:
-                    await cur.execute("START TRANSACTION READ ONLY")
-                    await cur.execute(SQL["mysql"], (0,))
-                    rows = await cur.fetchall()
-                await conn._execute_command(0x1F, b"")  # COM_RESET_CONNECTION
-                await conn._read_ok_packet()
-                async with conn.cursor() as cur:
-                    await cur.execute("SET SESSION TRANSACTION READ ONLY")
-                return rows
-
-            await _compare(
-                bench, broker, ctx, raw_guarded, "db query through the broker (MariaDB)",
-                "vs aiomysql taking Helm's read-only steps",
+                bench, broker, ctx, lambda: _aiomysql_query(conn), "mysql",
+                (f"vs raw aiomysql; {trips}", "vs raw aiomysql"),
             )  # fmt: skip
         finally:
             conn.close()
+
+
+async def _aiomysql_query(conn: aiomysql.Connection) -> object:
+    async with conn.cursor() as cur:
+        await cur.execute(SQL["mysql"], (0,))
+        return await cur.fetchall()

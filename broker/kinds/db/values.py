@@ -101,6 +101,8 @@ def _duration(td: dt.timedelta) -> str:
 
 
 Converter = Callable[[Any], Any]
+# One encoder for every row (json.dumps with options builds a new one per call).
+_compact_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 class RowBudget:
@@ -127,7 +129,7 @@ class RowBudget:
                 f"the query returned more than {MAX_ROWS} rows; add a LIMIT (nothing was cut)",
             )
         converted = [conv(v) for conv, v in zip(self._converters, row, strict=True)]
-        self._bytes += len(json.dumps(converted, ensure_ascii=False, separators=(",", ":")).encode())
+        self._bytes += len(_compact_json(converted).encode())
         if self._bytes > MAX_ROW_BYTES:
             raise CallError(
                 ErrorCode.TOO_LARGE, "the query returned more than 1 MiB of row data; select less"

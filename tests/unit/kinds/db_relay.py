@@ -2,12 +2,14 @@
 
 Stopping the shared test server would break every other test; closing this relay (and every
 link through it) looks the same to Helm: refused connections, then pooled links that are dead.
+It also counts round trips (the benchmarks report them per call).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 
 from tests.support import LOOPBACK, free_port
 
@@ -19,6 +21,14 @@ class Relay:
         self._server: asyncio.Server | None = None
         self._writers: set[asyncio.StreamWriter] = set()
         self._tasks: set[asyncio.Task[None]] = set()
+        self.round_trips = 0
+        """How many times the client spoke after the server had (or first): its round trips."""
+        self._client_spoke_last = False
+
+    def _saw(self, from_client: bool) -> None:
+        if from_client and not self._client_spoke_last:
+            self.round_trips += 1
+        self._client_spoke_last = from_client
 
     async def start(self) -> None:
         self._server = await asyncio.start_server(self._serve, LOOPBACK, self.port)
@@ -43,15 +53,17 @@ class Relay:
             writer.close()
             return
         self._writers |= {writer, up_writer}
-        for src, dst in ((reader, up_writer), (up_reader, writer)):
-            task = asyncio.get_running_loop().create_task(_pipe(src, dst))
+        for src, dst, from_client in ((reader, up_writer, True), (up_reader, writer, False)):
+            seen = (lambda c: lambda: self._saw(c))(from_client)
+            task = asyncio.get_running_loop().create_task(_pipe(src, dst, seen))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
 
-async def _pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
+async def _pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter, seen: Callable[[], None]) -> None:
     with contextlib.suppress(OSError, asyncio.IncompleteReadError):
         while data := await src.read(65536):
+            seen()
             dst.write(data)
             await dst.drain()
     dst.close()
