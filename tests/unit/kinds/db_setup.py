@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -73,3 +74,19 @@ async def run_sql(
         return await kind.run(profile, sql, args, write=write)
     except CallError as err:
         return envelope.failure("db", err)
+
+
+def mysql_scratch(db: DatabaseServer) -> str:
+    """A fresh table ``helm.scratch_<hex>`` (id, label) with two rows, on the MariaDB server."""
+    name = f"scratch_{secrets.token_hex(4)}"
+    db.admin_sql(
+        f"CREATE TABLE helm.{name} (id INT PRIMARY KEY, label VARCHAR(20));"
+        f"INSERT INTO helm.{name} VALUES (1, 'one'), (2, 'two');"
+        "GRANT CREATE TEMPORARY TABLES ON helm.* TO 'helm_rw'@'%';"
+    )
+    return name
+
+
+def mysql_labels(db: DatabaseServer, table: str) -> str:
+    out = db.admin_sql(f"SELECT GROUP_CONCAT(label ORDER BY id) FROM helm.{table};")
+    return out.strip().splitlines()[-1]

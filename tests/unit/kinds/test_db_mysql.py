@@ -13,24 +13,16 @@ from broker.kinds.db.profiles import DbProfile
 from tests.helpers import ScriptedConfirmer
 from tests.servers.databases import DatabaseServer
 from tests.unit.kinds.db_relay import Relay
-from tests.unit.kinds.db_setup import db_world, run_sql, server_profile
+from tests.unit.kinds.db_setup import db_world, mysql_labels, mysql_scratch, run_sql, server_profile
 
 
 @pytest.fixture
 def scratch(mariadb_server: DatabaseServer) -> str:
     """A fresh table ``helm.scratch_<hex>`` (id, label) with two rows."""
-    name = f"scratch_{secrets.token_hex(4)}"
-    mariadb_server.admin_sql(
-        f"CREATE TABLE helm.{name} (id INT PRIMARY KEY, label VARCHAR(20));"
-        f"INSERT INTO helm.{name} VALUES (1, 'one'), (2, 'two');"
-        "GRANT CREATE TEMPORARY TABLES ON helm.* TO 'helm_rw'@'%';"
-    )
-    return name
+    return mysql_scratch(mariadb_server)
 
 
-def labels(db: DatabaseServer, table: str) -> str:
-    out = db.admin_sql(f"SELECT GROUP_CONCAT(label ORDER BY id) FROM helm.{table};")
-    return out.strip().splitlines()[-1]
+labels = mysql_labels
 
 
 TYPES_SQL = (

@@ -15,7 +15,7 @@ import pytest
 
 from broker.kinds.db.rules import sql_problems
 from tests.servers.databases import DatabaseServer
-from tests.unit.kinds.db_setup import db_world, run_sql, server_profile
+from tests.unit.kinds.db_setup import db_world, mysql_labels, mysql_scratch, run_sql, server_profile
 
 
 def export_path(db: DatabaseServer) -> Path:
@@ -94,12 +94,7 @@ async def test_an_argument_after_a_dash_dash_quote_stays_data_in_a_read(
 
 @pytest.fixture
 def scratch(mariadb_server: DatabaseServer) -> str:
-    name = f"scratch_{secrets.token_hex(4)}"
-    mariadb_server.admin_sql(
-        f"CREATE TABLE helm.{name} (id INT PRIMARY KEY, label VARCHAR(20));"
-        f"INSERT INTO helm.{name} VALUES (1, 'one'), (2, 'two');"
-    )
-    return name
+    return mysql_scratch(mariadb_server)
 
 
 async def test_an_argument_after_a_dash_dash_quote_stays_data_in_a_write(
@@ -109,6 +104,5 @@ async def test_an_argument_after_a_dash_dash_quote_stays_data_in_a_write(
     prof, pw = server_profile(mariadb_server, "helm_rw")
     async with db_world(tmp_path, "mysql", {"q": {"sql": "SELECT 1"}}, profile=prof, password=pw) as w:
         result = await run_sql(w.broker, prof, sql, ["new", " OR 1=1 #"], write=True)
-    labels = mariadb_server.admin_sql(f"SELECT GROUP_CONCAT(label ORDER BY id) FROM helm.{scratch};")
     assert result["error"]["code"] == "refused", result
-    assert labels.strip().splitlines()[-1] == "one,two"
+    assert mysql_labels(mariadb_server, scratch) == "one,two"
