@@ -1,7 +1,7 @@
 """Helm's uses of a library's private API are checked against one version of that library.
 
-When one of these fails, the library moved: re-read the private names the module lists against
-the new version, then update its ``CHECKED_VERSION``.
+pyproject.toml pins both libraries exactly; when one of these fails, the pin moved: re-read the
+private names the module lists against the new version, then update its ``CHECKED_VERSION``.
 """
 
 from __future__ import annotations
