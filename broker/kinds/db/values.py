@@ -109,7 +109,8 @@ class RowBudget:
     """Collects converted rows; raises too_many_rows / too_large the moment a limit is passed.
 
     Row data is measured as the JSON text of each converted row, so 1 MiB means what the
-    extension would receive.
+    extension would receive. While a cheap upper bound of that size stays under the limit, no
+    row is encoded; once the bound reaches it, the rows are measured exactly from then on.
     """
 
     def __init__(self, columns: Sequence[str], converters: Sequence[Converter]) -> None:
@@ -117,6 +118,7 @@ class RowBudget:
         self._converters = list(converters)
         self.rows: list[list[Any]] = []
         self._bytes = 0
+        self._exact = False
 
     def add_all(self, rows: Iterable[Sequence[Any]]) -> None:
         for row in rows:
@@ -129,7 +131,13 @@ class RowBudget:
                 f"the query returned more than {MAX_ROWS} rows; add a LIMIT (nothing was cut)",
             )
         converted = [conv(v) for conv, v in zip(self._converters, row, strict=True)]
-        self._bytes += len(_compact_json(converted).encode())
+        if self._exact:
+            self._bytes += _json_size(converted)
+        else:
+            self._bytes += _size_bound(converted)
+            if self._bytes > MAX_ROW_BYTES:
+                self._exact = True
+                self._bytes = sum(map(_json_size, self.rows)) + _json_size(converted)
         if self._bytes > MAX_ROW_BYTES:
             raise CallError(
                 ErrorCode.TOO_LARGE, "the query returned more than 1 MiB of row data; select less"
@@ -143,6 +151,30 @@ class RowBudget:
 
     def result(self) -> dict[str, Any]:
         return {"columns": self.columns, "rows": self.rows}
+
+
+def _json_size(row: list[Any]) -> int:
+    return len(_compact_json(row).encode())
+
+
+def _size_bound(row: list[Any]) -> int:
+    """At least the size of the row's compact JSON, without encoding it.
+
+    A character takes at most 6 bytes (``\\u001f``), a number at most 24 (converted integers
+    are within ±2^53), null and booleans at most 5; anything else is measured exactly.
+    """
+    total = len(row) + 1  # the brackets and the commas
+    for value in row:
+        kind = value.__class__
+        if kind is str:
+            total += 6 * len(value) + 2
+        elif value is None or kind is bool:
+            total += 5
+        elif kind is int or kind is float:
+            total += 24
+        else:
+            total += _json_size(value)
+    return total
 
 
 def plain(value: Any) -> Any:

@@ -99,6 +99,22 @@ def test_the_row_budget_refuses_the_1001st_row() -> None:
     assert info.value.code.value == "too_many_rows"
 
 
+@pytest.mark.parametrize(
+    ("width", "fits"),
+    [pytest.param(1040, True, id="just-under-1-MiB"), pytest.param(1050, False, id="just-over-1-MiB")],
+)
+def test_the_row_budget_measures_1_mib_as_the_exact_json(width: int, fits: bool) -> None:
+    budget = RowBudget(["id", "text"], [plain, plain])
+    rows = ([i, "é" * (width // 2)] for i in range(1000))  # two UTF-8 bytes a character
+    if fits:
+        budget.add_all(rows)
+        assert len(budget.rows) == 1000
+    else:
+        with pytest.raises(CallError) as info:
+            budget.add_all(rows)
+        assert info.value.code.value == "too_large"
+
+
 def test_scrub_removes_hosts_and_passwords_in_any_case() -> None:
     message = "could not connect to DB.Example.org:5432 with password s3cret (db.example.org)"
     cleaned = scrub(message, ["db.example.org", "s3cret", None])
