@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -22,6 +23,7 @@ def operations(conn: Mapping[str, Any]) -> dict[str, bool]:
 MYSQL_READ_STARTS = ("SELECT", "WITH", "SHOW", "DESCRIBE", "DESC", "EXPLAIN", "VALUES", "TABLE")
 
 
+@functools.lru_cache(maxsize=256)
 def read_problem(sql: str, engine: str) -> str | None:
     """Why a read query cannot run read-only on ``engine`` as written, or None.
 
@@ -29,6 +31,7 @@ def read_problem(sql: str, engine: str) -> str | None:
     writes a file on the server, so a MySQL read must be a plain query: it starts with one of
     ``MYSQL_READ_STARTS``, has no INTO and no executable comment (``/*! … */`` runs its content
     only on some server versions, so what it does cannot be known from the text alone).
+    Kept per SQL text (an extension's queries repeat): the answer depends on nothing else.
     """
     if engine != "mysql":
         return None
