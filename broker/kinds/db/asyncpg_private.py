@@ -19,7 +19,8 @@ from typing import Any
 CHECKED_VERSION = "0.32.0"
 
 
-async def fetch_at_most(stmt: Any, args: Sequence[Any], limit: int) -> list[Any]:
-    """``stmt.fetch(*args)``, stopped after ``limit`` rows (the rest stay in the open portal)."""
-    rows: list[Any] = await stmt._PreparedStatement__bind_execute(tuple(args), limit, None)
+async def fetch_at_most(stmt: Any, args: Sequence[Any], limit: int, seconds: float) -> list[Any]:
+    """``stmt.fetch(*args, timeout=seconds)``, stopped after ``limit`` rows (the rest stay in
+    the open portal)."""
+    rows: list[Any] = await stmt._PreparedStatement__bind_execute(tuple(args), limit, seconds)
     return rows

@@ -21,6 +21,7 @@ PostgreSQL's cancel request, so the query stops on the server too; a server-side
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -167,8 +168,7 @@ class PostgresEngine:
     async def _guarded(self, s: _Session, sql: str, args: Sequence[Scalar], *, retry: bool) -> dict[str, Any]:
         """Run the read within the time limit, then end the call and give the session back."""
         try:
-            async with asyncio.timeout(QUERY_SECONDS):
-                result = await self._fetch(s, sql, args)
+            result = await self._fetch(s, sql, args)
         except TimeoutError as exc:
             await self._next_call(s)  # asyncpg cancelled the query on the server
             raise timeout_error() from exc
@@ -196,13 +196,23 @@ class PostgresEngine:
         await self._pool.give(s)
 
     async def _fetch(self, s: _Session, sql: str, args: Sequence[Scalar]) -> dict[str, Any]:
+        """The statement's rows within the limits.
+
+        asyncpg keeps the time limit with its own timer (cheaper than a task-level timeout on
+        every call) and on timeout sends PostgreSQL's cancel request, so the query stops on the
+        server too.
+        """
         kept = sql in s.statements
+        deadline = time.monotonic() + QUERY_SECONDS
         try:
-            st = await self._statement(s, sql)
+            st = await self._statement(s, sql, QUERY_SECONDS)
             values = coerce(args, st.param_types)
             budget = RowBudget(st.columns, st.converters)
-            budget.add_all(await fetch_at_most(st.stmt, values, FETCH_ROWS))
+            left = max(deadline - time.monotonic(), 0.001)
+            budget.add_all(await fetch_at_most(st.stmt, values, FETCH_ROWS, left))
             return budget.result()
+        except TimeoutError:
+            raise  # an OSError too, but not a lost link
         except STALE_STATEMENT as exc:
             if kept:
                 raise _Stale from exc  # retried on a new connection, which prepares it anew
@@ -214,13 +224,13 @@ class PostgresEngine:
         except asyncpg.PostgresError as exc:
             raise self._error(exc) from exc
 
-    async def _statement(self, s: _Session, sql: str) -> _Statement:
+    async def _statement(self, s: _Session, sql: str, seconds: float) -> _Statement:
         """The connection's prepared statement for ``sql`` (prepared on first use, then kept)."""
         st = s.statements.get(sql)
         if st is not None:
             s.statements.move_to_end(sql)
             return st
-        stmt = await s.conn.prepare(sql)
+        stmt = await s.conn.prepare(sql, timeout=seconds)
         attrs = stmt.get_attributes()
         st = _Statement(
             stmt, [t.name for t in stmt.get_parameters()], [a.name for a in attrs],
