@@ -20,6 +20,7 @@ import aiosqlite
 import asyncpg
 
 from broker import Broker, CallContext
+from broker.kinds.db import mywire
 from broker.kinds.db.adapter import DbKind
 from broker.kinds.db.engine import Engine
 from broker.kinds.db.mysql import MysqlEngine
@@ -155,7 +156,7 @@ async def test_postgres_query_overhead_against_raw_asyncpg(
             stmt = await conn.prepare(SQL["postgres"])
 
             async def raw_guarded() -> object:
-                rows = [r async for r in stmt.cursor(0, prefetch=1001)]
+                rows = await stmt.fetch(0)  # one Bind/Execute, as Helm's bounded fetch
                 await conn.execute(NEXT_CALL_SQL)
                 return rows
 
@@ -192,6 +193,25 @@ async def test_mysql_query_overhead_against_raw_aiomysql(
             )  # fmt: skip
         finally:
             conn.close()
+        same_steps = "vs the same commands on Helm's wire, without the engine"
+        await _compare(
+            bench, broker, ctx, await _mysql_same_steps(prof, pw), "mysql", (same_steps, same_steps)
+        )
+
+
+async def _mysql_same_steps(prof: DbProfile, pw: str) -> Callable[[], Awaitable[Any]]:
+    """Helm's pipelined read (begin, prepare, execute, reset, session settings) sent directly."""
+    engine = MysqlEngine(prof, pw)
+    session = await engine._open()
+    w, sql = session.wire, MANIFEST_SQL["mysql"]
+
+    async def raw() -> object:
+        return await w.exchange([
+            (mywire.query("START TRANSACTION READ ONLY"), w.ok), (mywire.prepare(sql), w.prepared),
+            (mywire.execute(mywire.LAST_PREPARED, [0]), lambda: w.rows(binary=True)), *session.tail(),
+        ])  # fmt: skip
+
+    return raw
 
 
 async def _aiomysql_query(conn: aiomysql.Connection) -> object:
