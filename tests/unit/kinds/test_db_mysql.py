@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from broker import Decision
+from broker.errors import CallError, ErrorCode
 from broker.kinds.db import mysql as mysql_engine
 from broker.kinds.db.profiles import DbProfile
 from tests.helpers import ScriptedConfirmer
@@ -330,3 +331,46 @@ async def test_a_statement_with_arguments_returns_the_same_values_as_one_without
     assert first["t"] == "-838:59:59"
     assert first["v"] == "Grüße ✓"
     assert first["bl"] == "AP8="
+
+
+async def test_without_pipelined_execute_a_read_binds_the_same_in_two_round_trips(
+    tmp_path: Path, mariadb_server: DatabaseServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # MySQL (not MariaDB) cannot execute a statement whose prepare it has not answered yet.
+    monkeypatch.setattr(mysql_engine, "pipelines_execute", lambda version: False)
+    relay = Relay(mariadb_server.port)
+    await relay.start()
+    prof, pw = server_profile(mariadb_server, "helm_ro")
+    engine = mysql_engine.MysqlEngine(DbProfile(**{**prof.__dict__, "port": relay.port}), pw)
+    try:
+        await engine.read("SELECT 1", [])
+        before = relay.round_trips
+        rows = await engine.read("SELECT name FROM items WHERE qty >= ? ORDER BY id", [1])
+        trips = relay.round_trips - before
+        with pytest.raises(CallError) as shifted:
+            await engine.read("SELECT 1--'\n, ? AS b -- '", [", @@version AS leaked #"])
+    finally:
+        await engine.aclose()
+        await relay.stop()
+    assert rows["rows"] == [["anchor"], ["compass"]]
+    assert trips == 2
+    assert shifted.value.code is ErrorCode.REFUSED
+
+
+@pytest.mark.parametrize(
+    ("version", "pipelined", "read_only"),
+    [
+        pytest.param("5.5.5-10.11.19-MariaDB-0+deb12u1", True, "tx_read_only", id="mariadb-10.11"),
+        pytest.param("11.4.2-MariaDB", True, "tx_read_only", id="mariadb-11"),
+        pytest.param("10.1.48-MariaDB", False, "tx_read_only", id="mariadb-10.1"),
+        pytest.param("8.0.36", False, "transaction_read_only", id="mysql-8"),
+    ],
+)
+def test_each_server_gets_the_session_settings_and_pipelining_it_understands(
+    version: str, pipelined: bool, read_only: str
+) -> None:
+    settings = mysql_engine.session_settings(
+        "ANSI,ANSI_QUOTES,STRICT_TRANS_TABLES,NO_BACKSLASH_ESCAPES", version
+    )
+    assert settings == f"SET SESSION {read_only} = 1, SESSION sql_mode = 'STRICT_TRANS_TABLES'"
+    assert mysql_engine.pipelines_execute(version) is pipelined
