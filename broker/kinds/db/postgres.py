@@ -21,9 +21,10 @@ PostgreSQL's cancel request, so the query stops on the server too; a server-side
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -105,6 +106,7 @@ class _Statement:
 class _Session:
     conn: asyncpg.Connection
     statements: OrderedDict[str, _Statement] = field(default_factory=OrderedDict)
+    names: Iterator[int] = field(default_factory=itertools.count)
 
 
 class _Stale(Exception):
@@ -230,7 +232,9 @@ class PostgresEngine:
         if st is not None:
             s.statements.move_to_end(sql)
             return st
-        stmt = await s.conn.prepare(sql, timeout=seconds)
+        # Named: with its statement cache off, asyncpg would otherwise make an unnamed statement
+        # that is parsed again on every execution.
+        stmt = await s.conn.prepare(sql, name=f"helm_{next(s.names)}", timeout=seconds)
         attrs = stmt.get_attributes()
         st = _Statement(
             stmt, [t.name for t in stmt.get_parameters()], [a.name for a in attrs],
