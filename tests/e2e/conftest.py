@@ -1,7 +1,7 @@
 """The real web view, headless: engine set-up before the QApplication, and an asyncio loop.
 
 pytest-qt owns the one QApplication; this module is imported before it exists, which is when
-the ``helm-ext`` scheme must be registered and WebRTC egress closed. Coroutines run on a qasync
+the ``helm-ext`` scheme must be registered and the engine's own connections closed. Coroutines run on a qasync
 loop marked as already running, each driven by a nested Qt event loop that quits when it is
 done (the application's own ``exec()`` is entered at most once per process).
 """

@@ -1,7 +1,7 @@
 """The extension host: sandboxed web frames whose only way out is ``helm.call``.
 
 Call ``prepare_engine()`` before the QApplication exists (it registers the ``helm-ext`` scheme
-and closes WebRTC egress), then make one ``ExtensionProfile`` per extension and one
+and sends the engine's own connections nowhere), then make one ``ExtensionProfile`` per extension and one
 ``ExtensionView`` per running instance. Writes are confirmed by the ``Confirmer`` the view is
 given; the desktop uses ``ui.dialogs.confirm.DialogConfirmer`` (Helm's own dialog).
 """
@@ -9,7 +9,7 @@ given; the desktop uses ``ui.dialogs.confirm.DialogConfirmer`` (Helm's own dialo
 from __future__ import annotations
 
 from ui.host.bridge import Bridge, CallHandler
-from ui.host.egress import DeadEnd, close_webrtc_egress
+from ui.host.egress import DeadEnd, close_egress
 from ui.host.policy import content_security_policy, entry_url, extension_host
 from ui.host.profile import ExtensionProfile
 from ui.host.scheme import register_scheme
@@ -34,4 +34,4 @@ def prepare_engine() -> DeadEnd:
     Keep the returned ``DeadEnd`` for the life of the process.
     """
     register_scheme()
-    return close_webrtc_egress()
+    return close_egress()

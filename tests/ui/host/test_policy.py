@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from ui.host.egress import chromium_flags, merged_flags
 from ui.host.policy import (
     content_security_policy,
     decide_navigation,
@@ -85,16 +84,3 @@ def test_the_page_policy_closes_every_fetch_directive_but_the_pages_own_files() 
         assert directives[closed] == "'none'", closed
     assert "unsafe-eval" not in content_security_policy()
     assert "http" not in content_security_policy()
-
-
-def test_webrtc_flags_force_a_dead_proxy_even_for_loopback() -> None:
-    flags = chromium_flags(4321)
-    assert "--force-webrtc-ip-handling-policy=disable_non_proxied_udp" in flags
-    assert "--proxy-server=socks5://127.0.0.1:4321" in flags
-    assert "--proxy-bypass-list=<-loopback>" in flags
-
-
-def test_webrtc_flags_are_added_to_the_existing_ones_once() -> None:
-    merged = merged_flags("--no-sandbox", chromium_flags(1))
-    assert merged.split()[0] == "--no-sandbox"
-    assert merged_flags(merged, chromium_flags(1)) == merged
