@@ -12,6 +12,7 @@ from pathlib import Path
 from broker.context import CallContext
 from broker.summary import Confirmer
 from ui.host.bridge import CallHandler
+from ui.host.egress_check import ENGINE_CHECK
 from ui.host.policy import extension_host
 from ui.host.profile import ExtensionProfile
 from ui.host.view import ExtensionView
@@ -28,6 +29,7 @@ class ExtensionHost(QObject):
         self._confirm = confirm
         self._profiles: dict[tuple[str, str], ExtensionProfile] = {}
         self._views: list[ExtensionView] = []
+        ENGINE_CHECK.start()  # now, so the first frame finds it done or nearly
 
     def profile(self, workspace: str, extension: str, folder: Path) -> ExtensionProfile:
         key = (workspace, extension)

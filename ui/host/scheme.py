@@ -67,10 +67,15 @@ class ExtensionSchemeHandler(QWebEngineUrlSchemeHandler):
         if isinstance(served, NotServed):
             job.fail(QWebEngineUrlRequestJob.Error.UrlNotFound)
             return
-        # The binding takes a list per header (its stub says otherwise); a plain value garbles
-        # the header and the policy would silently not apply.
-        job.setAdditionalResponseHeaders(RESPONSE_HEADERS)  # type: ignore[arg-type]
-        buffer = QBuffer(job)
-        buffer.setData(QByteArray(served.data))
-        buffer.open(QIODevice.OpenModeFlag.ReadOnly)
-        job.reply(served.mime.encode(), buffer)
+        reply(job, served.data, served.mime)
+
+
+def reply(job: QWebEngineUrlRequestJob, data: bytes, mime: str) -> None:
+    """Answer ``job`` with ``data`` and the headers every extension file gets."""
+    # The binding takes a list per header (its stub says otherwise); a plain value garbles
+    # the header and the policy would silently not apply.
+    job.setAdditionalResponseHeaders(RESPONSE_HEADERS)  # type: ignore[arg-type]
+    buffer = QBuffer(job)
+    buffer.setData(QByteArray(data))
+    buffer.open(QIODevice.OpenModeFlag.ReadOnly)
+    job.reply(mime.encode(), buffer)

@@ -2,19 +2,28 @@
 
 It ties together the extension's profile, a page that stays home, the page-side ``helm``
 scripts and a bridge whose identity is fixed here. The instance id is given by the caller and
-kept across reloads, so the broker's rate limit for the frame survives a reload.
+kept across reloads, so the broker's rate limit for the frame survives a reload. Nothing loads
+before the process's start-up check (``egress_check``) passed; if it failed, the frame shows
+why instead of the extension.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
+from collections.abc import Callable
+
 from broker.context import CallContext
 from broker.summary import Confirmer
 from ui.host.bridge import Bridge, CallHandler
+from ui.host.egress_check import ENGINE_CHECK, EgressCheck
 from ui.host.page import HostPage
 from ui.host.policy import entry_url
 from ui.host.profile import ExtensionProfile
 from ui.host.shim import bridge_scripts
 from ui.qt import (
+    QLabel,
+    Qt,
     QUrl,
     QVBoxLayout,
     QWebChannel,
@@ -23,6 +32,8 @@ from ui.qt import (
     QWidget,
     Signal,
 )
+
+log = logging.getLogger(__name__)
 
 BRIDGE_OBJECT = "helm"
 
@@ -62,9 +73,16 @@ class ExtensionView(QWidget):
         self.bridge.pageReady.connect(self._bridge_connected)
         self.page.loadStarted.connect(self._load_started)
         self.page.loadFinished.connect(self._load_finished)
+        self.refusal = QLabel(self)
+        self.refusal.setTextFormat(Qt.TextFormat.PlainText)
+        self.refusal.setWordWrap(True)
+        self.refusal.hide()
+        self._waiting: asyncio.Task[None] | None = None
+        self._pending: list[Callable[[], None]] = []
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.web)
+        layout.addWidget(self.refusal)
 
     @property
     def url(self) -> str:
@@ -75,10 +93,36 @@ class ExtensionView(QWidget):
         url = QUrl(self.url)
         if fragment:
             url.setFragment(fragment)
-        self.page.load(url)
+        self._once_checked(lambda: self.page.load(url))
 
     def reload(self) -> None:
-        self.page.triggerAction(self.page.WebAction.ReloadAndBypassCache)
+        self._once_checked(lambda: self.page.triggerAction(self.page.WebAction.ReloadAndBypassCache))
+
+    def _once_checked(self, go: Callable[[], None]) -> None:
+        outcome = ENGINE_CHECK.outcome
+        if outcome is not None:
+            self._go_if_passed(outcome, go)
+            return
+        self._pending.append(go)
+        if self._waiting is None:
+            self._waiting = asyncio.ensure_future(self._after_check())
+
+    async def _after_check(self) -> None:
+        outcome = await ENGINE_CHECK.result()
+        self._waiting = None
+        pending, self._pending = self._pending, []
+        for go in pending:
+            self._go_if_passed(outcome, go)
+
+    def _go_if_passed(self, outcome: EgressCheck, go: Callable[[], None]) -> None:
+        if outcome.passed:
+            go()
+            return
+        log.error("frame of %s not loaded: %s", self.ctx.extension, outcome.message)
+        self.refusal.setText(outcome.message)
+        self.web.hide()
+        self.refusal.show()
+        self.loadFailed.emit()
 
     def _load_started(self) -> None:
         self._loaded = self._connected = False
@@ -98,6 +142,8 @@ class ExtensionView(QWidget):
 
     async def aclose(self) -> None:
         """Stop the frame: cancel its calls, then let Qt delete the page and the widget."""
+        if self._waiting is not None:
+            self._waiting.cancel()
         self.page.setWebChannel(None)  # type: ignore[arg-type]
         await self.bridge.aclose()
         self.web.setPage(None)  # type: ignore[arg-type]

@@ -15,6 +15,9 @@ from ui.host import ExtensionProfile, ExtensionView, extension_host
 from ui.host.bridge import CallHandler
 from ui.host.evaluate import HasPage, PageScriptError
 from ui.host.evaluate import evaluate as evaluate_in_page
+from ui.host.files import Served, read_served
+from ui.host.scheme import ExtensionSchemeHandler
+from ui.qt import QBuffer, QByteArray, QIODevice
 
 PAGES = Path(__file__).parent / "pages"
 
@@ -41,6 +44,18 @@ class EchoHandler:
             + args_json
             + '},"error":null}'
         )
+
+
+class NoPolicyHandler(ExtensionSchemeHandler):
+    """Serves like Helm's handler but without the page policy, to test the layers beneath it."""
+
+    def requestStarted(self, job: Any) -> None:
+        served = read_served(self._root, job.requestUrl().path())
+        assert isinstance(served, Served)
+        buffer = QBuffer(job)
+        buffer.setData(QByteArray(served.data))
+        buffer.open(QIODevice.OpenModeFlag.ReadOnly)
+        job.reply(served.mime.encode(), buffer)
 
 
 class RefuseConfirmer:

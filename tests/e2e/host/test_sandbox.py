@@ -9,9 +9,6 @@ from typing import Any
 from tests.e2e.host.canary import canary
 from tests.e2e.host.kit import EchoHandler, copy_page, evaluate, wait_ready
 from ui.host import ExtensionProfile, extension_host
-from ui.host.files import Served, read_served
-from ui.host.scheme import ExtensionSchemeHandler
-from ui.qt import QBuffer, QByteArray, QIODevice
 
 
 def test_the_canary_counts_a_request_that_reaches_it() -> None:
@@ -60,39 +57,3 @@ def test_a_hostile_page_reaches_nothing_but_its_own_files(run: Any, frames: Any,
     assert location.split("#")[0] == view.url
     assert answered is True
     assert all(url.startswith(f"helm-ext://{view._test_profile.host}/") for url in navigations)
-
-
-class _NoPolicyHandler(ExtensionSchemeHandler):
-    """Serves like Helm's handler but without the page policy, to test the layer beneath it."""
-
-    def requestStarted(self, job: Any) -> None:
-        served = read_served(self._root, job.requestUrl().path())
-        assert isinstance(served, Served)
-        buffer = QBuffer(job)
-        buffer.setData(QByteArray(served.data))
-        buffer.open(QIODevice.OpenModeFlag.ReadOnly)
-        job.reply(served.mime.encode(), buffer)
-
-
-def test_without_the_page_policy_the_interceptor_alone_keeps_requests_in(
-    run: Any, frames: Any, tmp_path: Path
-) -> None:
-    folder = copy_page("hostile", tmp_path / "ext")
-    view = frames(folder, EchoHandler())
-    profile = view._test_profile
-    profile.profile.removeUrlScheme(b"helm-ext")
-    profile.test_handler = _NoPolicyHandler(folder, profile.host, profile)
-    profile.profile.installUrlSchemeHandler(b"helm-ext", profile.test_handler)
-    blocked: list[str] = []
-    profile.interceptor.blocked.connect(blocked.append)
-    with canary() as c:
-
-        async def scenario() -> Any:
-            await wait_ready(view, fragment=f"port={c.port}&other=none")
-            return await evaluate(view, "hostile.escape()")
-
-        escaped = run(scenario(), timeout=60)
-        hits = list(c.hits)
-    assert escaped["violations"] == 0, "this page runs without a policy"
-    assert "http requests leave the sandbox" in blocked
-    assert hits == []

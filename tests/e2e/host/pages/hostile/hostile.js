@@ -2,10 +2,18 @@
 // the page could tell it got through; the test's canary server is the real judge.
 (function () {
   'use strict';
+  // The canary: an address (127.0.0.1 unless given) and a port; with a zone, each attempt also
+  // gets a host name of its own (<attempt>.<zone>), so a DNS query says which one leaked.
   var params = new URLSearchParams(location.hash.slice(1));
   var port = params.get('port');
-  var canary = 'http://127.0.0.1:' + port;
-  var ws = 'ws://127.0.0.1:' + port;
+  var address = params.get('address') || '127.0.0.1';
+  var zone = params.get('zone');
+  var rtcPort = params.get('rtc') || port;
+  var bound = Number(params.get('wait') || 6000);
+  function at(attempt, scheme) {
+    return (scheme || 'http') + '://' + (zone ? attempt + '.' + zone : address) + ':' + port;
+  }
+  var canary = 'http://' + address + ':' + port;
   var other = 'helm-ext://' + params.get('other');
   var violations = [];
   document.addEventListener('securitypolicyviolation', function (e) { violations.push(e.violatedDirective); });
@@ -49,7 +57,7 @@
   function socket() {
     return new Promise(function (resolve) {
       try {
-        var s = new WebSocket(ws + '/ws');
+        var s = new WebSocket(at('websocket', 'ws') + '/ws');
         s.onopen = function () { resolve(true); };
         s.onerror = function () { resolve(false); };
       } catch (e) { resolve(false); }
@@ -58,7 +66,7 @@
   function eventSource() {
     return new Promise(function (resolve) {
       try {
-        var s = new EventSource(canary + '/events');
+        var s = new EventSource(at('eventsource') + '/events');
         s.onopen = function () { s.close(); resolve(true); };
         s.onerror = function () { s.close(); resolve(false); };
       } catch (e) { resolve(false); }
@@ -66,38 +74,51 @@
   }
   function css() {
     var style = document.createElement('style');
-    style.textContent = '@import url("' + canary + '/import.css");' +
-      '@font-face { font-family: leak; src: url("' + canary + '/font.woff"); }' +
-      '.leak { background-image: url("' + canary + '/bg.png"); font-family: leak; }';
+    style.textContent = '@import url("' + at('css-import') + '/import.css");' +
+      '@font-face { font-family: leak; src: url("' + at('css-font') + '/font.woff"); }' +
+      '.leak { background-image: url("' + at('css-image') + '/bg.png"); font-family: leak; }';
     document.head.appendChild(style);
     var div = document.createElement('div');
     div.className = 'leak';
     div.textContent = 'leak';
     document.body.appendChild(div);
-    return Promise.all([loads('link', 'href', canary + '/sheet.css', function (l) { l.rel = 'stylesheet'; }),
+    return Promise.all([loads('link', 'href', at('stylesheet') + '/sheet.css', function (l) { l.rel = 'stylesheet'; }),
       document.fonts.load('16px leak').then(function (f) { return f.length > 0; }, function () { return false; })])
       .then(function (r) { return r[0] || r[1]; });
   }
   function hints() {
     ['prefetch', 'preload', 'preconnect', 'dns-prefetch', 'modulepreload'].forEach(function (rel) {
       var l = document.createElement('link');
-      l.rel = rel; l.as = 'fetch'; l.href = canary + '/' + rel;
+      l.rel = rel; l.as = 'fetch'; l.href = at(rel) + '/' + rel;
       document.head.appendChild(l);
     });
+    // A preconnect to the address itself: TCP with no name to resolve.
+    var direct = document.createElement('link');
+    direct.rel = 'preconnect'; direct.href = canary + '/';
+    document.head.appendChild(direct);
+    // Speculation rules: inline, so the page policy refuses them; without it, prefetch and
+    // prerender are the engine's own requests.
+    var rules = document.createElement('script');
+    rules.type = 'speculationrules';
+    rules.textContent = JSON.stringify({
+      prefetch: [{ source: 'list', urls: [at('speculation-prefetch', 'https') + '/'] }],
+      prerender: [{ source: 'list', urls: [at('speculation-prerender', 'https') + '/'] }]
+    });
+    document.head.appendChild(rules);
     var a = document.createElement('a');
-    a.href = '#nowhere'; a.ping = canary + '/ping';
+    a.href = '#nowhere'; a.ping = at('ping') + '/ping';
     document.body.appendChild(a);
     a.click();
     return settle(300);
   }
   function workers() {
     var made = false;
-    try { new Worker('worker.js#' + port); made = true; } catch (e) { /* refused */ }
+    try { new Worker('worker.js#' + encodeURIComponent(at('worker'))); made = true; } catch (e) { /* refused */ }
     try {
-      var blob = new Blob(['fetch("' + canary + '/blob-worker")'], { type: 'text/javascript' });
+      var blob = new Blob(['fetch("' + at('blob-worker') + '/blob-worker")'], { type: 'text/javascript' });
       new Worker(URL.createObjectURL(blob)); made = true;
     } catch (e) { /* refused */ }
-    try { new SharedWorker('worker.js#' + port); made = true; } catch (e) { /* refused */ }
+    try { new SharedWorker('worker.js#' + encodeURIComponent(at('shared-worker'))); made = true; } catch (e) { /* refused */ }
     var sw = navigator.serviceWorker ? navigator.serviceWorker.register('worker.js').then(function () { return true; }, function () { return false; }) : Promise.resolve(false);
     return sw.then(function (r) { return r; });
   }
@@ -105,8 +126,8 @@
     return new Promise(function (resolve) {
       try {
         var pc = new RTCPeerConnection({ iceServers: [
-          { urls: 'stun:127.0.0.1:' + port },
-          { urls: ['turn:127.0.0.1:' + port + '?transport=udp', 'turn:127.0.0.1:' + port + '?transport=tcp'], username: 'u', credential: 'p' }] });
+          { urls: 'stun:' + address + ':' + rtcPort },
+          { urls: ['turn:' + address + ':' + rtcPort + '?transport=udp', 'turn:' + address + ':' + rtcPort + '?transport=tcp'], username: 'u', credential: 'p' }] });
         var leaked = false;
         pc.createDataChannel('leak');
         pc.onicecandidate = function (e) {
@@ -114,7 +135,7 @@
           if (!e.candidate) resolve(leaked);
         };
         pc.createOffer().then(function (o) { return pc.setLocalDescription(o); }).catch(function () { resolve(false); });
-        setTimeout(function () { resolve(leaked); }, 4000);
+        setTimeout(function () { resolve(leaked); }, Math.min(4000, bound));
       } catch (e) { resolve(false); }
     });
   }
@@ -189,19 +210,20 @@
   window.hostile = {
     escape: function () {
       var attempts = {
-        fetch: requestOk(fetch(canary + '/fetch', { mode: 'no-cors' })),
-        xhr: xhr(canary + '/xhr'),
-        img: loads('img', 'src', canary + '/img.png'),
+        fetch: requestOk(fetch(at('fetch') + '/fetch', { mode: 'no-cors' })),
+        fetchAddress: requestOk(fetch(canary + '/fetch', { mode: 'no-cors' })),
+        xhr: xhr(at('xhr') + '/xhr'),
+        img: loads('img', 'src', at('img') + '/img.png'),
         css: css(),
         websocket: socket(),
         eventsource: eventSource(),
-        beacon: Promise.resolve(navigator.sendBeacon(canary + '/beacon', 'x')).then(function () { return settle(300); }),
-        script: loads('script', 'src', canary + '/script.js'),
-        module: import(canary + '/module.js').then(function () { return true; }, function () { return false; }),
-        media: Promise.all([loads('video', 'src', canary + '/v.mp4'), loads('audio', 'src', canary + '/a.mp3')]).then(function (r) { return r[0] || r[1]; }),
-        object: Promise.all([loads('object', 'data', canary + '/o'), loads('embed', 'src', canary + '/e')]).then(function () { return settle(300); }),
-        iframe: frameLoaded(canary + '/frame'),
-        srcdoc: loads('iframe', 'srcdoc', '<img src="' + canary + '/srcdoc.png">').then(function () { return settle(300); }),
+        beacon: Promise.resolve(navigator.sendBeacon(at('beacon') + '/beacon', 'x')).then(function () { return settle(300); }),
+        script: loads('script', 'src', at('script') + '/script.js'),
+        module: import(at('module') + '/module.js').then(function () { return true; }, function () { return false; }),
+        media: Promise.all([loads('video', 'src', at('video') + '/v.mp4'), loads('audio', 'src', at('audio') + '/a.mp3')]).then(function (r) { return r[0] || r[1]; }),
+        object: Promise.all([loads('object', 'data', at('object') + '/o'), loads('embed', 'src', at('embed') + '/e')]).then(function () { return settle(300); }),
+        iframe: frameLoaded(at('iframe') + '/frame'),
+        srcdoc: loads('iframe', 'srcdoc', '<img src="' + at('srcdoc') + '/srcdoc.png">').then(function () { return settle(300); }),
         hints: hints(),
         fileFetch: requestOk(fetch('file:///etc/hostname')),
         fileImg: loads('img', 'src', 'file:///usr/share/pixmaps/debian-logo.png'),
@@ -211,7 +233,7 @@
         otherFetch: requestOk(fetch(other + '/secret.txt')),
         otherImg: loads('img', 'src', other + '/pixel.svg'),
         otherFrame: frameLoaded(other + '/index.html'),
-        windowOpen: Promise.resolve(!!window.open(canary + '/open') || !!window.open(other + '/index.html')),
+        windowOpen: Promise.resolve(!!window.open(at('window-open') + '/open') || !!window.open(other + '/index.html')),
         subframeBridge: subframeBridge(),
         channelTransport: channelTransport(),
         spoofHelm: spoofHelm(),
@@ -222,7 +244,7 @@
       var names = Object.keys(attempts);
       // An attempt that never answers did not get through either; the canary has the last word.
       var bounded = names.map(function (n) {
-        return Promise.race([attempts[n], new Promise(function (resolve) { setTimeout(function () { resolve('no answer'); }, 6000); })]);
+        return Promise.race([attempts[n], new Promise(function (resolve) { setTimeout(function () { resolve('no answer'); }, bound); })]);
       });
       return Promise.all(bounded).then(function (results) {
         var out = {};

@@ -1,0 +1,200 @@
+"""The check every frame waits for: a page's preconnect must reach nothing.
+
+``<link rel=preconnect>`` is opened by the engine's network service on its own: neither the
+page policy nor the request interceptor sees it, only the engine's switches (``egress``) stop
+it. Those switches are process-wide and can be undone from outside Helm (a proxy setting the
+engine obeys after all, a switch Helm does not know). So before the first frame loads, Helm
+loads a page of its own that preconnects to a canary on 127.0.0.1 and listens. If the canary
+hears anything, no frame of this process ever loads: each shows why instead.
+
+The check runs once per process because the engine's network configuration is per process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from ui.host.page import HostPage
+from ui.host.policy import SCHEME, entry_url
+from ui.host.profile import ExtensionProfile
+from ui.host.scheme import reply
+from ui.qt import QObject, QUrl, QWebEngineUrlRequestJob, QWebEngineUrlSchemeHandler
+
+log = logging.getLogger(__name__)
+
+PROBE_HOST = "start-up-check"
+"""The probe's origin: not hexadecimal, so no extension's host can be the same."""
+
+LOAD_TIMEOUT = 30.0
+SETTLE_SECONDS = 0.5
+"""How long after the probe page loaded the canary keeps listening. A preconnect the engine
+lets through is opened while the page is parsed, well before it finishes loading."""
+
+REFUSAL = (
+    "Helm is not running extensions: at start-up a test page reached the network ({heard}), so "
+    "an extension could too. Start Helm without proxy or network switches in "
+    "QTWEBENGINE_CHROMIUM_FLAGS and without a proxy set inside Helm's process."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class EgressCheck:
+    passed: bool
+    heard: tuple[str, ...]
+    """What reached the canary (empty when the check passed)."""
+
+    @property
+    def message(self) -> str:
+        if self.passed:
+            return "a test page's preconnect reached nothing"
+        return REFUSAL.format(heard=", ".join(self.heard) or "the test page did not load")
+
+
+class _Canary:
+    """TCP and UDP on one loopback port; tells the loop the moment anything arrives."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self.heard: list[str] = []
+        self.arrived = asyncio.Event()
+        self._stop = threading.Event()
+        self._tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._tcp.bind(("127.0.0.1", 0))
+        self.port: int = self._tcp.getsockname()[1]
+        self._udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self._udp.bind(("127.0.0.1", self.port))
+        self._tcp.listen(8)
+        self._threads = [
+            threading.Thread(target=self._listen, args=(self._tcp, "a TCP connection"), daemon=True),
+            threading.Thread(target=self._listen, args=(self._udp, "a UDP datagram"), daemon=True),
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def _listen(self, sock: socket.socket, what: str) -> None:
+        sock.settimeout(0.1)
+        while not self._stop.is_set():
+            try:
+                if sock.type == socket.SOCK_STREAM:
+                    conn, _ = sock.accept()
+                    conn.close()
+                else:
+                    sock.recvfrom(512)
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            self._loop.call_soon_threadsafe(self._heard, what)
+
+    def _heard(self, what: str) -> None:
+        self.heard.append(what)
+        self.arrived.set()
+
+    def close(self) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(timeout=1.0)
+        self._tcp.close()
+        self._udp.close()
+
+
+def probe_page(port: int) -> str:
+    target = f"127.0.0.1:{port}"
+    return (
+        "<!doctype html><html><head><meta charset='utf-8'><title>Helm start-up check</title>"
+        f"<link rel='preconnect' href='http://{target}/'>"
+        f"<link rel='preconnect' href='https://{target}/'>"
+        f"<link rel='dns-prefetch' href='http://{target}/'>"
+        "</head><body></body></html>"
+    )
+
+
+class _ProbeHandler(QWebEngineUrlSchemeHandler):
+    """Serves the probe page from memory, with the headers of every extension file."""
+
+    def __init__(self, page: str, parent: QObject) -> None:
+        super().__init__(parent)
+        self._page = page.encode()
+
+    def requestStarted(self, job: QWebEngineUrlRequestJob) -> None:
+        reply(job, self._page, "text/html; charset=utf-8")
+
+
+async def check_egress() -> EgressCheck:
+    """Load the probe page and listen; needs the QApplication and a running loop."""
+    canary = _Canary(asyncio.get_running_loop())
+    try:
+        loaded = await _load_probe(probe_page(canary.port))
+        if loaded and not canary.heard:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(canary.arrived.wait(), SETTLE_SECONDS)
+    finally:
+        canary.close()
+    if not loaded and not canary.heard:
+        return EgressCheck(False, ())
+    return EgressCheck(not canary.heard, tuple(dict.fromkeys(canary.heard)))
+
+
+async def _load_probe(html: str) -> bool:
+    """Load ``html`` in a frame made like every extension's: same profile settings and filters."""
+    profile = ExtensionProfile(Path(), PROBE_HOST)
+    profile.profile.removeUrlScheme(SCHEME.encode())
+    handler = _ProbeHandler(html, profile)
+    profile.profile.installUrlSchemeHandler(SCHEME.encode(), handler)
+    page = HostPage(profile.profile, PROBE_HOST)
+    finished: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+
+    def on_finished(ok: bool) -> None:
+        if not finished.done():
+            finished.set_result(ok)
+
+    page.loadFinished.connect(on_finished)
+    try:
+        page.load(QUrl(entry_url(PROBE_HOST, "index.html")))
+        return await asyncio.wait_for(finished, LOAD_TIMEOUT)
+    except TimeoutError:
+        return False
+    finally:
+        page.deleteLater()
+        profile.deleteLater()
+
+
+class EngineCheck:
+    """The process's one check; frames await ``result()``, the first caller starts it."""
+
+    def __init__(self) -> None:
+        self._task: asyncio.Task[EgressCheck] | None = None
+        self.outcome: EgressCheck | None = None
+
+    def start(self) -> None:
+        """Begin the check now, if a loop runs (the host starts it early so frames wait less)."""
+        if self._task is None:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                return
+            self._task = loop.create_task(self._run())
+
+    async def result(self) -> EgressCheck:
+        self.start()
+        assert self._task is not None  # a coroutine runs on a running loop
+        return await asyncio.shield(self._task)
+
+    async def _run(self) -> EgressCheck:
+        outcome = await check_egress()
+        if outcome.passed:
+            log.info("start-up check: %s", outcome.message)
+        else:
+            log.error("start-up check failed: %s", outcome.message)
+        self.outcome = outcome
+        return outcome
+
+
+ENGINE_CHECK = EngineCheck()
+"""One per process, like the engine's network configuration it checks."""
