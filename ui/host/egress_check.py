@@ -17,8 +17,10 @@ import contextlib
 import logging
 import socket
 import threading
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ui.host.page import HostPage
 from ui.host.policy import SCHEME, entry_url
@@ -33,8 +35,10 @@ PROBE_HOST = "start-up-check"
 
 LOAD_TIMEOUT = 30.0
 SETTLE_SECONDS = 0.5
-"""How long after the probe page loaded the canary keeps listening. A preconnect the engine
-lets through is opened while the page is parsed, well before it finishes loading."""
+"""How long after the probe page loaded frames wait for the canary. A preconnect the engine
+lets through is opened while the page is parsed, most often before it finishes loading."""
+LATE_SECONDS = 15.0
+"""How long the canary keeps listening after the check passed, for a late preconnect."""
 
 REFUSAL = (
     "Helm is not running extensions: at start-up a test page reached the network ({heard}), so "
@@ -126,18 +130,18 @@ class _ProbeHandler(QWebEngineUrlSchemeHandler):
         reply(job, self._page, "text/html; charset=utf-8")
 
 
-async def check_egress() -> EgressCheck:
-    """Load the probe page and listen; needs the QApplication and a running loop."""
-    canary = _Canary(asyncio.get_running_loop())
-    try:
-        loaded = await _load_probe(probe_page(canary.port))
-        if loaded and not canary.heard:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(canary.arrived.wait(), SETTLE_SECONDS)
-    finally:
-        canary.close()
+async def check_egress(canary: _Canary) -> EgressCheck:
+    """Load the probe page and listen a moment; needs the QApplication and a running loop."""
+    loaded = await _load_probe(probe_page(canary.port))
+    if loaded and not canary.heard:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(canary.arrived.wait(), SETTLE_SECONDS)
     if not loaded and not canary.heard:
         return EgressCheck(False, ())
+    return _verdict(canary)
+
+
+def _verdict(canary: _Canary) -> EgressCheck:
     return EgressCheck(not canary.heard, tuple(dict.fromkeys(canary.heard)))
 
 
@@ -166,11 +170,21 @@ async def _load_probe(html: str) -> bool:
 
 
 class EngineCheck:
-    """The process's one check; frames await ``result()``, the first caller starts it."""
+    """The process's one check; frames await ``result()``, the first caller starts it.
+
+    A passed check keeps its canary open for ``LATE_SECONDS``: a preconnect the engine let
+    through but opened late (a loaded machine) still fails the check then, and every frame
+    watching is stopped.
+    """
 
     def __init__(self) -> None:
-        self._task: asyncio.Task[EgressCheck] | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._first = asyncio.Event()
+        self._final = asyncio.Event()
+        self._watchers: weakref.WeakSet[Any] = weakref.WeakSet()
         self.outcome: EgressCheck | None = None
+        self.canary_port: int | None = None
+        """Where the probe's preconnect goes (for tests that play a late one)."""
 
     def start(self) -> None:
         """Begin the check now, if a loop runs (the host starts it early so frames wait less)."""
@@ -182,18 +196,50 @@ class EngineCheck:
             self._task = loop.create_task(self._run())
 
     async def result(self) -> EgressCheck:
+        """The first verdict (after the probe page loaded and a moment passed)."""
         self.start()
-        assert self._task is not None  # a coroutine runs on a running loop
-        return await asyncio.shield(self._task)
+        await self._first.wait()
+        assert self.outcome is not None
+        return self.outcome
 
-    async def _run(self) -> EgressCheck:
-        outcome = await check_egress()
+    async def final(self) -> EgressCheck:
+        """The verdict once the late window closed (or something arrived in it)."""
+        self.start()
+        await self._final.wait()
+        assert self.outcome is not None
+        return self.outcome
+
+    def watch(self, frame: Any) -> None:
+        """Call ``frame.engine_check_failed(outcome)`` if a passed check fails late."""
+        self._watchers.add(frame)
+
+    def unwatch(self, frame: Any) -> None:
+        self._watchers.discard(frame)
+
+    async def _run(self) -> None:
+        canary = _Canary(asyncio.get_running_loop())
+        self.canary_port = canary.port
+        try:
+            self._settle(await check_egress(canary))
+            if self.outcome is not None and self.outcome.passed:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(canary.arrived.wait(), LATE_SECONDS)
+                if canary.heard:
+                    self._settle(_verdict(canary))
+                    for frame in list(self._watchers):
+                        frame.engine_check_failed(self.outcome)
+        finally:
+            canary.close()
+            self._first.set()
+            self._final.set()
+
+    def _settle(self, outcome: EgressCheck) -> None:
+        self.outcome = outcome
         if outcome.passed:
             log.info("start-up check: %s", outcome.message)
         else:
             log.error("start-up check failed: %s", outcome.message)
-        self.outcome = outcome
-        return outcome
+        self._first.set()
 
 
 ENGINE_CHECK = EngineCheck()

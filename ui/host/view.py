@@ -18,7 +18,7 @@ from broker.summary import Confirmer
 from ui.host.bridge import Bridge, CallHandler
 from ui.host.egress_check import ENGINE_CHECK, EgressCheck
 from ui.host.page import HostPage
-from ui.host.policy import entry_url
+from ui.host.policy import decide_navigation, entry_url
 from ui.host.profile import ExtensionProfile
 from ui.host.shim import bridge_scripts
 from ui.qt import (
@@ -36,6 +36,7 @@ from ui.qt import (
 log = logging.getLogger(__name__)
 
 BRIDGE_OBJECT = "helm"
+LEFT_HOME = "Helm stopped this extension: its page tried to leave its own files."
 
 
 class ExtensionView(QWidget):
@@ -69,10 +70,11 @@ class ExtensionView(QWidget):
         self.channel = QWebChannel(self.page)
         self.channel.registerObject(BRIDGE_OBJECT, self.bridge)
         self.page.setWebChannel(self.channel, QWebEngineScript.ScriptWorldId.ApplicationWorld.value)
-        self._loaded = self._connected = False
+        self._loaded = self._connected = self._left_home = False
         self.bridge.pageReady.connect(self._bridge_connected)
         self.page.loadStarted.connect(self._load_started)
         self.page.loadFinished.connect(self._load_finished)
+        self.page.urlChanged.connect(self._url_changed)
         self.refusal = QLabel(self)
         self.refusal.setTextFormat(Qt.TextFormat.PlainText)
         self.refusal.setWordWrap(True)
@@ -96,7 +98,14 @@ class ExtensionView(QWidget):
         self._once_checked(lambda: self.page.load(url))
 
     def reload(self) -> None:
-        self._once_checked(lambda: self.page.triggerAction(self.page.WebAction.ReloadAndBypassCache))
+        self._once_checked(self._reload_now)
+
+    def _reload_now(self) -> None:
+        if self._left_home:  # a stopped page starts again at home, not where it went
+            self._left_home = False
+            self.page.load(QUrl(self.url))
+        else:
+            self.page.triggerAction(self.page.WebAction.ReloadAndBypassCache)
 
     def _once_checked(self, go: Callable[[], None]) -> None:
         outcome = ENGINE_CHECK.outcome
@@ -116,13 +125,30 @@ class ExtensionView(QWidget):
 
     def _go_if_passed(self, outcome: EgressCheck, go: Callable[[], None]) -> None:
         if outcome.passed:
+            self.refusal.hide()
+            self.web.show()
             go()
             return
         log.error("frame of %s not loaded: %s", self.ctx.extension, outcome.message)
-        self.refusal.setText(outcome.message)
+        self._show_refusal(outcome.message)
+        self.loadFailed.emit()
+
+    def _url_changed(self, url: QUrl) -> None:
+        # The page's own guard cancels every navigation away and the page asks Helm about the
+        # rest; should a document from elsewhere still arrive, it is stopped and hidden.
+        if url.isEmpty():
+            return
+        if decide_navigation(url.scheme(), url.host(), self._profile.host, True).allowed:
+            return
+        log.warning("frame of %s left its own origin; stopped", self.ctx.extension)
+        self._left_home = True
+        self.page.triggerAction(self.page.WebAction.Stop)
+        self._show_refusal(LEFT_HOME)
+
+    def _show_refusal(self, message: str) -> None:
+        self.refusal.setText(message)
         self.web.hide()
         self.refusal.show()
-        self.loadFailed.emit()
 
     def _load_started(self) -> None:
         self._loaded = self._connected = False

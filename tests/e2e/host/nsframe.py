@@ -109,13 +109,15 @@ async def main(config: dict[str, Any]) -> dict[str, Any]:
     from ui.host.egress_check import ENGINE_CHECK
 
     production = config["engine"] == "production"
+    # At start-up, before any frame, as in Helm (where frames wait for it).
+    first = await ENGINE_CHECK.result()
     with tempfile.TemporaryDirectory() as tmp:
         folder = copy_page("hostile", Path(tmp) / "hostile")
         views = {spec["name"]: frame(spec, folder) for spec in config["frames"]}
         results = await asyncio.gather(*(escape(views[s["name"]], s, production) for s in config["frames"]))
         for view in views.values():
             await view.aclose()
-        check = await ENGINE_CHECK.result()
+        check = ENGINE_CHECK.outcome or first  # a late failure would have replaced the first
         refusal = await refused(folder)
     return {
         "frames": {s["name"]: r["got_through"] for s, r in zip(config["frames"], results, strict=True)},
