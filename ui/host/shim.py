@@ -1,8 +1,8 @@
 """The scripts that give a page its ``window.helm``: Helm's isolated world and the page's.
 
-The isolated world holds the web channel (``qt.webChannelTransport`` exists only there); the
-page's world gets a frozen ``helm`` object talking to it over a private MessagePort. Both run
-only in the main frame, so subframes never reach the bridge.
+The isolated world holds the web channel (``qt.webChannelTransport`` exists only there) and
+Helm's guards (navigation, clipboard); the page's world gets a frozen ``helm`` object talking to
+it over a private node. Both run only in the main frame, so subframes never reach the bridge.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def _script(name: str, source: str, world: int) -> QWebEngineScript:
 
 def bridge_scripts() -> tuple[QWebEngineScript, QWebEngineScript]:
     """The isolated-world bridge and the page-world ``helm`` object."""
-    isolated = _qwebchannel_js() + "\n" + _resource("bridge-isolated.js")
+    isolated = "\n".join((_qwebchannel_js(), _resource("guard-isolated.js"), _resource("bridge-isolated.js")))
     return (
         _script("helm-bridge", isolated, World.ApplicationWorld.value),
         _script("helm-main", _resource("helm-main.js"), World.MainWorld.value),

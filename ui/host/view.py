@@ -125,6 +125,7 @@ class ExtensionView(QWidget):
 
     def _go_if_passed(self, outcome: EgressCheck, go: Callable[[], None]) -> None:
         if outcome.passed:
+            ENGINE_CHECK.watch(self)
             self.refusal.hide()
             self.web.show()
             go()
@@ -133,12 +134,18 @@ class ExtensionView(QWidget):
         self._show_refusal(outcome.message)
         self.loadFailed.emit()
 
+    def engine_check_failed(self, outcome: EgressCheck) -> None:
+        """The start-up check failed late: cut the page off from Helm and stop it."""
+        log.error("frame of %s stopped: %s", self.ctx.extension, outcome.message)
+        self.page.setWebChannel(None)  # type: ignore[arg-type]
+        self.bridge.cancel_all()
+        self.page.triggerAction(self.page.WebAction.Stop)
+        self._show_refusal(outcome.message)
+
     def _url_changed(self, url: QUrl) -> None:
         # The page's own guard cancels every navigation away and the page asks Helm about the
         # rest; should a document from elsewhere still arrive, it is stopped and hidden.
-        if url.isEmpty():
-            return
-        if decide_navigation(url.scheme(), url.host(), self._profile.host, True).allowed:
+        if url.isEmpty() or self._at_home(url):
             return
         log.warning("frame of %s left its own origin; stopped", self.ctx.extension)
         self._left_home = True
@@ -155,19 +162,25 @@ class ExtensionView(QWidget):
 
     def _bridge_connected(self) -> None:
         self._connected = True
-        if self._loaded:
-            self.ready.emit()
+        self._maybe_ready()
 
     def _load_finished(self, ok: bool) -> None:
         if not ok:
             self.loadFailed.emit()
             return
         self._loaded = True
-        if self._connected:
+        self._maybe_ready()
+
+    def _maybe_ready(self) -> None:
+        if self._loaded and self._connected and self._at_home(self.page.url()):
             self.ready.emit()
+
+    def _at_home(self, url: QUrl) -> bool:
+        return decide_navigation(url.scheme(), url.host(), self._profile.host, True).allowed
 
     async def aclose(self) -> None:
         """Stop the frame: cancel its calls, then let Qt delete the page and the widget."""
+        ENGINE_CHECK.unwatch(self)
         if self._waiting is not None:
             self._waiting.cancel()
         self.page.setWebChannel(None)  # type: ignore[arg-type]
