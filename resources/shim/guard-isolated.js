@@ -16,4 +16,15 @@
       if (event.cancelable) event.preventDefault();
     });
   }
+
+  // No copy or cut from the page: the page's own listeners could replace what the user copies,
+  // and `document.execCommand('copy')` after any click would overwrite the clipboard. Cancelling
+  // the event with nothing in it writes nothing. (Helm also empties the clipboard if a frame
+  // writes to it by another way; see ui/host/clipboard.py.)
+  function refuse(event) {
+    event.stopImmediatePropagation();
+    event.preventDefault();
+  }
+  window.addEventListener('copy', refuse, true);
+  window.addEventListener('cut', refuse, true);
 })();

@@ -18,9 +18,9 @@ from typing import Any
 from broker.context import CallContext
 from broker.summary import Confirmer
 from ui.host.bridge import CallHandler
+from ui.host.clipboard import copy_text
 from ui.qt import (
     QAbstractItemView,
-    QApplication,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -211,6 +211,4 @@ class CallInspector(QWidget):
 
 
 def _copy(text: str) -> None:
-    clipboard = QApplication.clipboard()
-    if clipboard is not None:
-        clipboard.setText(text)
+    copy_text(text)  # Helm's own copy: not taken for a frame's

@@ -16,12 +16,14 @@ from collections.abc import Callable
 from broker.context import CallContext
 from broker.summary import Confirmer
 from ui.host.bridge import Bridge, CallHandler
+from ui.host.clipboard import ClipboardGuard
 from ui.host.egress_check import ENGINE_CHECK, EgressCheck
 from ui.host.page import HostPage
 from ui.host.policy import decide_navigation, entry_url
 from ui.host.profile import ExtensionProfile
 from ui.host.shim import bridge_scripts
 from ui.qt import (
+    QApplication,
     QLabel,
     Qt,
     QUrl,
@@ -85,6 +87,9 @@ class ExtensionView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.web)
         layout.addWidget(self.refusal)
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            ClipboardGuard.of(app).watch(self, ctx.extension)
 
     @property
     def url(self) -> str:
@@ -181,6 +186,9 @@ class ExtensionView(QWidget):
     async def aclose(self) -> None:
         """Stop the frame: cancel its calls, then let Qt delete the page and the widget."""
         ENGINE_CHECK.unwatch(self)
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            ClipboardGuard.of(app).forget(self)
         if self._waiting is not None:
             self._waiting.cancel()
         self.page.setWebChannel(None)  # type: ignore[arg-type]
