@@ -124,14 +124,18 @@ class Broker:
         *,
         confirmation: str | None = None,
         confirm: Confirmer | None = None,
+        refusal: CallError | None = None,
     ) -> dict[str, Any]:
-        """Admission, then the call; every CallError becomes the kind's failure envelope."""
+        """Admission, then the call (or ``refusal``, when the call was refused before it was
+        read); every CallError becomes the kind's failure envelope."""
         admitted = self.admission.admit(ctx.instance)
         if not admitted.admitted:
             err = CallError(ErrorCode.RATE_LIMITED, admitted.reason, retry_after=admitted.retry_after)
             return envelope.failure(self._kind_hint(ctx, connection_id), err)
         resolved: _Resolved | None = None
         try:
+            if refusal is not None:
+                raise refusal
             resolved = self._resolve(ctx, connection_id, operation, args)
             if confirm is not None and resolved.call.write:
                 return await self._confirmed(resolved, confirm)
@@ -166,8 +170,10 @@ class Broker:
     ) -> str:
         """``request`` with JSON text in and out, for the web bridge."""
         if len(args_json) > MAX_CALL_BYTES:
-            err = CallError(ErrorCode.TOO_LARGE, "the call message is larger than 256 KiB")
-            result = envelope.failure(self._kind_hint(ctx, connection_id), err)
+            # Refused unread (the bridge passes at most one character past the limit), and
+            # counted against the rate limit like any other call.
+            too_large = CallError(ErrorCode.TOO_LARGE, "the call message is larger than 256 KiB")
+            result = await self._admitted(ctx, connection_id, operation, {}, refusal=too_large)
         else:
             try:
                 args = loads_strict(args_json) if args_json else {}

@@ -30,6 +30,17 @@
     bridge.call(call[0], call[1], call[2], call[3]);
   }
 
+  // Helm takes in no more of a call than it could accept: anything longer is cut here, one
+  // character past the limit, in a world the page cannot reach. Helm then answers the call
+  // (too_large, or refused for a name) without ever holding the rest, and counts it against
+  // the rate limit like any other. (Helm fills in its limits when it loads this script.)
+  var MAX_NAME = __HELM_MAX_NAME_CHARS__;
+  var MAX_ARGS = __HELM_MAX_CALL_CHARS__;
+  function cut(value, limit) {
+    var text = String(value);
+    return text.length > limit ? text.slice(0, limit + 1) : text;
+  }
+
   // detail: [page id, connection, operation, args as JSON text]
   node.addEventListener('helm:call', function (event) {
     var message = event.detail;
@@ -37,7 +48,7 @@
     next += 1;
     var id = String(next);
     waiting.set(id, String(message[0]));
-    var call = [id, String(message[1]), String(message[2]), String(message[3])];
+    var call = [id, cut(message[1], MAX_NAME), cut(message[2], MAX_NAME), cut(message[3], MAX_ARGS)];
     if (bridge === null) queued.push(call); else send(call);
   });
 

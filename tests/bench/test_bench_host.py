@@ -325,3 +325,64 @@ def test_cold_start_to_first_extension_ready(run: Any, bench: Bench, tmp_path: P
         raw,
         note="demo home vs bare QWebEngineView page",
     )
+
+
+HUGE = 128 * MIB
+HUGE_CALL = f"""(async () => {{ const args = {{text: 'x'.repeat({HUGE})}};
+  const r = await helm.call('c', 'huge', args); return r.ok ? 'ok' : r.error.code; }})()"""
+
+
+def _reset_peak_rss() -> float:
+    """Reset this process's peak resident memory (Linux) and return its current size, MiB."""
+    Path("/proc/self/clear_refs").write_text("5")
+    return _status_mib("VmRSS")
+
+
+def _status_mib(field: str) -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError(f"{field} not in /proc/self/status")
+
+
+async def _huge_call(frame: Any) -> tuple[float, float, Any]:
+    """Worst event-loop lag (s) and peak memory growth of Helm's own process (MiB)."""
+    before = _reset_peak_rss()
+    answer: list[Any] = []
+
+    async def work() -> None:
+        answer.append(await evaluate(frame, HUGE_CALL, timeout=120))
+
+    lag = await worst_loop_lag(work)
+    return lag, _status_mib("VmHWM") - before, answer[0]
+
+
+def test_a_128_mib_call_neither_stalls_nor_bloats_helm(run: Any, bench: Bench, tmp_path: Path) -> None:
+    folder = copy_page("probe", tmp_path / "ext")
+
+    async def scenario() -> tuple[tuple[float, float, Any], tuple[float, float, Any]]:
+        async with new_broker(tmp_path / "home") as broker:
+            view = make_view(folder, broker)
+            await wait_ready(view)
+            helm = await _huge_call(view)
+            await view.aclose()
+        raw = RawFrame(ExtensionProfile(folder, extension_host("ws", "raw.huge")))
+        await raw.load()
+        base = await _huge_call(raw)
+        raw.close()
+        return helm, base
+
+    (helm_lag, helm_mem, answer), (raw_lag, raw_mem, _) = run(scenario(), timeout=600)
+    bench.record(
+        "UI: worst event-loop lag, one 128 MiB call",
+        helm_lag,
+        raw_lag,
+        note=f"Helm answers {answer}; raw QWebChannel",
+    )
+    bench.record(
+        "memory: Helm's peak growth, one 128 MiB call",
+        helm_mem,
+        raw_mem,
+        unit="MiB",
+        note="browser process; raw QWebChannel",
+    )

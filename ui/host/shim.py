@@ -10,6 +10,8 @@ from __future__ import annotations
 from functools import cache
 from importlib import resources
 
+from broker.broker import MAX_CALL_BYTES
+from ui.host.bridge import MAX_NAME_CHARS
 from ui.qt import QFile, QIODevice, QWebEngineScript
 
 World = QWebEngineScript.ScriptWorldId
@@ -40,9 +42,20 @@ def _script(name: str, source: str, world: int) -> QWebEngineScript:
     return script
 
 
+def _isolated_bridge() -> str:
+    """The bridge script with Helm's limits written in (the page never sees this world)."""
+    source = _resource("bridge-isolated.js")
+    limits = {"__HELM_MAX_NAME_CHARS__": MAX_NAME_CHARS, "__HELM_MAX_CALL_CHARS__": MAX_CALL_BYTES}
+    for name, value in limits.items():
+        if source.count(name) != 1:
+            raise RuntimeError(f"bridge-isolated.js must name {name} once")
+        source = source.replace(name, str(value))
+    return source
+
+
 def bridge_scripts() -> tuple[QWebEngineScript, QWebEngineScript]:
     """The isolated-world bridge and the page-world ``helm`` object."""
-    isolated = "\n".join((_qwebchannel_js(), _resource("guard-isolated.js"), _resource("bridge-isolated.js")))
+    isolated = "\n".join((_qwebchannel_js(), _resource("guard-isolated.js"), _isolated_bridge()))
     return (
         _script("helm-bridge", isolated, World.ApplicationWorld.value),
         _script("helm-main", _resource("helm-main.js"), World.MainWorld.value),

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from broker import Broker
+from broker.broker import MAX_CALL_BYTES
 from broker.extensions import approve, install
 from broker.kinds.http.profiles import ServiceProfile, save_profile
 from broker.workspaces import add_workspace
@@ -246,3 +247,53 @@ def test_an_http_read_goes_out_with_helms_token_which_the_page_never_sees(
     assert _Issues.seen_auth == [f"Bearer {token}"]
     assert token not in json.dumps(result)
     assert token not in page_text
+
+
+class _Measured:
+    """The broker, with the longest arguments text it was handed recorded."""
+
+    def __init__(self, broker: Broker) -> None:
+        self.broker = broker
+        self.longest = 0
+
+    async def request_json(
+        self, ctx: Any, connection: str, operation: str, args_json: str, confirm: Any
+    ) -> str:
+        self.longest = max(self.longest, len(args_json))
+        return await self.broker.request_json(ctx, connection, operation, args_json, confirm)
+
+
+def test_an_oversized_call_never_reaches_helm_whole_is_answered_too_large_and_counts(
+    run: Any, frames: Any, tmp_path: Path
+) -> None:
+    async def scenario() -> tuple[str, int, list[str], str]:
+        broker = await open_broker(tmp_path)
+        try:
+            handler = _Measured(broker)
+            view = frames(tmp_path / "ext", handler, extension=EXTENSION, instance="big-1")
+            await wait_ready(view)
+            huge = await evaluate(
+                view,
+                "probe.call('notes', 'list', {text: 'x'.repeat(32 * 1024 * 1024)}).then(r => r.error.code)",
+            )
+            longest = handler.longest
+            # The other 59 calls of the minute, each just over the limit; then any call waits.
+            over = await evaluate(
+                view,
+                "(async () => { const codes = []; for (let i = 0; i < 59; i++) {"
+                " const r = await probe.call('notes', 'list', {text: 'x'.repeat(256 * 1024)});"
+                " codes.push(r.error.code); } return codes; })()",
+                timeout=60,
+            )
+            after = await evaluate(
+                view, "probe.call('notes', 'list', {}).then(r => r.ok ? 'ok' : r.error.code)"
+            )
+            return huge, longest, over, after
+        finally:
+            await broker.aclose()
+
+    huge, longest, over, after = run(scenario(), timeout=120)
+    assert huge == "too_large"
+    assert longest == MAX_CALL_BYTES + 1, "Helm took in one character past its limit, no more"
+    assert over == ["too_large"] * 59
+    assert after == "rate_limited", "refused calls count against the rate limit"
