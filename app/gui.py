@@ -30,6 +30,7 @@ def run_qt(body: Callable[[], Coroutine[Any, Any, int]]) -> int:
     WebRTC flags must be set first), and the Qt event loop is entered exactly once.
     """
     from ui.host import prepare_engine
+    from ui.host.egress_check import ENGINE_CHECK
 
     dead_end = prepare_engine()
     import qasync
@@ -43,9 +44,14 @@ def run_qt(body: Callable[[], Coroutine[Any, Any, int]]) -> int:
     app.setQuitOnLastWindowClosed(False)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
+
+    async def checked() -> int:
+        ENGINE_CHECK.start()  # the frames' start-up check, while the rest of Helm starts
+        return await body()
+
     try:
         with loop:
-            code: int = loop.run_until_complete(body())
+            code: int = loop.run_until_complete(checked())
             return code
     finally:
         dead_end.close()

@@ -95,6 +95,7 @@ async def run(home: Path) -> int:
 
 async def checks(home: Path, started: float, report: list[str]) -> None:
     from app.window import open_window
+    from ui.host.egress_check import ENGINE_CHECK
 
     async with Broker(home, credentials=open_store(home, use_keychain=False)) as broker:
         workspace = await set_up_demo(broker)
@@ -103,8 +104,13 @@ async def checks(home: Path, started: float, report: list[str]) -> None:
         window = open_window(broker, confirm)
         try:
             view = await window.wait_frame(EXTENSION, TIME_LIMIT)
+            check = ENGINE_CHECK.outcome
+            if check is not None and not check.passed:
+                raise Failed(check.message)
             if view is None:
                 raise Failed("the Notes widget did not load in the web view")
+            if check is not None:
+                report.append(f"ok    start-up check: {check.message}")
             ready = f"ok    Notes widget ready in {time.perf_counter() - started:.2f} s"
             uptime = process_uptime()
             report.append(ready if uptime is None else f"{ready} ({uptime:.2f} s after the process started)")

@@ -34,9 +34,10 @@ PROBE_HOST = "start-up-check"
 """The probe's origin: not hexadecimal, so no extension's host can be the same."""
 
 LOAD_TIMEOUT = 30.0
-SETTLE_SECONDS = 0.5
+SETTLE_SECONDS = 0.2
 """How long after the probe page loaded frames wait for the canary. A preconnect the engine
-lets through is opened while the page is parsed, most often before it finishes loading."""
+lets through is opened while the page is parsed, most often before it finishes loading (and
+one that comes later still fails the check: see ``LATE_SECONDS``)."""
 LATE_SECONDS = 15.0
 """How long the canary keeps listening after the check passed, for a late preconnect."""
 

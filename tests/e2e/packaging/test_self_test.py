@@ -24,6 +24,7 @@ def test_the_self_test_reads_through_the_bridge_refuses_unconfirmed_writes_and_e
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith("helm ")
+    assert "ok    start-up check: a test page's preconnect reached nothing" in lines
     assert any(line.startswith("ok    read notes/welcome.md through the bridge") for line in lines)
     assert any("write through the bridge: declined (Cancel), file unchanged" in line for line in lines)
     assert any("write without a token: confirmation_required, file unchanged" in line for line in lines)
