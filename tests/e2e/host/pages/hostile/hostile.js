@@ -237,6 +237,8 @@
         subframeBridge: subframeBridge(),
         channelTransport: channelTransport(),
         spoofHelm: spoofHelm(),
+        // Helm answers these itself, showing nothing: a page must not imitate Helm's dialogs.
+        dialogs: Promise.resolve(alert('Helm') !== undefined || confirm('Allow?') || prompt('Token?', 'x') !== null),
         stealBridge: stealBridge(),
         ownImage: loads('img', 'src', 'pixel.svg')
       };
