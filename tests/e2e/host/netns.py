@@ -41,6 +41,11 @@ def available() -> str | None:
         return "network namespaces need root"
     if shutil.which("ip") is None:
         return "iproute2 (ip) is not installed; scripts/test-deps.sh installs it"
+    probe = f"helm-test-{os.getpid()}-probe"
+    made = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True, check=False)
+    subprocess.run(["ip", "netns", "delete", probe], capture_output=True, check=False)
+    if made.returncode != 0:
+        return f"this machine does not allow network namespaces: {made.stderr.strip()}"
     return None
 
 
