@@ -220,6 +220,8 @@ class Namespace:
             self.catcher.close()
         subprocess.run(["ip", "netns", "delete", self.name], capture_output=True, check=False)
         shutil.rmtree(self._resolv, ignore_errors=True)
+        with contextlib.suppress(OSError):  # /etc/netns itself, once no namespace uses it
+            self._resolv.parent.rmdir()
 
 
 def _catcher_sockets() -> tuple[socket.socket, socket.socket, socket.socket]:
