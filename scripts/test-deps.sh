@@ -55,7 +55,9 @@ fi
 
 # --- Node test servers (pinned by tests/servers/node/package-lock.json) -----------------------
 NODE_SRC="$ROOT/tests/servers/node"
-NODE_DIR="$DEPS/node"
+# The physical path: npm ci mistakes a prefix reached through a symlink (a worktree's
+# .test-deps linked to another checkout's) for a package of its own and refuses the lock.
+NODE_DIR="$(cd "$DEPS" && pwd -P)/node"
 if ! cmp -s "$NODE_SRC/package-lock.json" "$NODE_DIR/package-lock.json" \
    || [ ! -d "$NODE_DIR/node_modules" ]; then
   say "npm: installing test servers into .test-deps/node"

@@ -1,0 +1,123 @@
+// An MCP App server for Helm's tests, built with the official ext-apps SDK: its server helpers
+// register the UI resource and the tools linked to it, and its page runs the SDK's own `App`
+// class (the browser bundle that bundles its dependencies, inlined so the page needs no network).
+//
+// Speaks stdio. Environment:
+//   APP_NAME       server name (default helm-test-app)
+//   APP_CONNECT    an origin the resource declares in connectDomains (the page fetches it on demand)
+//   APP_RESOURCE   an origin the resource declares in resourceDomains (the page loads an image)
+//   APP_EXTRA_FILE if this file exists, its text is appended to the HTML at every read
+//   APP_NO_UI      when set, the server offers no UI resource (a plain server for other tests)
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { nodeModules } from "./modules.mjs";
+
+const sdk = (path) => import(join(nodeModules, path));
+const { McpServer } = await sdk("@modelcontextprotocol/server/dist/index.mjs");
+const { StdioServerTransport } = await sdk("@modelcontextprotocol/server/dist/stdio.mjs");
+const { registerAppTool, registerAppResource, RESOURCE_MIME_TYPE } = await sdk(
+  "@modelcontextprotocol/ext-apps/dist/src/server/index.js",
+);
+const { z } = await sdk("zod/index.js");
+
+const NAME = process.env.APP_NAME || "helm-test-app";
+const URI = "ui://helm-test/board";
+const NOTES = "helm-test://notes/readme";
+const items = ["first"];
+
+// The SDK's browser bundle is an ES module ending in one `export{local as Name,…}`; an inline
+// module cannot be imported from, so the export list becomes a plain object the page reads.
+function sdkForPage() {
+  const bundle = readFileSync(
+    join(nodeModules, "@modelcontextprotocol/ext-apps/dist/src/app-with-deps.js"),
+    "utf8",
+  );
+  const at = bundle.lastIndexOf("export{");
+  const names = bundle
+    .slice(at + "export{".length, bundle.lastIndexOf("}"))
+    .split(",")
+    .map((pair) => pair.trim().split(/\s+as\s+/))
+    .map(([local, exported]) => `${JSON.stringify(exported ?? local)}:${local}`);
+  return `${bundle.slice(0, at)}\nconst ExtApps={${names.join(",")}};`;
+}
+
+const PAGE_SCRIPT = `
+const { App } = ExtApps;
+const app = new App({ name: "helm-test-board", version: "1.0.0" },
+                    { availableDisplayModes: ["inline", "fullscreen"] }, { autoResize: false });
+const anything = { "~standard": { version: 1, vendor: "helm-test", validate: (value) => ({ value }) } };
+const board = {
+  app, contexts: [], tornDown: false,
+  call: (name, args) => app.callServerTool({ name, arguments: args || {} }),
+  read: (uri) => app.readServerResource({ uri }),
+  openLink: (url) => app.openLink({ url }),
+  message: (text) => app.sendMessage({ role: "user", content: [{ type: "text", text }] }),
+  context: (text) => app.updateModelContext({ content: [{ type: "text", text }] }),
+  mode: (mode) => app.requestDisplayMode({ mode }),
+  stateGet: () => app.request({ method: "helm/state/get", params: {} }, anything),
+  stateSet: (state) => app.request({ method: "helm/state/set", params: { state } }, anything),
+  fetchConnect: () => fetch(${JSON.stringify(process.env.APP_CONNECT || "")} + "/canary")
+    .then(() => "reached", (e) => "blocked: " + e.name),
+};
+app.onhostcontextchanged = (ctx) => board.contexts.push(ctx);
+app.onteardown = async () => { board.tornDown = true; return {}; };
+window.board = board;
+board.ready = app.connect().then(() => { board.host = app.getHostContext(); return true; });
+`;
+
+function html() {
+  const extra = process.env.APP_EXTRA_FILE;
+  const tail = extra && existsSync(extra) ? readFileSync(extra, "utf8") : "";
+  const image = process.env.APP_RESOURCE
+    ? `<img id="remote" alt="" src="${process.env.APP_RESOURCE}/pixel.png">`
+    : "";
+  return `<!doctype html><html><head><meta charset="utf-8"><title>Board</title></head>
+<body><h1>Board</h1>${image}<script type="module">${sdkForPage()}\n${PAGE_SCRIPT}</script>${tail}</body></html>`;
+}
+
+function csp() {
+  const declared = { frameDomains: ["https://frames.example.com"] };
+  if (process.env.APP_CONNECT) declared.connectDomains = [process.env.APP_CONNECT];
+  if (process.env.APP_RESOURCE) declared.resourceDomains = [process.env.APP_RESOURCE];
+  return declared;
+}
+
+const server = new McpServer({ name: NAME, version: "1.0.0" });
+const text = (value) => ({ content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value });
+const forApp = (visibility) => ({ ui: { resourceUri: URI, visibility } });
+
+if (!process.env.APP_NO_UI) {
+  registerAppResource(server, "Board", URI, { description: "A list of items" }, async () => ({
+    contents: [{
+      uri: URI, mimeType: RESOURCE_MIME_TYPE, text: html(),
+      _meta: { ui: { csp: csp(), permissions: { clipboardWrite: {} }, prefersBorder: true } },
+    }],
+  }));
+  server.registerResource("Notes", NOTES, { mimeType: "text/plain" }, async () => ({
+    contents: [{ uri: NOTES, mimeType: "text/plain", text: "notes of " + NAME }],
+  }));
+  registerAppTool(server, "show_board", {
+    description: "Show the board", annotations: { readOnlyHint: true }, _meta: forApp(["model", "app"]),
+  }, async () => text({ items }));
+  registerAppTool(server, "list_items", {
+    description: "The items", annotations: { readOnlyHint: true }, _meta: forApp(["app"]),
+  }, async () => text({ items }));
+  registerAppTool(server, "add_item", {
+    description: "Add an item", inputSchema: { text: z.string() }, _meta: forApp(["app"]),
+  }, async ({ text: item }) => { items.push(item); return text({ items }); });
+  registerAppTool(server, "model_only", {
+    description: "For the model alone", annotations: { readOnlyHint: true }, _meta: forApp(["model"]),
+  }, async () => text({ secret: "model only" }));
+}
+if (process.env.APP_NO_UI) {
+  server.registerTool("other_tool", {
+    description: "A tool of another server", annotations: { readOnlyHint: true },
+    _meta: { ui: { visibility: ["app"] } },
+  }, async () => text({ server: NAME }));
+}
+server.registerTool("echo", {
+  description: "Echo a message", inputSchema: { message: z.string() }, annotations: { readOnlyHint: true },
+  _meta: { ui: { visibility: ["model"] } },
+}, async ({ message }) => text({ echo: message, server: NAME }));
+
+await server.connect(new StdioServerTransport());
