@@ -17,6 +17,7 @@ from typing import Any
 import jsonschema
 
 import resources
+from broker.apps import spec as app_spec
 from broker.errors import ManifestError
 from broker.jsonutil import DuplicateKeyError, digest, loads_strict
 from broker.kinds import KINDS
@@ -90,13 +91,14 @@ class Manifest:
 
     @functools.cached_property
     def _digest(self) -> str:
-        return digest(
-            {
-                "id": self.id,
-                "permissions": self.raw.get("permissions", {}),
-                "connections": self.raw.get("connections", []),
-            }
-        )
+        reviewed = {
+            "id": self.id,
+            "permissions": self.raw.get("permissions", {}),
+            "connections": self.raw.get("connections", []),
+        }
+        if "app" in self.raw:  # an MCP App: its pinned HTML, CSP and allowed domains
+            reviewed["app"] = self.raw["app"]
+        return digest(reviewed)
 
 
 @dataclass(frozen=True)
@@ -175,7 +177,8 @@ def validate(raw: Any) -> list[Issue]:
     if not isinstance(raw, dict) or not isinstance(raw.get("connections", []), list):
         return issues
     broken = {p for i in issues if (p := _connection_path(i.path)) is not None}
-    return issues + list(_rule_issues(raw, broken))
+    app = [] if any(i.path.startswith("$.app") for i in issues) else list(app_spec.lint(raw))
+    return issues + list(_rule_issues(raw, broken)) + app
 
 
 def _connection_path(path: str) -> str | None:

@@ -88,6 +88,13 @@ def everything_stdio_command() -> list[str]:
 
 
 @pytest.fixture(scope="session")
+def mcp_app_server() -> None:
+    """Demands the MCP App test server's parts (node, the ext-apps SDK); start it with
+    ``services.mcp_app_command(...)`` as an MCP server profile."""
+    _require_node_package(services.EXT_APPS, "the MCP Apps SDK")
+
+
+@pytest.fixture(scope="session")
 def everything_http_server() -> Iterator[McpHttpServer]:
     """The MCP 'everything' server in streamable HTTP mode; its endpoint is ``.mcp_url``."""
     _require_node_package(services.EVERYTHING_ENTRY, "MCP everything server")

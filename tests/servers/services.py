@@ -22,6 +22,7 @@ from tests.support import LOOPBACK, REPO, TEST_DEPS, free_port, start_server
 NODE_SCRIPTS = REPO / "tests" / "servers" / "node"
 NODE_MODULES = TEST_DEPS / "node" / "node_modules"
 EVERYTHING_ENTRY = NODE_MODULES / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
+EXT_APPS = NODE_MODULES / "@modelcontextprotocol" / "ext-apps" / "dist" / "src" / "app-with-deps.js"
 MCP_TIME = TEST_DEPS / "mcp-time" / "bin" / "mcp-server-time"
 MCP_GIT = TEST_DEPS / "mcp-git" / "bin" / "mcp-server-git"
 GUNICORN = TEST_DEPS / "httpbin" / "bin" / "gunicorn"
@@ -149,6 +150,11 @@ def oauth2_server() -> Iterator[OAuth2Server]:
         yield OAuth2Server(LOOPBACK, port)
     finally:
         server.stop()
+
+
+def mcp_app_command(*options: str) -> list[str]:
+    """The MCP App test server (stdio), built with the ext-apps SDK; see mcp-app.mjs."""
+    return [node() or "node", str(NODE_SCRIPTS / "mcp-app.mjs"), *options]
 
 
 def everything_stdio_command() -> list[str]:

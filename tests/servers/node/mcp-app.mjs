@@ -2,15 +2,26 @@
 // register the UI resource and the tools linked to it, and its page runs the SDK's own `App`
 // class (the browser bundle that bundles its dependencies, inlined so the page needs no network).
 //
-// Speaks stdio. Environment:
-//   APP_NAME       server name (default helm-test-app)
-//   APP_CONNECT    an origin the resource declares in connectDomains (the page fetches it on demand)
-//   APP_RESOURCE   an origin the resource declares in resourceDomains (the page loads an image)
-//   APP_EXTRA_FILE if this file exists, its text is appended to the HTML at every read
-//   APP_NO_UI      when set, the server offers no UI resource (a plain server for other tests)
+// Speaks stdio. Options (arguments, since Helm gives stdio servers a minimal environment):
+//   --name NAME      server name (default helm-test-app)
+//   --connect URL    an origin the resource declares in connectDomains (the page fetches it)
+//   --resource URL   an origin the resource declares in resourceDomains (the page loads an image)
+//   --extra FILE     if this file exists, its text is appended to the HTML at every read
+//   --no-ui          offer no UI resource (a plain server with one app-visible tool)
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { parseArgs } from "node:util";
 import { nodeModules } from "./modules.mjs";
+
+const { values: opts } = parseArgs({
+  options: {
+    name: { type: "string", default: "helm-test-app" },
+    connect: { type: "string", default: "" },
+    resource: { type: "string", default: "" },
+    extra: { type: "string", default: "" },
+    "no-ui": { type: "boolean", default: false },
+  },
+});
 
 const sdk = (path) => import(join(nodeModules, path));
 const { McpServer } = await sdk("@modelcontextprotocol/server/dist/index.mjs");
@@ -20,7 +31,7 @@ const { registerAppTool, registerAppResource, RESOURCE_MIME_TYPE } = await sdk(
 );
 const { z } = await sdk("zod/index.js");
 
-const NAME = process.env.APP_NAME || "helm-test-app";
+const NAME = opts.name;
 const URI = "ui://helm-test/board";
 const NOTES = "helm-test://notes/readme";
 const items = ["first"];
@@ -56,7 +67,7 @@ const board = {
   mode: (mode) => app.requestDisplayMode({ mode }),
   stateGet: () => app.request({ method: "helm/state/get", params: {} }, anything),
   stateSet: (state) => app.request({ method: "helm/state/set", params: { state } }, anything),
-  fetchConnect: () => fetch(${JSON.stringify(process.env.APP_CONNECT || "")} + "/canary")
+  fetchConnect: () => fetch(${JSON.stringify(opts.connect)} + "/canary")
     .then(() => "reached", (e) => "blocked: " + e.name),
 };
 app.onhostcontextchanged = (ctx) => board.contexts.push(ctx);
@@ -66,10 +77,10 @@ board.ready = app.connect().then(() => { board.host = app.getHostContext(); retu
 `;
 
 function html() {
-  const extra = process.env.APP_EXTRA_FILE;
+  const extra = opts.extra;
   const tail = extra && existsSync(extra) ? readFileSync(extra, "utf8") : "";
-  const image = process.env.APP_RESOURCE
-    ? `<img id="remote" alt="" src="${process.env.APP_RESOURCE}/pixel.png">`
+  const image = opts.resource
+    ? `<img id="remote" alt="" src="${opts.resource}/pixel.png">`
     : "";
   return `<!doctype html><html><head><meta charset="utf-8"><title>Board</title></head>
 <body><h1>Board</h1>${image}<script type="module">${sdkForPage()}\n${PAGE_SCRIPT}</script>${tail}</body></html>`;
@@ -77,8 +88,8 @@ function html() {
 
 function csp() {
   const declared = { frameDomains: ["https://frames.example.com"] };
-  if (process.env.APP_CONNECT) declared.connectDomains = [process.env.APP_CONNECT];
-  if (process.env.APP_RESOURCE) declared.resourceDomains = [process.env.APP_RESOURCE];
+  if (opts.connect) declared.connectDomains = [opts.connect];
+  if (opts.resource) declared.resourceDomains = [opts.resource];
   return declared;
 }
 
@@ -86,7 +97,7 @@ const server = new McpServer({ name: NAME, version: "1.0.0" });
 const text = (value) => ({ content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value });
 const forApp = (visibility) => ({ ui: { resourceUri: URI, visibility } });
 
-if (!process.env.APP_NO_UI) {
+if (!opts["no-ui"]) {
   registerAppResource(server, "Board", URI, { description: "A list of items" }, async () => ({
     contents: [{
       uri: URI, mimeType: RESOURCE_MIME_TYPE, text: html(),
@@ -109,7 +120,7 @@ if (!process.env.APP_NO_UI) {
     description: "For the model alone", annotations: { readOnlyHint: true }, _meta: forApp(["model"]),
   }, async () => text({ secret: "model only" }));
 }
-if (process.env.APP_NO_UI) {
+if (opts["no-ui"]) {
   server.registerTool("other_tool", {
     description: "A tool of another server", annotations: { readOnlyHint: true },
     _meta: { ui: { visibility: ["app"] } },

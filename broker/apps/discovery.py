@@ -1,0 +1,140 @@
+"""Finding a server's apps and reading their HTML, through the mcp kind's own sessions.
+
+The session is the one the mcp kind keeps for (workspace, server): the same profile, token,
+child environment and limits (30 s, 1 MiB) as every tool call. Nothing here is cached: review,
+opening an app and each ``resources/read`` ask the server what it says now.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+from dataclasses import dataclass
+from typing import Any, cast
+
+from mcp import types
+
+from broker.apps import meta
+from broker.apps.meta import AppTool, Csp
+from broker.broker import Broker
+from broker.errors import CallError, ErrorCode, SettingsError
+from broker.kinds.mcp.adapter import McpKind
+from broker.kinds.mcp.session import ServerSession
+
+MAX_RESOURCE_PAGES = 10
+MAX_HTML_BYTES = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class UiApp:
+    """One ``ui://`` resource of a server and the tools linked to it."""
+
+    server: str
+    uri: str
+    name: str
+    description: str
+    linked: tuple[AppTool, ...]
+
+
+@dataclass(frozen=True)
+class UiDocument:
+    """A UI resource as read now: its HTML and what its metadata declares."""
+
+    uri: str
+    html: bytes
+    csp: Csp
+    permissions: tuple[str, ...]
+    prefers_border: bool | None
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.html).hexdigest()
+
+
+async def session(broker: Broker, workspace: str, server: str) -> ServerSession:
+    """The mcp kind's session with ``server`` for ``workspace`` (``CallError`` if unavailable)."""
+    try:
+        ws = broker.home.settings().workspace(workspace)
+    except SettingsError as exc:
+        raise CallError(ErrorCode.NOT_CONFIGURED, f"workspace {workspace!r} is not configured") from exc
+    kind = cast(McpKind, broker.adapter("mcp"))
+    return await kind.session(ws, server)
+
+
+async def tools(broker: Broker, workspace: str, server: str) -> dict[str, AppTool]:
+    """Every tool of the server as an app sees it, by name."""
+    listed = await (await session(broker, workspace, server)).tools()
+    return {name: meta.app_tool(tool) for name, tool in listed.items()}
+
+
+async def resources(broker: Broker, workspace: str, server: str) -> list[types.Resource]:
+    """The resources the server lists (every page, up to a bound); none when it offers none."""
+    s = await session(broker, workspace, server)
+    capabilities = (await s.start()).get_server_capabilities()
+    if capabilities is None or capabilities.resources is None:
+        return []
+    found: list[types.Resource] = []
+    cursor: str | None = None
+    for _ in range(MAX_RESOURCE_PAGES):
+        params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+        page = await s.request(
+            types.ClientRequest(types.ListResourcesRequest(params=params)), types.ListResourcesResult
+        )
+        found += page.resources
+        cursor = page.nextCursor
+        if not cursor:
+            break
+    return found
+
+
+async def list_apps(broker: Broker, workspace: str, server: str) -> list[UiApp]:
+    """The server's UI resources: those it lists and those its tools link to (a server may
+    leave UI-only resources out of its list), each with its linked tools, sorted by URI."""
+    by_name = await tools(broker, workspace, server)
+    listed = {str(r.uri): r for r in await resources(broker, workspace, server)}
+    uris = {u for u in listed if u.startswith(meta.UI_SCHEME)}
+    uris |= {t.resource_uri for t in by_name.values() if t.resource_uri is not None}
+    apps = []
+    for uri in sorted(uris):
+        resource = listed.get(uri)
+        linked = tuple(sorted((t for t in by_name.values() if t.resource_uri == uri), key=lambda t: t.name))
+        name = (resource.title or resource.name) if resource is not None else uri
+        description = (resource.description or "") if resource is not None else ""
+        apps.append(UiApp(server, uri, name, description, linked))
+    return apps
+
+
+async def read_document(broker: Broker, workspace: str, server: str, uri: str) -> UiDocument:
+    """Read ``uri`` and check it is an app's HTML; ``refused`` when it is not."""
+    if not uri.startswith(meta.UI_SCHEME):
+        raise CallError(ErrorCode.REFUSED, f"{uri!r} is not a ui:// resource")
+    result = await read_resource(broker, workspace, server, uri)
+    for content in result.contents:
+        if str(content.uri) == uri:
+            return _document(uri, content)
+    raise CallError(ErrorCode.REFUSED, f"MCP server {server!r} sent no content for {uri}")
+
+
+async def read_resource(broker: Broker, workspace: str, server: str, uri: str) -> types.ReadResourceResult:
+    s = await session(broker, workspace, server)
+    request = types.ReadResourceRequest(params=types.ReadResourceRequestParams(uri=cast(Any, uri)))
+    return await s.request(types.ClientRequest(request), types.ReadResourceResult)
+
+
+def _document(uri: str, content: types.TextResourceContents | types.BlobResourceContents) -> UiDocument:
+    mime = (content.mimeType or "").replace(" ", "").lower()
+    if not mime.startswith("text/html"):
+        raise CallError(ErrorCode.REFUSED, f"{uri} is {content.mimeType or 'untyped'}, not an app's HTML")
+    if isinstance(content, types.TextResourceContents):
+        html = content.text.encode("utf-8")
+    else:
+        try:
+            html = base64.b64decode(content.blob, validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise CallError(ErrorCode.REFUSED, f"{uri} is not valid base64") from exc
+    if len(html) > MAX_HTML_BYTES:
+        raise CallError(ErrorCode.TOO_LARGE, f"{uri} is larger than 1 MiB")
+    return UiDocument(
+        uri, html, meta.csp(content.meta), meta.permissions(content.meta), meta.prefers_border(content.meta)
+    )

@@ -1,0 +1,118 @@
+"""What an MCP server says about its apps, read from tool and resource metadata (no I/O).
+
+MCP Apps (the ``io.modelcontextprotocol/ui`` extension, spec 2026-01-26) links tools to
+``ui://`` HTML resources through ``_meta.ui``. A tool's ``visibility`` says who may call it:
+``"model"``, ``"app"`` or both (the default when it is left out); an app may only ever call the
+tools of its own server whose visibility includes ``"app"``. Helm counts every tool without
+``readOnlyHint: true`` as a write. Anything a server sends here is untrusted text: values of
+the wrong shape are dropped, never guessed at.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # no MCP library needed to lint a manifest
+    from mcp import types
+
+UI_SCHEME = "ui://"
+UI_MIME = "text/html;profile=mcp-app"
+EXTENSION_ID = "io.modelcontextprotocol/ui"
+PROTOCOL_VERSION = "2026-01-26"
+DEFAULT_VISIBILITY = ("model", "app")
+CSP_KEYS = ("connectDomains", "resourceDomains", "frameDomains", "baseUriDomains")
+PERMISSION_KEYS = ("camera", "microphone", "geolocation", "clipboardWrite")
+MAX_DOMAINS = 32
+MAX_DOMAIN_CHARS = 512
+
+
+@dataclass(frozen=True)
+class AppTool:
+    """One tool of the server as an app sees it."""
+
+    name: str
+    description: str
+    visibility: tuple[str, ...]
+    read_only: bool
+    resource_uri: str | None
+
+    @property
+    def for_app(self) -> bool:
+        return "app" in self.visibility
+
+    @property
+    def write(self) -> bool:
+        return not self.read_only
+
+
+@dataclass(frozen=True)
+class Csp:
+    """The domains a UI resource declares, by CSP key (``connectDomains``…), as declared."""
+
+    domains: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def get(self, key: str) -> tuple[str, ...]:
+        return dict(self.domains).get(key, ())
+
+    def to_json(self) -> dict[str, list[str]]:
+        return {key: list(values) for key, values in self.domains if values}
+
+    @classmethod
+    def from_json(cls, raw: Any) -> Csp:
+        if not isinstance(raw, Mapping):
+            return cls()
+        out = []
+        for key in CSP_KEYS:
+            values = raw.get(key)
+            if isinstance(values, list):
+                kept = tuple(v for v in values[:MAX_DOMAINS] if isinstance(v, str) and v)
+                kept = tuple(v[:MAX_DOMAIN_CHARS] for v in kept)
+                if kept:
+                    out.append((key, kept))
+        return cls(tuple(out))
+
+
+def _ui(meta: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    ui = (meta or {}).get("ui")
+    return ui if isinstance(ui, Mapping) else {}
+
+
+def visibility(tool: types.Tool) -> tuple[str, ...]:
+    """Who may call ``tool``: the declared list, or both model and app when it is left out."""
+    declared = _ui(tool.meta).get("visibility")
+    if not isinstance(declared, list):
+        return DEFAULT_VISIBILITY
+    return tuple(v for v in declared if v in ("model", "app"))
+
+
+def resource_uri(tool: types.Tool) -> str | None:
+    """The UI resource the tool is linked to (``_meta.ui.resourceUri``, or the older flat key)."""
+    uri = _ui(tool.meta).get("resourceUri")
+    if not isinstance(uri, str):
+        flat = (tool.meta or {}).get("ui/resourceUri")
+        uri = flat if isinstance(flat, str) else None
+    return uri if uri is not None and uri.startswith(UI_SCHEME) else None
+
+
+def app_tool(tool: types.Tool) -> AppTool:
+    read_only = bool(tool.annotations is not None and tool.annotations.readOnlyHint is True)
+    return AppTool(tool.name, tool.description or "", visibility(tool), read_only, resource_uri(tool))
+
+
+def permissions(meta: Mapping[str, Any] | None) -> tuple[str, ...]:
+    """The browser permissions a resource asks for (``_meta.ui.permissions``), known ones only."""
+    asked = _ui(meta).get("permissions")
+    if not isinstance(asked, Mapping):
+        return ()
+    return tuple(k for k in PERMISSION_KEYS if k in asked)
+
+
+def csp(meta: Mapping[str, Any] | None) -> Csp:
+    return Csp.from_json(_ui(meta).get("csp"))
+
+
+def prefers_border(meta: Mapping[str, Any] | None) -> bool | None:
+    value = _ui(meta).get("prefersBorder")
+    return value if isinstance(value, bool) else None

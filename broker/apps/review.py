@@ -1,0 +1,191 @@
+"""Adding an app: what the user reviews, and the extension Helm writes when they approve it.
+
+``review`` reads the server now: the HTML (and its sha256), what its metadata declares, the
+tools visible to the app — reads apart from writes, a write being any tool without
+``readOnlyHint: true`` — and, for an app added before, what changed since. ``add`` writes the
+app's extension folder, installs it and approves it through ``broker.extensions`` (the one
+approval path); if a tool changed between the review and the approval nothing is approved::
+
+    reviewed = await review(broker, "main", "boards", "ui://boards/main")
+    show(lines(reviewed))                                # the terminal or the review dialog
+    await add(broker, reviewed, allow=["https://cdn.example.com"])
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from broker import extensions
+from broker.apps import discovery, meta, spec
+from broker.apps.discovery import UiDocument
+from broker.apps.errors import AppChanged, AppError
+from broker.apps.meta import AppTool
+from broker.apps.spec import AppSpec
+from broker.apps.verify import drift
+from broker.atomic import write_atomic
+from broker.broker import Broker
+from broker.errors import HelmError
+from broker.kinds.mcp import pins as tool_pins
+from broker.manifest import Manifest
+
+
+@dataclass(frozen=True)
+class AppReview:
+    """Everything the user is shown before an app is added; ``add`` binds to it."""
+
+    workspace: str
+    server: str
+    uri: str
+    name: str
+    description: str
+    document: UiDocument
+    reads: tuple[AppTool, ...]
+    writes: tuple[AppTool, ...]
+    hidden: tuple[AppTool, ...]
+    """Tools linked to the app that it may not call (their visibility leaves out "app")."""
+    resources: tuple[str, ...]
+    pins: Mapping[str, Any] = field(default_factory=dict)
+    changes: tuple[str, ...] = ()
+
+    @property
+    def ext_id(self) -> str:
+        return spec.app_id(self.server, self.uri)
+
+    @property
+    def resource_domains(self) -> tuple[str, ...]:
+        return self.document.csp.get("resourceDomains")
+
+    def spec(self, allow: Iterable[str] = ()) -> AppSpec:
+        allowed = tuple(sorted(set(allow)))
+        unknown = [d for d in allowed if d not in self.resource_domains]
+        if unknown:
+            raise AppError(f"{', '.join(unknown)}: not a resource domain the app declares")
+        return AppSpec(
+            server=self.server,
+            uri=self.uri,
+            sha256=self.document.sha256,
+            csp=self.document.csp,
+            permissions=self.document.permissions,
+            allowed_resource_domains=allowed,
+            resources=self.resources,
+            tools=tuple(
+                sorted([(t.name, False) for t in self.reads] + [(t.name, True) for t in self.writes])
+            ),
+        )
+
+
+async def review(broker: Broker, workspace: str, server: str, uri: str) -> AppReview:
+    """Read the app as the server offers it now (``CallError`` when the server cannot)."""
+    apps = {a.uri: a for a in await discovery.list_apps(broker, workspace, server)}
+    found = apps.get(uri)
+    if found is None:
+        raise AppError(f"MCP server {server!r} offers no app {uri!r}; see `helm app list --server {server}`")
+    document = await discovery.read_document(broker, workspace, server, uri)
+    raw_tools = await (await discovery.session(broker, workspace, server)).tools()
+    tools = sorted((meta.app_tool(t) for t in raw_tools.values()), key=lambda t: t.name)
+    visible = [t for t in tools if t.for_app]
+    listed = await discovery.resources(broker, workspace, server)
+    readable = tuple(sorted({str(r.uri) for r in listed} - {uri}))
+    pinned = tool_pins.pin_tools([t.name for t in visible], raw_tools)
+    draft = AppReview(
+        workspace=workspace,
+        server=server,
+        uri=uri,
+        name=found.name,
+        description=found.description,
+        document=document,
+        reads=tuple(t for t in visible if not t.write),
+        writes=tuple(t for t in visible if t.write),
+        hidden=tuple(t for t in found.linked if not t.for_app),
+        resources=readable,
+        pins=pinned,
+    )
+    return _with_changes(broker, draft)
+
+
+def _with_changes(broker: Broker, draft: AppReview) -> AppReview:
+    """The review, with what differs from the app as approved before (if it was)."""
+    ws = broker.home.settings().workspace(draft.workspace)
+    installed = ws.extensions.get(draft.ext_id)
+    if installed is None or installed.approval is None:
+        return draft
+    try:
+        old = spec.spec_of(broker.manifest(draft.workspace, draft.ext_id).raw)
+    except HelmError:
+        return draft
+    if old is None:
+        return draft
+    new = draft.spec(a for a in old.allowed_resource_domains if a in draft.resource_domains)
+    lines = drift(old, new)
+    lines += tool_pins.changes(installed.approval.pins.get(spec.APP_CONNECTION) or {}, draft.pins)
+    return AppReview(**{**draft.__dict__, "changes": tuple(dict.fromkeys(lines))})
+
+
+async def add(broker: Broker, reviewed: AppReview, allow: Iterable[str] = ()) -> Manifest:
+    """Write the app's extension, install it in the workspace and approve what was reviewed.
+
+    ``allow`` names the declared resource domains the user allowed (none by default).
+    Raises ``AppChanged`` (nothing approved) when a tool changed since the review.
+    """
+    app = reviewed.spec(allow)
+    raw = spec.manifest_for(app, reviewed.name, reviewed.description)
+    folder = spec.folder(broker.home.path, reviewed.workspace, reviewed.ext_id)
+    write_atomic(folder / spec.ENTRY, reviewed.document.html, mode=0o600)
+    text = (json.dumps(raw, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    write_atomic(folder / "manifest.json", text, mode=0o600)
+    manifest = extensions.install(broker.home, reviewed.workspace, folder)
+    await _approve(broker, reviewed)
+    return manifest
+
+
+async def _approve(broker: Broker, reviewed: AppReview) -> None:
+    """Approve through the extensions' one approval path, only if the tools are as reviewed."""
+    approval = await extensions.approve(broker, reviewed.workspace, reviewed.ext_id)
+    now = approval.pins.get(spec.APP_CONNECTION) or {}
+    changed = tool_pins.changes(reviewed.pins, now) if reviewed.pins.get("tools") else []
+    if changed:
+        with broker.home.update() as settings:
+            ext = settings.workspace(reviewed.workspace).extensions.get(reviewed.ext_id)
+            if ext is not None:
+                ext.approval = None
+        raise AppChanged("the app's tools changed while you reviewed it; nothing was approved", changed)
+
+
+def lines(reviewed: AppReview) -> list[str]:
+    """The review as plain lines, for the terminal."""
+    doc = reviewed.document
+    out = [
+        f"App {reviewed.name} ({reviewed.uri})",
+        f"MCP server: {reviewed.server}",
+        f"HTML sha256: {doc.sha256} ({len(doc.html)} bytes); pinned in the approval",
+    ]
+    out += [f"Changed since your last approval: {c}" for c in reviewed.changes]
+    out += [f"  read   tool {t.name}" for t in reviewed.reads]
+    out += [f"  WRITE  tool {t.name} — confirmed each time" for t in reviewed.writes]
+    if not reviewed.reads and not reviewed.writes:
+        out.append("  (the app may call no tools)")
+    out += [f"  not available to the app: tool {t.name} (visibility {', '.join(t.visibility) or 'none'})"
+            for t in reviewed.hidden]  # fmt: skip
+    out += _declared(reviewed)
+    return out
+
+
+def _declared(reviewed: AppReview) -> list[str]:
+    csp = reviewed.document.csp
+    out = []
+    for key, verdict in (
+        ("connectDomains", "blocked: apps reach the network only through Helm's tool calls"),
+        ("frameDomains", "blocked: apps cannot embed other pages"),
+        ("baseUriDomains", "ignored"),
+        ("resourceDomains", "blocked unless you allow them (images, fonts, styles, scripts)"),
+    ):
+        for domain in csp.get(key):
+            out.append(f"  declared {key}: {domain} — {verdict}")
+    for permission in reviewed.document.permissions:
+        out.append(f"  asks for permission {permission} — not granted: Helm grants apps none")
+    for uri in reviewed.resources:
+        out.append(f"  may read resource {uri}")
+    return out

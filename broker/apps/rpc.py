@@ -1,0 +1,316 @@
+"""The host side of an app's JSON-RPC: what Helm answers to each message an app sends.
+
+Messages arrive as JSON text relayed from the app's frame; nothing in them is trusted. The
+identity of the app (``CallContext``) and what it may do (``AppSpec``) are fixed when the
+session is made, never read from a message. Requests run as tasks this session owns:
+
+* ``tools/call`` — a tool of this app's server still visible to the app, then the broker's own
+  path (``Broker.request``: rate limit, caps, approval, confirmation of writes, audit);
+* ``resources/read`` — the app's own resource and the ones pinned at approval, admitted by the
+  same rate limit;
+* ``ui/open-link`` — the user is asked (``Window.open_link``) with the full URL shown;
+* ``ui/message`` — not supported (Helm has no chat); ``ui/update-model-context`` — kept for the
+  instance; ``ui/request-display-mode`` — inline or fullscreen, as the window allows;
+* ``helm/state/get`` / ``helm/state/set`` — the instance's state (``broker.widget_state``).
+
+Helm's own messages to the app — ``host-context-changed``, ``ui/resource-teardown`` — are sent
+only after the app said it initialized, as the spec requires.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import logging
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any, Protocol
+
+from broker.apps import meta, reads
+from broker.apps.spec import APP_CONNECTION, AppSpec
+from broker.broker import Broker
+from broker.context import CallContext
+from broker.errors import CallError, ErrorCode
+from broker.jsonutil import DuplicateKeyError, loads_strict
+from broker.summary import Confirmer
+from broker.widget_state import MAX_VALUE_BYTES, StateStore
+
+log = logging.getLogger("helm.apps")
+
+MAX_MESSAGE_CHARS = 4 * 1024 * 1024
+MAX_CONTEXT_BYTES = 64 * 1024
+SERVER_ERROR = -32000
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+DISPLAY_MODES = ("inline", "fullscreen", "pip")
+HOST_INFO = {"name": "Helm", "version": "1"}
+
+
+class Fault(Exception):
+    """A JSON-RPC error answer."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code, self.message, self.data = code, message, data
+
+
+class Window(Protocol):
+    """What the window around an app provides (``ui.apps``; a fake in tests)."""
+
+    def send(self, text: str) -> None:
+        """Deliver one JSON-RPC message to the app."""
+
+    def context(self) -> dict[str, Any]:
+        """The host context now: theme, locale, display mode, available modes."""
+
+    async def open_link(self, url: str) -> bool:
+        """Ask the user whether to open ``url``; True when it was opened."""
+
+    def set_display_mode(self, mode: str) -> str:
+        """Switch to ``mode`` if the window can; return the mode now in force."""
+
+
+class AppSession:
+    """One running app instance's conversation with Helm."""
+
+    def __init__(
+        self,
+        broker: Broker,
+        ctx: CallContext,
+        app: AppSpec,
+        window: Window,
+        confirm: Confirmer,
+        state: StateStore,
+        contexts: MutableMapping[str, Any],
+    ) -> None:
+        self.broker, self.ctx, self.app, self.window = broker, ctx, app, window
+        self.confirm, self.state, self.contexts = confirm, state, contexts
+        self.initialized = False
+        self.app_modes: tuple[str, ...] | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._waiting: dict[str, asyncio.Future[Any]] = {}
+        self._ids = itertools.count(1)
+        self._handlers: dict[str, Callable[[dict[str, Any]], Awaitable[Any]]] = {
+            "ui/initialize": self._initialize,
+            "ping": _empty,
+            "tools/call": self._call_tool,
+            "resources/read": self._read_resource,
+            "ui/open-link": self._open_link,
+            "ui/message": _no_chat,
+            "ui/update-model-context": self._model_context,
+            "ui/request-display-mode": self._display_mode,
+            "helm/state/get": self._state_get,
+            "helm/state/set": self._state_set,
+        }
+
+    # -- from the app --------------------------------------------------------------------
+    def receive(self, text: str) -> None:
+        """One message from the app; requests are answered by a task this session owns."""
+        message = _parse(text)
+        if message is None:
+            return
+        method, rid = message.get("method"), message.get("id")
+        if not isinstance(method, str):
+            self._settle(rid, message)
+            return
+        if rid is None:
+            self._notified(method, message.get("params"))
+            return
+        if not isinstance(rid, str | int) or isinstance(rid, bool):
+            return
+        task = asyncio.get_running_loop().create_task(self._answer(rid, method, message.get("params")))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _answer(self, rid: str | int, method: str, params: Any) -> None:
+        handler = self._handlers.get(method)
+        try:
+            if handler is None:
+                raise Fault(METHOD_NOT_FOUND, f"Helm does not offer {method[:100]!r} to apps")
+            result = await handler(params if isinstance(params, dict) else {})
+            self._send({"jsonrpc": "2.0", "id": rid, "result": result})
+        except Fault as fault:
+            error: dict[str, Any] = {"code": fault.code, "message": fault.message}
+            if fault.data is not None:
+                error["data"] = fault.data
+            self._send({"jsonrpc": "2.0", "id": rid, "error": error})
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the top of a task: the app always gets an answer
+            log.exception("answering %s of app %s failed inside Helm", method, self.ctx.extension)
+            self._send(
+                {"jsonrpc": "2.0", "id": rid, "error": {"code": SERVER_ERROR, "message": "internal error"}}
+            )
+
+    def _notified(self, method: str, params: Any) -> None:
+        if method == "ui/notifications/initialized":
+            self.initialized = True
+        elif method == "notifications/message" and isinstance(params, dict):
+            log.info("app %s says: %.500s", self.ctx.extension, json.dumps(params.get("data")))
+
+    def _settle(self, rid: Any, message: dict[str, Any]) -> None:
+        waiter = self._waiting.pop(str(rid), None)
+        if waiter is not None and not waiter.done():
+            waiter.set_result(message)
+
+    # -- the methods ---------------------------------------------------------------------
+    async def _initialize(self, params: dict[str, Any]) -> dict[str, Any]:
+        caps = params.get("appCapabilities")
+        modes = caps.get("availableDisplayModes") if isinstance(caps, dict) else None
+        if isinstance(modes, list):
+            self.app_modes = tuple(m for m in modes if m in DISPLAY_MODES)
+        csp = {"resourceDomains": list(self.app.allowed_resource_domains)}
+        return {
+            "protocolVersion": meta.PROTOCOL_VERSION,
+            "hostInfo": HOST_INFO,
+            "hostCapabilities": {
+                "openLinks": {},
+                "serverTools": {},
+                "serverResources": {},
+                "logging": {},
+                "sandbox": {"permissions": {}, "csp": csp},
+                "experimental": {"helm/state": {"maxBytes": MAX_VALUE_BYTES}},
+            },
+            "hostContext": self.window.context(),
+        }
+
+    async def _call_tool(self, params: dict[str, Any]) -> dict[str, Any]:
+        name, args = params.get("name"), params.get("arguments", {})
+        if not isinstance(name, str) or not isinstance(args, dict):
+            raise Fault(INVALID_PARAMS, "tools/call needs a tool name and an arguments object")
+        try:
+            await reads.visible_to_app(self.broker, self.ctx.workspace, self.app, name)
+        except CallError as err:
+            raise _fault(err) from None
+        result = await self.broker.request(self.ctx, APP_CONNECTION, name, args, self.confirm)
+        return tool_result(result)
+
+    async def _read_resource(self, params: dict[str, Any]) -> dict[str, Any]:
+        uri = params.get("uri")
+        if not isinstance(uri, str):
+            raise Fault(INVALID_PARAMS, "resources/read needs a uri")
+        try:
+            return await reads.read(self.broker, self.ctx, self.app, uri)
+        except CallError as err:
+            raise _fault(err) from None
+
+    async def _open_link(self, params: dict[str, Any]) -> dict[str, Any]:
+        url = params.get("url")
+        if not isinstance(url, str) or len(url) > 4096 or not url.lower().startswith(("https://", "http://")):
+            raise Fault(SERVER_ERROR, "Invalid URL: Helm opens http and https links only")
+        if not await self.window.open_link(url):
+            raise Fault(SERVER_ERROR, "Link opening denied by user")
+        return {}
+
+    async def _model_context(self, params: dict[str, Any]) -> dict[str, Any]:
+        if len(json.dumps(params, ensure_ascii=False).encode("utf-8")) > MAX_CONTEXT_BYTES:
+            raise Fault(SERVER_ERROR, "the context is larger than 64 KiB")
+        self.contexts[self.ctx.instance] = params
+        return {}
+
+    async def _display_mode(self, params: dict[str, Any]) -> dict[str, Any]:
+        mode = params.get("mode")
+        current = str(self.window.context().get("displayMode", "inline"))
+        if mode not in DISPLAY_MODES or (self.app_modes is not None and mode not in self.app_modes):
+            return {"mode": current}
+        now = self.window.set_display_mode(str(mode))
+        if now != current:
+            self.notify_context({"displayMode": now})
+        return {"mode": now}
+
+    async def _state_get(self, params: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return {"state": self.state.get(self.ctx)}
+        except CallError as err:
+            raise _fault(err) from None
+
+    async def _state_set(self, params: dict[str, Any]) -> dict[str, Any]:
+        try:
+            await self.state.set(self.ctx, params.get("state"))
+        except CallError as err:
+            raise _fault(err) from None
+        return {}
+
+    # -- to the app ----------------------------------------------------------------------
+    def notify_context(self, changed: dict[str, Any]) -> None:
+        """``ui/notifications/host-context-changed`` (only once the app initialized)."""
+        if self.initialized:
+            self._send(
+                {"jsonrpc": "2.0", "method": "ui/notifications/host-context-changed", "params": changed}
+            )
+
+    async def teardown(self, reason: str, within: float = 3.0) -> bool:
+        """Ask the app to wind down and wait for its answer, at most ``within`` s."""
+        if not self.initialized:
+            return False
+        rid = f"helm-{next(self._ids)}"
+        waiter: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._waiting[rid] = waiter
+        self._send(
+            {"jsonrpc": "2.0", "id": rid, "method": "ui/resource-teardown", "params": {"reason": reason}}
+        )
+        try:
+            await asyncio.wait_for(waiter, within)
+        except TimeoutError:
+            return False
+        finally:
+            self._waiting.pop(rid, None)
+        return True
+
+    def _send(self, message: dict[str, Any]) -> None:
+        self.window.send(json.dumps(message, ensure_ascii=False, separators=(",", ":")))
+
+    async def aclose(self) -> None:
+        """Cancel what is still running (the frame is closing) and wait for it to end."""
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=5.0)
+
+
+def tool_result(envelope: dict[str, Any]) -> dict[str, Any]:
+    """A ``CallToolResult`` from the mcp envelope; a refusal becomes a JSON-RPC error."""
+    if envelope.get("ok"):
+        return _content(envelope.get("data"), False)
+    error = envelope.get("error") or {}
+    if error.get("code") == ErrorCode.TOOL_ERROR.value:
+        return _content(envelope.get("data"), True)
+    raise Fault(SERVER_ERROR, f"{error.get('code')}: {error.get('message')}", {"code": error.get("code")})
+
+
+def _content(data: Any, is_error: bool) -> dict[str, Any]:
+    """The envelope keeps the tool's structuredContent when it sent one, else its content."""
+    if isinstance(data, list):
+        result: dict[str, Any] = {"content": data}
+    else:
+        result = {"content": [{"type": "text", "text": json.dumps(data, ensure_ascii=False)}]}
+        if isinstance(data, dict):
+            result["structuredContent"] = data
+    if is_error:
+        result["isError"] = True
+    return result
+
+
+def _fault(err: CallError) -> Fault:
+    return Fault(SERVER_ERROR, f"{err.code.value}: {err.message}", {"code": err.code.value})
+
+
+async def _empty(_params: dict[str, Any]) -> dict[str, Any]:
+    return {}
+
+
+async def _no_chat(_params: dict[str, Any]) -> dict[str, Any]:
+    raise Fault(SERVER_ERROR, "not supported: Helm has no chat, so ui/message goes nowhere")
+
+
+def _parse(text: str) -> dict[str, Any] | None:
+    if len(text) > MAX_MESSAGE_CHARS:
+        return None
+    try:
+        message = loads_strict(text)
+    except (ValueError, DuplicateKeyError, RecursionError):
+        return None
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        return None
+    return message

@@ -1,0 +1,145 @@
+"""An added app as Helm stores it: a generated extension folder with an ``app`` section.
+
+``HOME/apps/<workspace digest>/<id>/`` holds ``manifest.json`` and ``app.html`` (the HTML the
+user approved, for reference; what runs is the server's HTML, checked against the pinned
+sha256 each time the app opens). The manifest is an ordinary one, so installing, approving,
+enabling and removing work as for any extension, and its digest — which covers the ``app``
+section — binds the approval to the HTML's sha256, the declared CSP and permissions, the
+resource domains the user allowed and the resources the app may read::
+
+    {"id": "mcp-app.<server>.<hash>", "kind": "widget", "entry": "app.html",
+     "permissions": {"write": true},
+     "connections": [{"id": "app", "kind": "mcp", "server": S,
+                      "operations": [read tools], "writes": [write tools]}],
+     "app": {"server": S, "uri": "ui://…", "sha256": HEX, "csp": {...},
+             "permissions": [...], "allowResourceDomains": [...], "resources": [...]}}
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from broker.apps.meta import Csp
+from broker.kinds.base import Issue
+
+APP_CONNECTION = "app"
+ENTRY = "app.html"
+APPS_FOLDER = "apps"
+ID_PREFIX = "mcp-app"
+
+
+@dataclass(frozen=True)
+class AppSpec:
+    """The ``app`` section of an added app's manifest, with the tools its connection allows."""
+
+    server: str
+    uri: str
+    sha256: str
+    csp: Csp = field(default_factory=Csp)
+    permissions: tuple[str, ...] = ()
+    allowed_resource_domains: tuple[str, ...] = ()
+    resources: tuple[str, ...] = ()
+    tools: tuple[tuple[str, bool], ...] = ()
+    """(name, write) for every tool the app may call."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "server": self.server,
+            "uri": self.uri,
+            "sha256": self.sha256,
+            "csp": self.csp.to_json(),
+            "permissions": list(self.permissions),
+            "allowResourceDomains": list(self.allowed_resource_domains),
+            "resources": list(self.resources),
+        }
+
+    @property
+    def readable(self) -> frozenset[str]:
+        """The resources ``resources/read`` may fetch: the app's own and the pinned ones."""
+        return frozenset((self.uri, *self.resources))
+
+
+def app_id(server: str, uri: str) -> str:
+    """A stable extension id for (server, uri) that fits the manifest's id pattern."""
+    slug = re.sub(r"[^a-z0-9-]+", "-", server.lower()).strip("-")[:40] or "server"
+    tag = hashlib.sha256(f"{server}\x00{uri}".encode()).hexdigest()[:12]
+    return f"{ID_PREFIX}.{slug}.{tag}"
+
+
+def folder(home: Path, workspace: str, ext_id: str) -> Path:
+    ws = hashlib.sha256(workspace.encode()).hexdigest()[:16]
+    return home / APPS_FOLDER / ws / ext_id
+
+
+def manifest_for(spec: AppSpec, name: str, description: str) -> dict[str, Any]:
+    reads = sorted(n for n, w in spec.tools if not w)
+    writes = sorted(n for n, w in spec.tools if w)
+    raw: dict[str, Any] = {
+        "id": app_id(spec.server, spec.uri),
+        "name": (name.strip() or spec.uri)[:100],
+        "version": "1.0.0",
+        "description": (description or f"MCP App {spec.uri} of MCP server {spec.server}")[:1000],
+        "kind": "widget",
+        "entry": ENTRY,
+        "connections": [],
+        "app": spec.to_json(),
+    }
+    if spec.tools:
+        conn: dict[str, Any] = {
+            "id": APP_CONNECTION,
+            "kind": "mcp",
+            "server": spec.server,
+            "operations": reads,
+        }
+        if writes:
+            conn["writes"] = writes
+            raw["permissions"] = {"write": True}
+        raw["connections"] = [conn]
+    return raw
+
+
+def spec_of(raw: Mapping[str, Any]) -> AppSpec | None:
+    """The app a validated manifest describes, or None for an ordinary extension."""
+    app = raw.get("app")
+    if not isinstance(app, Mapping):
+        return None
+    tools: list[tuple[str, bool]] = []
+    for conn in raw.get("connections", []):
+        if conn.get("id") == APP_CONNECTION:
+            tools += [(n, False) for n in conn.get("operations", [])]
+            tools += [(n, True) for n in conn.get("writes", [])]
+    return AppSpec(
+        server=str(app["server"]),
+        uri=str(app["uri"]),
+        sha256=str(app["sha256"]),
+        csp=Csp.from_json(app.get("csp")),
+        permissions=tuple(app.get("permissions", ())),
+        allowed_resource_domains=tuple(app.get("allowResourceDomains", ())),
+        resources=tuple(app.get("resources", ())),
+        tools=tuple(sorted(tools)),
+    )
+
+
+def lint(raw: Mapping[str, Any]) -> Iterator[Issue]:
+    """Rules of an ``app`` section the JSON Schema cannot express."""
+    app = raw.get("app")
+    if not isinstance(app, Mapping):
+        return
+    if raw.get("kind") != "widget":
+        yield Issue("$.kind", 'an app is a "widget"')
+    for i, conn in enumerate(raw.get("connections", [])):
+        if not isinstance(conn, Mapping):
+            continue
+        if conn.get("id") != APP_CONNECTION or conn.get("kind") != "mcp":
+            yield Issue(f"$.connections[{i}]", f'an app has one connection: "{APP_CONNECTION}", kind mcp')
+        elif conn.get("server") != app.get("server"):
+            yield Issue(f"$.connections[{i}].server", "an app calls the tools of its own server only")
+    declared = set((app.get("csp") or {}).get("resourceDomains", []))
+    for i, domain in enumerate(app.get("allowResourceDomains", [])):
+        if domain not in declared:
+            yield Issue(f"$.app.allowResourceDomains[{i}]", f"{domain!r} is not a declared resource domain")

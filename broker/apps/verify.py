@@ -1,0 +1,93 @@
+"""Before an app opens: approved as it is now, or refused with what changed.
+
+The approval (the extension's digest, which covers the pinned sha256, CSP and allowed domains)
+must be current and the app enabled. Then the server is read again: a different HTML, a
+different declared CSP or permissions, a tool that became or stopped being visible to the
+app, a tool that now writes, or a tool definition that differs from its pin, each refuse the
+app until the user reviews and approves it again. The HTML handed out is the server's, checked
+against the pin — never anything else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from broker.apps import discovery, meta, spec
+from broker.apps.errors import AppChanged, AppError
+from broker.apps.spec import AppSpec
+from broker.broker import Broker
+from broker.kinds.mcp import pins as tool_pins
+from broker.manifest import Manifest
+
+CHANGED = "{name} changed since you approved it; review it again to open it ({n} change(s))"
+
+
+@dataclass(frozen=True)
+class OpenedApp:
+    """An app checked and ready to run: its identity, what it may do, and its HTML."""
+
+    workspace: str
+    ext_id: str
+    name: str
+    spec: AppSpec
+    html: bytes
+    prefers_border: bool | None
+
+
+def approved(broker: Broker, workspace: str, ext_id: str) -> tuple[Manifest, AppSpec]:
+    """The app's manifest and spec when its approval is current and it is enabled; else
+    ``AppError`` saying what to do (the same standing every extension call needs)."""
+    manifest = broker.manifest(workspace, ext_id)
+    app = spec.spec_of(manifest.raw)
+    if app is None:
+        raise AppError(f"{ext_id} is an extension, not an MCP App")
+    installed = broker.home.settings().workspace(workspace).extensions.get(ext_id)
+    if installed is None or installed.approval is None:
+        raise AppError(f"{manifest.name} is not approved: add it again with `helm app add`")
+    if installed.approval.digest != manifest.digest():
+        raise AppError(f"{manifest.name} changed since it was approved: add it again with `helm app add`")
+    if not installed.enabled:
+        raise AppError(f"{manifest.name} is disabled in workspace {workspace}")
+    return manifest, app
+
+
+async def open_app(broker: Broker, workspace: str, ext_id: str) -> OpenedApp:
+    """Check the app against the server now; ``AppChanged`` lists what differs."""
+    manifest, app = approved(broker, workspace, ext_id)
+    document = await discovery.read_document(broker, workspace, app.server, app.uri)
+    raw_tools = await (await discovery.session(broker, workspace, app.server)).tools()
+    visible = tuple(sorted((t.name, t.write) for t in map(meta.app_tool, raw_tools.values()) if t.for_app))
+    now = AppSpec(
+        app.server, app.uri, document.sha256, document.csp, document.permissions,
+        app.allowed_resource_domains, app.resources, visible,
+    )  # fmt: skip
+    changes = drift(app, now)
+    installed = broker.home.settings().workspace(workspace).extensions[ext_id]
+    pinned = installed.approval.pins.get(spec.APP_CONNECTION) if installed.approval else None
+    if pinned:
+        current = tool_pins.pin_tools([n for n, _ in app.tools], raw_tools)
+        changes += tool_pins.changes(pinned, current)
+    if changes:
+        raise AppChanged(CHANGED.format(name=manifest.name, n=len(changes)), changes)
+    return OpenedApp(workspace, ext_id, manifest.name, app, document.html, document.prefers_border)
+
+
+def drift(old: AppSpec, new: AppSpec) -> list[str]:
+    """How ``new`` (the server now) differs from ``old`` (as approved), one line per change."""
+    lines = []
+    if old.sha256 != new.sha256:
+        lines.append(f"the HTML changed (sha256 {old.sha256[:16]}… is now {new.sha256[:16]}…)")
+    for key in sorted({k for k, _ in old.csp.domains} | {k for k, _ in new.csp.domains}):
+        if old.csp.get(key) != new.csp.get(key):
+            lines.append(f"declared {key} changed from {list(old.csp.get(key))} to {list(new.csp.get(key))}")
+    if old.permissions != new.permissions:
+        lines.append(f"requested permissions changed from {list(old.permissions)} to {list(new.permissions)}")
+    before, after = dict(old.tools), dict(new.tools)
+    for name in sorted(set(before) | set(after)):
+        if name not in after:
+            lines.append(f"tool {name}: no longer available to the app")
+        elif name not in before:
+            lines.append(f"tool {name}: now available to the app")
+        elif before[name] != after[name]:
+            lines.append(f"tool {name}: " + ("now writes" if after[name] else "is now read-only"))
+    return lines

@@ -1,0 +1,102 @@
+"""Discovering, reviewing and adding an MCP App, against the server built with the real SDK."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from broker.apps import discovery, review, spec
+from broker.apps.errors import AppChanged, AppError
+from broker.apps.verify import open_app
+from broker.extensions import approval_current
+from tests.helpers import new_broker
+from tests.unit.apps.app_setup import BOARD, added, app_home
+
+pytestmark = pytest.mark.usefixtures("mcp_app_server")
+
+
+async def test_discovery_lists_the_ui_resource_with_the_tools_linked_to_it(tmp_path: Path) -> None:
+    async with new_broker(tmp_path / "home") as broker:
+        await app_home(broker, tmp_path)
+        apps = await discovery.list_apps(broker, "ws", "board")
+        other = await discovery.list_apps(broker, "ws", "other")
+    assert [(a.uri, a.name) for a in apps] == [(BOARD, "Board")]
+    assert [t.name for t in apps[0].linked] == ["add_item", "list_items", "model_only", "show_board"]
+    assert other == []
+
+
+async def test_review_shows_only_app_visible_tools_with_writes_apart_and_what_the_html_declares(
+    tmp_path: Path,
+) -> None:
+    async with new_broker(tmp_path / "home") as broker:
+        await app_home(
+            broker, tmp_path, "--connect", "http://127.0.0.1:9", "--resource", "https://cdn.example.com"
+        )
+        reviewed = await review.review(broker, "ws", "board", BOARD)
+    assert [t.name for t in reviewed.reads] == ["list_items", "show_board"]
+    assert [t.name for t in reviewed.writes] == ["add_item"]
+    assert [t.name for t in reviewed.hidden] == ["model_only"]
+    assert reviewed.document.csp.get("connectDomains") == ("http://127.0.0.1:9",)
+    assert reviewed.document.permissions == ("clipboardWrite",)
+    assert reviewed.resources == ("helm-test://notes/readme",)
+    text = "\n".join(review.lines(reviewed))
+    assert reviewed.document.sha256 in text
+    assert "WRITE  tool add_item" in text
+    assert "echo" not in text  # a model-only tool that is not even linked is not the app's business
+    assert "connectDomains: http://127.0.0.1:9 — blocked" in text
+    assert "resourceDomains: https://cdn.example.com — blocked unless you allow them" in text
+    assert "clipboardWrite — not granted" in text
+
+
+async def test_adding_an_app_installs_an_approved_extension_whose_manifest_pins_the_review(
+    tmp_path: Path,
+) -> None:
+    async with new_broker(tmp_path / "home") as broker:
+        await app_home(broker, tmp_path, "--resource", "https://cdn.example.com")
+        reviewed = await review.review(broker, "ws", "board", BOARD)
+        manifest = await review.add(broker, reviewed, ["https://cdn.example.com"])
+        current = approval_current(broker, "ws", manifest.id)
+        opened = await open_app(broker, "ws", manifest.id)
+    app = spec.spec_of(manifest.raw)
+    assert current and app is not None
+    assert app.sha256 == reviewed.document.sha256 == opened.spec.sha256
+    assert app.tools == (("add_item", True), ("list_items", False), ("show_board", False))
+    assert app.allowed_resource_domains == ("https://cdn.example.com",)
+    assert manifest.may_write
+    assert (manifest.folder / "app.html").read_bytes() == opened.html
+
+
+async def test_a_resource_domain_the_app_does_not_declare_cannot_be_allowed(tmp_path: Path) -> None:
+    async with new_broker(tmp_path / "home") as broker:
+        await app_home(broker, tmp_path)
+        reviewed = await review.review(broker, "ws", "board", BOARD)
+        with pytest.raises(AppError, match="not a resource domain the app declares"):
+            await review.add(broker, reviewed, ["https://evil.example.com"])
+        assert reviewed.ext_id not in broker.home.settings().workspace("ws").extensions
+
+
+async def test_a_changed_html_is_refused_until_the_app_is_reviewed_and_added_again(tmp_path: Path) -> None:
+    extra = tmp_path / "extra.html"
+    async with new_broker(tmp_path / "home") as broker:
+        await app_home(broker, tmp_path, "--extra", str(extra))
+        ext_id = await added(broker)
+        extra.write_text("<p>changed</p>", encoding="utf-8")
+        with pytest.raises(AppChanged) as refused:
+            await open_app(broker, "ws", ext_id)
+        again = await review.review(broker, "ws", "board", BOARD)
+        await review.add(broker, again)
+        opened = await open_app(broker, "ws", ext_id)
+    assert refused.value.changes[0].startswith("the HTML changed")
+    assert again.changes and again.changes[0].startswith("the HTML changed")
+    assert opened.html.endswith(b"<p>changed</p></body></html>")
+
+
+async def test_an_app_without_approval_does_not_open(tmp_path: Path) -> None:
+    async with new_broker(tmp_path / "home") as broker:
+        await app_home(broker, tmp_path)
+        ext_id = await added(broker)
+        with broker.home.update() as settings:
+            settings.workspace("ws").extensions[ext_id].approval = None
+        with pytest.raises(AppError, match="not approved"):
+            await open_app(broker, "ws", ext_id)
