@@ -6,11 +6,11 @@ import argparse
 import sys
 from importlib.metadata import PackageNotFoundError, version
 
-from app.commands import agent, audit, call, db, dev, ext, mcp, project, service, workspace
+from app.commands import agent, app, audit, call, db, dev, ext, mcp, project, service, workspace
 from app.commands.common import CommandFailed, add_home_option
 from broker.errors import CredentialStoreError, SettingsError
 
-GROUPS = [workspace, project, ext, audit, call, service, dev, mcp, db, agent]
+GROUPS = [workspace, project, ext, app, audit, call, service, dev, mcp, db, agent]
 
 
 def helm_version() -> str:

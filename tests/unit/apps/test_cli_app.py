@@ -1,0 +1,83 @@
+"""``helm app list|add`` against the MCP App server built with the real SDK."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from app.cli import main
+from broker.credentials import FileStore
+from broker.settings import Home
+from tests.servers.services import mcp_app_command
+from tests.unit.apps.app_setup import BOARD
+
+pytestmark = pytest.mark.usefixtures("mcp_app_server")
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Path:
+    h = tmp_path / "home"
+    monkeypatch.setenv("HELM_HOME", str(h))
+    monkeypatch.setattr("app.commands.common.open_store", lambda path: FileStore(path / "credentials.json"))
+    (tmp_path / "root").mkdir()
+    assert main(["workspace", "add", "ws", str(tmp_path / "root")]) == 0
+    command = mcp_app_command("--resource", "https://cdn.example.com")
+    argv = ["mcp", "add", "board", "--command", command[0], *(f"--arg={x}" for x in command[1:])]
+    assert main(argv) == 0
+    capsys.readouterr()
+    return h
+
+
+def helm(capsys: pytest.CaptureFixture[str], *argv: str, stdin: str = "") -> tuple[int, str, str]:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("sys.stdin", io.StringIO(stdin))
+        code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_app_list_shows_each_ui_resource_and_which_linked_tools_the_app_may_call(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = helm(capsys, "app", "list", "--server", "board")
+    assert code == 0
+    assert out.splitlines() == [
+        f"{BOARD}\tBoard",
+        "  WRITE add_item",
+        "  read  list_items",
+        "  not for the app: model_only",
+        "  read  show_board",
+    ]
+
+
+def test_app_add_shows_the_review_and_adds_nothing_without_a_yes(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = helm(capsys, "app", "add", "--workspace", "ws", "--server", "board", BOARD, stdin="\n")
+    assert code == 1
+    assert "HTML sha256: " in out and "WRITE  tool add_item — confirmed each time" in out
+    assert Home(home).settings().workspace("ws").extensions == {}
+
+
+def test_app_add_with_yes_approves_the_app_with_the_allowed_resource_domain(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = helm(
+        capsys, "app", "add", "-w", "ws", "-s", "board", BOARD,
+        "--allow-resource-domain", "https://cdn.example.com", stdin="y\n",
+    )  # fmt: skip
+    (ext,) = Home(home).settings().workspace("ws").extensions.values()
+    assert code == 0 and "added and approved" in out
+    assert ext.approval is not None
+    assert (
+        '"allowResourceDomains": [\n      "https://cdn.example.com"'
+        in (ext.path / "manifest.json").read_text()
+    )
+
+
+def test_app_add_of_an_unknown_uri_says_where_to_look(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = helm(capsys, "app", "add", "-w", "ws", "-s", "board", "ui://helm-test/none", stdin="y\n")
+    assert code == 1
+    assert "offers no app 'ui://helm-test/none'; see `helm app list --server board`" in err
