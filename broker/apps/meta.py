@@ -10,6 +10,7 @@ the wrong shape are dropped, never guessed at.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -116,3 +117,16 @@ def csp(meta: Mapping[str, Any] | None) -> Csp:
 def prefers_border(meta: Mapping[str, Any] | None) -> bool | None:
     value = _ui(meta).get("prefersBorder")
     return value if isinstance(value, bool) else None
+
+
+_ORIGIN = re.compile(
+    r"^(?:https://(?:\*\.)?[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*"
+    r"|http://(?:127\.0\.0\.1|localhost))(?::[0-9]{1,5})?$"
+)
+
+
+def origin(domain: str) -> str | None:
+    """``domain`` as a CSP source when it is a plain origin (https, or http on loopback, an
+    optional ``*.`` subdomain wildcard and port, no path); None for anything else."""
+    candidate = domain.strip().lower().rstrip("/")
+    return candidate if _ORIGIN.match(candidate) else None

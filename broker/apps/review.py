@@ -63,6 +63,9 @@ class AppReview:
         unknown = [d for d in allowed if d not in self.resource_domains]
         if unknown:
             raise AppError(f"{', '.join(unknown)}: not a resource domain the app declares")
+        odd = [d for d in allowed if meta.origin(d) is None]
+        if odd:
+            raise AppError(f"{', '.join(odd)}: not a plain https origin; Helm cannot allow it")
         return AppSpec(
             server=self.server,
             uri=self.uri,

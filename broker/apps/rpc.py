@@ -86,6 +86,8 @@ class AppSession:
         self.broker, self.ctx, self.app, self.window = broker, ctx, app, window
         self.confirm, self.state, self.contexts = confirm, state, contexts
         self.initialized = False
+        self.started = asyncio.Event()
+        """Set when the app said ``ui/notifications/initialized``."""
         self.app_modes: tuple[str, ...] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._waiting: dict[str, asyncio.Future[Any]] = {}
@@ -118,7 +120,8 @@ class AppSession:
             return
         if not isinstance(rid, str | int) or isinstance(rid, bool):
             return
-        task = asyncio.get_running_loop().create_task(self._answer(rid, method, message.get("params")))
+        # A Qt slot calls this outside any coroutine: the loop is the current one, not "running".
+        task = asyncio.get_event_loop().create_task(self._answer(rid, method, message.get("params")))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
@@ -145,6 +148,7 @@ class AppSession:
     def _notified(self, method: str, params: Any) -> None:
         if method == "ui/notifications/initialized":
             self.initialized = True
+            self.started.set()
         elif method == "notifications/message" and isinstance(params, dict):
             log.info("app %s says: %.500s", self.ctx.extension, json.dumps(params.get("data")))
 

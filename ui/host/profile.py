@@ -51,6 +51,18 @@ PAGE_SETTINGS: tuple[tuple[QWebEngineSettings.WebAttribute, bool], ...] = (
 )
 
 
+def harden(profile: QWebEngineProfile) -> None:
+    """What every sandboxed frame's profile gets (extension frames and MCP Apps alike):
+    nothing persisted, permissions never remembered, the engine features of ``PAGE_SETTINGS``."""
+    profile.setHttpCacheType(QWebEngineProfile.HttpCacheType.MemoryHttpCache)
+    profile.setPersistentCookiesPolicy(QWebEngineProfile.PersistentCookiesPolicy.NoPersistentCookies)
+    profile.setPersistentPermissionsPolicy(QWebEngineProfile.PersistentPermissionsPolicy.AskEveryTime)
+    profile.setSpellCheckEnabled(False)
+    settings = profile.settings()
+    for attribute, on in PAGE_SETTINGS:
+        settings.setAttribute(attribute, on)
+
+
 class OwnOriginInterceptor(QWebEngineUrlRequestInterceptor):
     """Blocks every request that is not for the extension's own origin (or local data)."""
 
@@ -84,15 +96,7 @@ class ExtensionProfile(QObject):
         self.interceptor = OwnOriginInterceptor(host, self)
         self.profile.installUrlSchemeHandler(SCHEME.encode(), self.handler)
         self.profile.setUrlRequestInterceptor(self.interceptor)
-        self.profile.setHttpCacheType(QWebEngineProfile.HttpCacheType.MemoryHttpCache)
-        self.profile.setPersistentCookiesPolicy(QWebEngineProfile.PersistentCookiesPolicy.NoPersistentCookies)
-        self.profile.setPersistentPermissionsPolicy(
-            QWebEngineProfile.PersistentPermissionsPolicy.AskEveryTime
-        )
-        self.profile.setSpellCheckEnabled(False)
-        settings = self.profile.settings()
-        for attribute, on in PAGE_SETTINGS:
-            settings.setAttribute(attribute, on)
+        harden(self.profile)
         self.profile.downloadRequested.connect(self._refuse_download)
 
     def _refuse_download(self, download: QWebEngineDownloadRequest) -> None:

@@ -1,0 +1,43 @@
+// Helm's side of an MCP App's host page. Runs in an isolated JavaScript world of the host page's
+// main frame, after qwebchannel.js; the host page has no script of its own. It makes the one
+// sandboxed frame the app runs in (an opaque origin: scripts, nothing else) and relays JSON-RPC:
+// every message the app posts to its parent goes, as JSON text, to this frame's bridge object,
+// which knows which app it is; every message Helm sends goes back to the app's window only.
+(function () {
+  'use strict';
+  var meta = document.querySelector('meta[name="helm-app"]');
+  if (meta === null) return;
+  var frame = document.createElement('iframe');
+  frame.setAttribute('sandbox', 'allow-scripts');
+  frame.setAttribute('allow', "camera 'none'; microphone 'none'; geolocation 'none'; clipboard-write 'none'");
+  frame.setAttribute('referrerpolicy', 'no-referrer');
+  frame.setAttribute('title', 'app');
+  var bridge = null;
+  var queued = [];
+
+  window.addEventListener('message', function (event) {
+    if (event.source === null || event.source !== frame.contentWindow) return;
+    var text;
+    try {
+      text = JSON.stringify(event.data);
+    } catch (e) {
+      return;
+    }
+    if (typeof text !== 'string') return;
+    if (bridge === null) queued.push(text); else bridge.post(text);
+  });
+
+  new QWebChannel(qt.webChannelTransport, function (channel) {
+    bridge = channel.objects.helmApp;
+    bridge.deliver.connect(function (text) {
+      var target = frame.contentWindow;
+      if (target === null) return;
+      target.postMessage(JSON.parse(text), '*');
+    });
+    queued.splice(0).forEach(function (text) { bridge.post(text); });
+    bridge.ready();
+  });
+
+  frame.src = meta.content;
+  document.body.appendChild(frame);
+})();

@@ -1,0 +1,117 @@
+"""The questions an app makes Helm ask: opening a link, and the review before it is added.
+
+Both are Helm's Cancel-focused question dialogs (``ui.dialogs.base``): Cancel is the default,
+a short input guard drops clicks aimed elsewhere, and every text from the server or the app is
+shown as plain characters — the link in full, hidden characters made visible.
+"""
+
+from __future__ import annotations
+
+from broker.apps.review import AppReview
+from ui.dialogs.base import GUARD_MS, QuestionDialog
+from ui.dialogs.review import WARNING_STYLE, WRITE_STYLE
+from ui.qt import QCheckBox, QFrame, QGroupBox, QScrollArea, QVBoxLayout, QWidget
+from ui.text import elide, plain_box, plain_label
+
+BLOCKED = {
+    "connectDomains": "blocked — an app reaches servers only through Helm's tool calls",
+    "frameDomains": "blocked — an app cannot embed other pages",
+    "baseUriDomains": "ignored",
+}
+
+
+class OpenLinkDialog(QuestionDialog):
+    """ "<app> wants to open a link": the full URL, Open or Cancel (the default)."""
+
+    def __init__(self, app_name: str, url: str, parent: QWidget | None = None, *, guard_ms: int = GUARD_MS):
+        super().__init__("Open a link?", "Open in browser", parent, guard_ms=guard_ms)
+        self.url = url
+        layout = QVBoxLayout(self)
+        layout.addWidget(
+            plain_label(f"The app {elide(app_name, 80)} wants to open this link in your browser:", self)
+        )
+        self.link = plain_box(url, self, max_lines=6)
+        self.link.setObjectName("url")
+        layout.addWidget(self.link)
+        layout.addWidget(plain_label("Open it only if you expected it and trust where it goes.", self))
+        layout.addLayout(self.buttons)
+        self.focus_cancel()
+
+
+class AppReviewDialog(QuestionDialog):
+    """What an app may do before it is added; resource domains are allowed one by one."""
+
+    def __init__(
+        self, reviewed: AppReview, parent: QWidget | None = None, *, guard_ms: int = GUARD_MS
+    ) -> None:
+        super().__init__(f"Add app {elide(reviewed.name, 80)}", "Add app", parent, guard_ms=guard_ms)
+        self.reviewed = reviewed
+        self.setMinimumSize(620, 480)
+        layout = QVBoxLayout(self)
+        layout.addWidget(plain_label(f"{reviewed.name} — {reviewed.uri}", self))
+        layout.addWidget(plain_label(f"MCP server: {reviewed.server}", self))
+        sha = plain_label(
+            f"HTML sha256: {reviewed.document.sha256} (pinned: a change needs your approval)", self
+        )
+        sha.setObjectName("sha256")
+        layout.addWidget(sha)
+        if reviewed.changes:
+            changed = plain_label(
+                "Changed since your last approval:\n" + "\n".join(f"• {c}" for c in reviewed.changes), self
+            )
+            changed.setStyleSheet(WARNING_STYLE)
+            layout.addWidget(changed)
+        scroll = QScrollArea(self)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        inner = QWidget(scroll)
+        body = QVBoxLayout(inner)
+        body.addWidget(self._tools(inner))
+        body.addWidget(self._declared(inner))
+        body.addStretch(1)
+        scroll.setWidget(inner)
+        layout.addWidget(scroll, 1)
+        layout.addLayout(self.buttons)
+        self.focus_cancel()
+
+    def _tools(self, parent: QWidget) -> QGroupBox:
+        box = QGroupBox("Tools the app may call (only this server's, only those visible to apps)", parent)
+        box.setObjectName("tools")
+        col = QVBoxLayout(box)
+        for tool in self.reviewed.reads:
+            col.addWidget(plain_label(f"read — {tool.name}", box))
+        for tool in self.reviewed.writes:
+            line = plain_label(f"WRITE — {tool.name} — asks for your confirmation each time", box)
+            line.setStyleSheet(WRITE_STYLE)
+            col.addWidget(line)
+        if not self.reviewed.reads and not self.reviewed.writes:
+            col.addWidget(plain_label("none", box))
+        for tool in self.reviewed.hidden:
+            col.addWidget(plain_label(f"not available to the app: {tool.name}", box))
+        return box
+
+    def _declared(self, parent: QWidget) -> QGroupBox:
+        box = QGroupBox("What the app's page declares", parent)
+        box.setObjectName("declared")
+        col = QVBoxLayout(box)
+        csp = self.reviewed.document.csp
+        for key, verdict in BLOCKED.items():
+            for domain in csp.get(key):
+                col.addWidget(plain_label(f"{key}: {domain} — {verdict}", box))
+        self.allow: dict[str, QCheckBox] = {}
+        for domain in csp.get("resourceDomains"):
+            check = QCheckBox(elide(f"allow images, fonts, styles and scripts from {domain}", 160), box)
+            check.setObjectName(f"allow:{domain}")
+            self.allow[domain] = check
+            col.addWidget(check)
+        for permission in self.reviewed.document.permissions:
+            col.addWidget(plain_label(f"asks for {permission} — not granted: Helm grants apps none", box))
+        for uri in self.reviewed.resources:
+            col.addWidget(plain_label(f"may read resource {uri}", box))
+        if col.count() == 0:
+            col.addWidget(plain_label("no domains, permissions or other resources", box))
+        return box
+
+    @property
+    def allowed(self) -> list[str]:
+        return [domain for domain, check in self.allow.items() if check.isChecked()]

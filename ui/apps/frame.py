@@ -1,0 +1,132 @@
+"""``AppFrame``: where an app sits on the dashboard — opening it, refusing it, full screen.
+
+Opening checks the app against its server first (``broker.apps.verify``); a changed app shows
+what changed instead of running. Full screen moves the app's view into a frameless full-screen
+window of its own (Esc, or the app, brings it back). Every write confirmation of the app is
+Helm's own dialog, parented to the window the app is in at that moment and kept on top of it,
+so a full-screen app can never hide one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from broker.apps.errors import AppChanged, AppError
+from broker.apps.verify import open_app
+from broker.context import CallContext
+from broker.errors import CallError, HelmError
+from broker.summary import WriteSummary
+from ui.apps.view import AppServices, AppView
+from ui.dialogs.confirm import ConfirmDialog, ConfirmDialogFactory, DialogConfirmer
+from ui.qt import QKeySequence, QShortcut, Qt, QVBoxLayout, QWidget, Signal
+from ui.text import plain_label, set_plain
+
+log = logging.getLogger(__name__)
+
+
+class OnTop:
+    """A confirmation dialog factory: the dialog belongs to the app's current window, on top."""
+
+    def __init__(self, frame: AppFrame, factory: ConfirmDialogFactory) -> None:
+        self._frame, self._factory = frame, factory
+
+    def __call__(
+        self, summary: WriteSummary, parent: QWidget | None, *, remaining: float | None
+    ) -> ConfirmDialog:
+        dialog = self._factory(summary, self._frame.app_window(), remaining=remaining)
+        dialog.setWindowFlag(Qt.WindowType.WindowStaysOnTopHint, True)
+        return dialog
+
+
+class FullScreen(QWidget):
+    """The window a full-screen app lives in; Esc asks to go back inline."""
+
+    def __init__(self, title: str, back: Callable[[], None]) -> None:
+        super().__init__(None, Qt.WindowType.Window | Qt.WindowType.FramelessWindowHint)
+        self.setWindowTitle(title)
+        self.layout_ = QVBoxLayout(self)
+        self.layout_.setContentsMargins(0, 0, 0, 0)
+        self.escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), self, back)
+
+
+class AppFrame(QWidget):
+    ready = Signal(object)
+    """The app's view, once its page loaded and its bridge connected."""
+
+    def __init__(
+        self,
+        services: AppServices,
+        ctx: CallContext,
+        dialogs: ConfirmDialogFactory,
+        own: Callable[[Any], asyncio.Task[Any]],
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.ctx, self._services = ctx, services
+        self.confirm = DialogConfirmer(None, factory=OnTop(self, dialogs))
+        self.view: AppView | None = None
+        self.full: FullScreen | None = None
+        self.col = QVBoxLayout(self)
+        self.col.setContentsMargins(0, 0, 0, 0)
+        self.notice = plain_label("Opening the app…", self)
+        self.notice.setObjectName("notice")
+        self.col.addWidget(self.notice)
+        self.opening = own(self._open())
+
+    async def _open(self) -> None:
+        try:
+            opened = await open_app(self._services.broker, self.ctx.workspace, self.ctx.extension)
+        except AppChanged as err:
+            set_plain(self.notice, f"{err}\n" + "\n".join(f"• {c}" for c in err.changes))
+            return
+        except CallError as err:
+            set_plain(self.notice, f"The app cannot open: {err.code.value}: {err.message}")
+            return
+        except (AppError, HelmError) as err:
+            set_plain(self.notice, f"The app cannot open: {err}")
+            return
+        self.view = AppView(opened, self.ctx, self._services, self.confirm, self)
+        self.view.switch_mode = self.set_mode
+        self.view.ready.connect(lambda: self.ready.emit(self.view))
+        self.notice.hide()
+        self.col.addWidget(self.view, 1)
+        self.view.load()
+
+    def app_window(self) -> QWidget:
+        return self.full if self.full is not None else self.window()
+
+    def set_mode(self, mode: str) -> str:
+        """Inline or full screen; the mode now in force."""
+        view = self.view
+        if view is None:
+            return "inline"
+        if mode == "fullscreen" and self.full is None:
+            self.full = FullScreen(view.opened.name, self.back_inline)
+            self.col.removeWidget(view)
+            self.full.layout_.addWidget(view)
+            self.full.showFullScreen()
+            return "fullscreen"
+        if mode == "inline" and self.full is not None:
+            full, self.full = self.full, None
+            full.layout_.removeWidget(view)
+            self.col.addWidget(view, 1)
+            full.close()
+            full.deleteLater()
+        return "fullscreen" if self.full is not None else "inline"
+
+    def back_inline(self) -> None:
+        """The user left full screen: tell the app."""
+        if self.view is not None and self.full is not None:
+            self.view.mode = self.set_mode("inline")
+            self.view.session.notify_context({"displayMode": self.view.mode})
+
+    async def aclose(self) -> None:
+        self.opening.cancel()
+        if self.view is not None:
+            self.set_mode("inline")
+            await self.view.aclose()
+            self.view = None
+        self.deleteLater()

@@ -1,0 +1,105 @@
+"""``AppHost``: makes the frames of MCP Apps and owns what they share.
+
+Built once in ``app/`` beside the extension host: the broker, the state store, the model
+contexts apps keep per instance, how the user is asked about links (``OpenLinkDialog``, then
+the system browser) and which confirmation dialog writes get. ``AppAwareFactory`` puts it in
+front of the dashboard's view factory: a manifest with an ``app`` section runs as an app,
+anything else as an extension frame.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from broker.apps.spec import spec_of
+from broker.broker import Broker
+from broker.context import CallContext
+from broker.widget_state import StateStore
+from ui.apps.dialogs import OpenLinkDialog
+from ui.apps.frame import AppFrame
+from ui.apps.view import AppServices
+from ui.dashboard import FrameSpec, ViewFactory
+from ui.dialogs.base import GUARD_MS, answer
+from ui.dialogs.confirm import ConfirmDialog, ConfirmDialogFactory
+from ui.qt import QDesktopServices, QObject, QUrl, QWidget, Signal
+
+Opener = Callable[[str], None]
+
+
+def system_browser(url: str) -> None:
+    QDesktopServices.openUrl(QUrl(url))
+
+
+class AppHost(QObject):
+    frameReady = Signal(object)
+    """An app's ``AppView`` loaded and connected."""
+
+    def __init__(
+        self,
+        broker: Broker,
+        state: StateStore,
+        *,
+        dialogs: ConfirmDialogFactory = ConfirmDialog,
+        open_url: Opener = system_browser,
+        guard_ms: int = GUARD_MS,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.services = AppServices(broker, state, {}, self._ask_link)
+        self._dialogs, self._open_url, self._guard_ms = dialogs, open_url, guard_ms
+        self.frames: list[AppFrame] = []
+        self.link_dialogs: list[OpenLinkDialog] = []
+        self.tasks: set[asyncio.Task[Any]] = set()
+
+    def frame(self, workspace: str, ext_id: str, instance: str, parent: QWidget | None = None) -> AppFrame:
+        frame = AppFrame(
+            self.services, CallContext(workspace, ext_id, instance), self._dialogs, self.own, parent
+        )
+        frame.ready.connect(self.frameReady)
+        frame.destroyed.connect(lambda _=None, f=frame: self.frames.remove(f) if f in self.frames else None)
+        self.frames.append(frame)
+        return frame
+
+    async def _ask_link(self, app_name: str, url: str, view: QWidget) -> bool:
+        dialog = OpenLinkDialog(app_name, url, view.window(), guard_ms=self._guard_ms)
+        self.link_dialogs.append(dialog)
+        try:
+            confirmed = (await answer(dialog)).value == "confirmed"
+        finally:
+            self.link_dialogs.remove(dialog)
+            dialog.deleteLater()
+        if confirmed:
+            self._open_url(url)
+        return confirmed
+
+    def own(self, coro: Any) -> asyncio.Task[Any]:
+        task: asyncio.Task[Any] = asyncio.ensure_future(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        return task
+
+    async def aclose(self) -> None:
+        for frame in list(self.frames):
+            await frame.aclose()
+        self.frames.clear()
+        tasks = list(self.tasks)
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=5.0)
+
+
+class AppAwareFactory:
+    """The dashboard's view factory: apps through ``AppHost``, extensions through ``fallback``."""
+
+    def __init__(self, fallback: ViewFactory, apps: AppHost) -> None:
+        self.fallback, self.apps = fallback, apps
+
+    def __call__(self, frame: FrameSpec, parent: QWidget) -> QWidget:
+        if spec_of(frame.manifest.raw) is None:
+            return self.fallback(frame, parent)
+        view = self.apps.frame(frame.workspace, frame.manifest.id, frame.instance, parent)
+        view.setMinimumSize(320, 240)
+        return view

@@ -1,0 +1,84 @@
+"""The app's host page and its bridge: Helm's end of the postMessage relay.
+
+``AppPage`` is an extension frame's page (nothing granted: no permissions, windows, dialogs,
+downloads, full screen) whose navigation decision allows exactly two documents: the host page
+in the main frame and the app in its one subframe. ``AppBridge`` is the one object the host
+page's isolated world reaches over the web channel: ``post`` carries a JSON-RPC message from
+the app, ``deliver`` one from Helm. The app's identity is fixed by whoever made the bridge.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from functools import cache
+from importlib import resources
+
+from ui.apps.policy import AppHosts, decide_navigation
+from ui.host.page import HostPage
+from ui.host.shim import _qwebchannel_js
+from ui.qt import QObject, QUrl, QWebEnginePage, QWebEngineProfile, QWebEngineScript, Signal, Slot
+
+log = logging.getLogger(__name__)
+
+BRIDGE_OBJECT = "helmApp"
+MAX_MESSAGE_CHARS = 4 * 1024 * 1024
+
+
+class AppPage(HostPage):
+    """The host page of one app; it and its app frame stay where they were put."""
+
+    def __init__(self, profile: QWebEngineProfile, hosts: AppHosts, parent: QObject | None = None) -> None:
+        super().__init__(profile, hosts.page, parent)
+        self._hosts = hosts
+
+    def acceptNavigationRequest(
+        self, url: QUrl | str, _type: QWebEnginePage.NavigationType, is_main_frame: bool
+    ) -> bool:
+        target = QUrl(url)
+        decision = decide_navigation(
+            target.scheme(), target.host(), target.path(), is_main_frame, self._hosts
+        )
+        if not decision.allowed:
+            log.info("refused a navigation of app %s: %s", self._hosts.page, decision.reason)
+        return decision.allowed
+
+
+class AppBridge(QObject):
+    """``post`` and ``ready`` are the slots the host page's isolated world uses."""
+
+    deliver = Signal(str)
+    """A JSON-RPC message for the app."""
+
+    pageReady = Signal()
+
+    def __init__(self, receive: Callable[[str], None], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._receive = receive
+
+    @Slot(str)
+    def post(self, text: str) -> None:
+        if len(text) <= MAX_MESSAGE_CHARS:
+            self._receive(text)
+
+    @Slot()
+    def ready(self) -> None:
+        self.pageReady.emit()
+
+
+@cache
+def _host_script_source() -> str:
+    relay = resources.files("resources").joinpath("apps", "host-isolated.js").read_text(encoding="utf-8")
+    return _qwebchannel_js() + "\n" + relay
+
+
+def host_script() -> QWebEngineScript:
+    """The relay, in Helm's isolated world of the host page's main frame only, once the page's
+    body exists (it adds the app's frame to it)."""
+    script = QWebEngineScript()
+    script.setName("helm-app-host")
+    script.setSourceCode(_host_script_source())
+    script.setWorldId(QWebEngineScript.ScriptWorldId.ApplicationWorld.value)
+    script.setInjectionPoint(QWebEngineScript.InjectionPoint.DocumentReady)
+    script.setRunsOnSubFrames(False)
+    return script

@@ -1,0 +1,140 @@
+"""``AppView``: one running MCP App — its web view, its bridge, its session with Helm.
+
+The view is the app's ``Window`` (``broker.apps.rpc``): it delivers Helm's messages to the
+app, tells the app Helm's theme and locale (again whenever the palette changes), asks the user
+before a link opens, and passes display mode requests to whoever holds it (``AppFrame``).
+Closing asks the app to tear down and waits for its answer, bounded, before the page goes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from broker.apps.rpc import AppSession
+from broker.apps.verify import OpenedApp
+from broker.broker import Broker
+from broker.context import CallContext
+from broker.summary import Confirmer
+from broker.widget_state import StateStore
+from ui.apps.page import BRIDGE_OBJECT, AppBridge, AppPage, host_script
+from ui.apps.policy import app_hosts
+from ui.apps.profile import AppProfile
+from ui.qt import (
+    QApplication,
+    QEvent,
+    QLocale,
+    QPalette,
+    QUrl,
+    QVBoxLayout,
+    QWebChannel,
+    QWebEngineScript,
+    QWebEngineView,
+    QWidget,
+    Signal,
+)
+
+TEARDOWN_SECONDS = 3.0
+AskLink = Callable[[str, str, QWidget], Awaitable[bool]]
+"""(app name, url, the view) → whether the link was opened."""
+
+
+@dataclass(frozen=True)
+class AppServices:
+    """What every app view uses, built once by ``AppHost``."""
+
+    broker: Broker
+    state: StateStore
+    contexts: dict[str, Any]
+    ask_link: AskLink
+
+
+class AppView(QWidget):
+    ready = Signal()
+    """The host page loaded and its bridge connected."""
+
+    def __init__(
+        self,
+        opened: OpenedApp,
+        ctx: CallContext,
+        services: AppServices,
+        confirm: Confirmer,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.opened, self.ctx, self._services = opened, ctx, services
+        self.mode = "inline"
+        self.switch_mode: Callable[[str], str] = lambda _mode: self.mode
+        hosts = app_hosts(ctx.workspace, ctx.extension)
+        self.hosts = hosts
+        self.profile = AppProfile(hosts, opened.html, opened.spec.allowed_resource_domains, self)
+        self.web = QWebEngineView(self)
+        self.page = AppPage(self.profile.profile, hosts, self.web)
+        self.web.setPage(self.page)
+        self.web.setContextMenuPolicy(self.web.contextMenuPolicy().NoContextMenu)
+        self.page.scripts().insert(host_script())
+        self.session = AppSession(
+            services.broker, ctx, opened.spec, self, confirm, services.state, services.contexts
+        )
+        self.bridge = AppBridge(self.session.receive, self)
+        self.bridge.pageReady.connect(self.ready)
+        self.channel = QWebChannel(self.page)
+        self.channel.registerObject(BRIDGE_OBJECT, self.bridge)
+        self.page.setWebChannel(self.channel, QWebEngineScript.ScriptWorldId.ApplicationWorld.value)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.web)
+
+    def load(self) -> None:
+        self.page.load(QUrl(self.hosts.page_url))
+
+    # -- the app's Window ----------------------------------------------------------------
+    def send(self, text: str) -> None:
+        self.bridge.deliver.emit(text)
+
+    def context(self) -> dict[str, Any]:
+        return {
+            "theme": theme(),
+            "locale": QLocale().name().replace("_", "-"),
+            "displayMode": self.mode,
+            "availableDisplayModes": ["inline", "fullscreen"],
+            "platform": "desktop",
+            "userAgent": "Helm",
+            "containerDimensions": {"width": self.width(), "height": self.height()},
+        }
+
+    async def open_link(self, url: str) -> bool:
+        return await self._services.ask_link(self.opened.name, url, self)
+
+    def set_display_mode(self, mode: str) -> str:
+        self.mode = self.switch_mode(mode)
+        return self.mode
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ThemeChange):
+            self.session.notify_context({"theme": theme()})
+
+    # -- closing -------------------------------------------------------------------------
+    async def aclose(self) -> None:
+        """Ask the app to tear down (bounded), cancel its calls, then let the page go."""
+        try:
+            await self.session.teardown("the app is closing", TEARDOWN_SECONDS)
+        except asyncio.CancelledError:
+            raise
+        finally:
+            self.page.setWebChannel(None)  # type: ignore[arg-type]
+            await self.session.aclose()
+            self.web.setPage(None)  # type: ignore[arg-type]
+            self.page.deleteLater()
+            self.profile.deleteLater()
+            self.deleteLater()
+
+
+def theme() -> str:
+    """``dark`` when Helm's window colour is dark, else ``light``."""
+    app = QApplication.instance()
+    palette = app.palette() if isinstance(app, QApplication) else QPalette()
+    return "dark" if palette.color(QPalette.ColorRole.Window).lightness() < 128 else "light"
