@@ -36,6 +36,9 @@ class AppHost(QObject):
     frameReady = Signal(object)
     """An app's ``AppView`` loaded and connected."""
 
+    linkAsked = Signal(object)
+    """An ``OpenLinkDialog`` is about to ask the user (author mode and tests watch it)."""
+
     def __init__(
         self,
         broker: Broker,
@@ -65,6 +68,7 @@ class AppHost(QObject):
     async def _ask_link(self, app_name: str, url: str, view: QWidget) -> bool:
         dialog = OpenLinkDialog(app_name, url, view.window(), guard_ms=self._guard_ms)
         self.link_dialogs.append(dialog)
+        self.linkAsked.emit(dialog)
         try:
             confirmed = (await answer(dialog)).value == "confirmed"
         finally:

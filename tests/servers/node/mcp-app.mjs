@@ -82,7 +82,9 @@ function html() {
   const image = opts.resource
     ? `<img id="remote" alt="" src="${opts.resource}/pixel.png">`
     : "";
-  return `<!doctype html><html><head><meta charset="utf-8"><title>Board</title></head>
+  return `<!doctype html><html><head><meta charset="utf-8"><title>Board</title>
+<script>window.violations = []; document.addEventListener("securitypolicyviolation",
+  (e) => window.violations.push(e.effectiveDirective));</script></head>
 <body><h1>Board</h1>${image}<script type="module">${sdkForPage()}\n${PAGE_SCRIPT}</script>${tail}</body></html>`;
 }
 
