@@ -21,6 +21,7 @@ from broker.errors import CallError, HelmError
 from broker.summary import WriteSummary
 from ui.apps.view import AppServices, AppView
 from ui.dialogs.confirm import ConfirmDialog, ConfirmDialogFactory, DialogConfirmer
+from ui.host.egress_check import ENGINE_CHECK
 from ui.qt import QKeySequence, QShortcut, Qt, QVBoxLayout, QWidget, Signal
 from ui.text import plain_label, set_plain
 
@@ -77,6 +78,10 @@ class AppFrame(QWidget):
         self.opening = own(self._open())
 
     async def _open(self) -> None:
+        check = await ENGINE_CHECK.result()  # no frame loads before the start-up check passed
+        if not check.passed:
+            set_plain(self.notice, check.message)
+            return
         try:
             opened = await open_app(self._services.broker, self.ctx.workspace, self.ctx.extension)
         except AppChanged as err:
@@ -90,10 +95,16 @@ class AppFrame(QWidget):
             return
         self.view = AppView(opened, self.ctx, self._services, self.confirm, self)
         self.view.switch_mode = self.set_mode
+        self.view.stopped.connect(self._stopped)
         self.view.ready.connect(lambda: self.ready.emit(self.view))
         self.notice.hide()
         self.col.addWidget(self.view, 1)
         self.view.load()
+
+    def _stopped(self, why: str) -> None:
+        self.set_mode("inline")
+        set_plain(self.notice, why)
+        self.notice.show()
 
     def app_window(self) -> QWidget:
         return self.full if self.full is not None else self.window()

@@ -8,7 +8,6 @@ Closing asks the app to tear down and waits for its answer, bounded, before the 
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +21,8 @@ from broker.widget_state import StateStore
 from ui.apps.page import BRIDGE_OBJECT, AppBridge, AppPage, host_script
 from ui.apps.policy import app_hosts
 from ui.apps.profile import AppProfile
+from ui.host.clipboard import ClipboardGuard
+from ui.host.egress_check import ENGINE_CHECK, EgressCheck
 from ui.qt import (
     QApplication,
     QEvent,
@@ -55,6 +56,9 @@ class AppView(QWidget):
     ready = Signal()
     """The host page loaded and its bridge connected."""
 
+    stopped = Signal(str)
+    """Helm stopped the app (the start-up check failed late, or the page left); why."""
+
     def __init__(
         self,
         opened: OpenedApp,
@@ -83,12 +87,31 @@ class AppView(QWidget):
         self.channel = QWebChannel(self.page)
         self.channel.registerObject(BRIDGE_OBJECT, self.bridge)
         self.page.setWebChannel(self.channel, QWebEngineScript.ScriptWorldId.ApplicationWorld.value)
+        self.page.urlChanged.connect(self._url_changed)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.web)
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            ClipboardGuard.of(app).watch(self, ctx.extension)
 
     def load(self) -> None:
+        ENGINE_CHECK.watch(self)
         self.page.load(QUrl(self.hosts.page_url))
+
+    def engine_check_failed(self, outcome: EgressCheck) -> None:
+        """The start-up check failed late: cut the app off from Helm and stop it."""
+        self._stop(outcome.message)
+
+    def _url_changed(self, url: QUrl) -> None:
+        if not url.isEmpty() and url != QUrl(self.hosts.page_url):
+            self._stop("Helm stopped this app: its host page was taken elsewhere.")
+
+    def _stop(self, why: str) -> None:
+        self.page.setWebChannel(None)  # type: ignore[arg-type]
+        self.page.triggerAction(self.page.WebAction.Stop)
+        self.web.hide()
+        self.stopped.emit(why)
 
     # -- the app's Window ----------------------------------------------------------------
     def send(self, text: str) -> None:
@@ -120,10 +143,12 @@ class AppView(QWidget):
     # -- closing -------------------------------------------------------------------------
     async def aclose(self) -> None:
         """Ask the app to tear down (bounded), cancel its calls, then let the page go."""
+        ENGINE_CHECK.unwatch(self)
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            ClipboardGuard.of(app).forget(self)
         try:
             await self.session.teardown("the app is closing", TEARDOWN_SECONDS)
-        except asyncio.CancelledError:
-            raise
         finally:
             self.page.setWebChannel(None)  # type: ignore[arg-type]
             await self.session.aclose()
