@@ -1,8 +1,8 @@
 """The window ``helm`` opens: Helm's main window, its frames made by the extension host.
 
 The composition of the GUI's parts: the broker behind the workspace model, the connections
-and DB explorer backends, the extension host behind the dashboard, and Helm's own write dialog
-behind every frame.
+and DB explorer backends, the extension host and the MCP Apps host behind the dashboard, the
+state store behind ``helm.state``, and Helm's own write dialog behind every frame.
 """
 
 from __future__ import annotations
@@ -11,12 +11,15 @@ import asyncio
 
 from broker import Broker, Confirmer
 from broker.kinds.db.explorer import DbExplorer
+from broker.widget_state import StatefulCalls, StateStore
+from ui.apps.add import AddAppWindow
+from ui.apps.host import AppAwareFactory, AppHost
 from ui.dialogs.confirm import DialogConfirmer
 from ui.extension_frames import HostViewFactory
 from ui.host.host import ExtensionHost
 from ui.host.view import ExtensionView
 from ui.main_window import MainWindow
-from ui.qt import QCloseEvent, Signal
+from ui.qt import QAction, QCloseEvent, QMenu, QWidget, Signal
 from ui.settings.backend import BrokerConnections
 from ui.settings.oauth import BrokerOAuth
 from ui.workspace_model import WorkspaceModel
@@ -29,6 +32,25 @@ class HelmWindow(MainWindow):
         super().closeEvent(event)
         self.closing.emit()
 
+    def add_apps_menu(self, broker: Broker) -> None:
+        """ "Add app…" beside "Install extension…" in the Helm menu."""
+        action = QAction("Add app…", self)
+        action.triggered.connect(lambda: self.open_add_app(broker))
+        helm_menu = self.menuBar().actions()[0].menu()
+        if isinstance(helm_menu, QMenu):
+            helm_menu.insertAction(self.menu_actions["connections"], action)
+        self.menu_actions["add_app"] = action
+
+    def open_add_app(self, broker: Broker) -> QWidget | None:
+        if not self.workspace:
+            return None
+        workspace = self.workspace
+        self.windows.pop("add_app", None)
+        window = self._window("add_app", lambda: AddAppWindow(broker, workspace, self))
+        if isinstance(window, AddAppWindow):
+            window.added.connect(lambda _id: self.show_workspace_quietly(workspace))
+        return window
+
 
 class Window:
     """The main window with its extension host, and awaitable milestones for start-up."""
@@ -38,16 +60,19 @@ class Window:
         if confirm is None:
             confirm = dialogs = DialogConfirmer()
         self.confirm = confirm
-        self.host = ExtensionHost(broker, self.confirm)
+        state = StateStore(broker.home.path)
+        self.host = ExtensionHost(StatefulCalls(broker, state), self.confirm)
+        self.apps = AppHost(broker, state)
         self.ready_frames: list[ExtensionView] = []
         self._changed = asyncio.Event()
         self.host.frameReady.connect(self._frame_ready)
         self.window = HelmWindow(
             WorkspaceModel(broker),
-            HostViewFactory(self.host),
+            AppAwareFactory(HostViewFactory(self.host), self.apps),
             BrokerConnections(broker, BrokerOAuth(broker, lambda: self.window.workspace)),
             DbExplorer(broker),
         )
+        self.window.add_apps_menu(broker)
         if dialogs is not None:
             dialogs.set_parent(self.window)
         self.closed = asyncio.Event()
@@ -84,6 +109,7 @@ class Window:
 
     async def aclose(self) -> None:
         await self.window.aclose()
+        await self.apps.aclose()
         await self.host.aclose()
         self.window.deleteLater()
 

@@ -20,13 +20,17 @@ import asyncio
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from broker import envelope
 from broker.atomic import write_atomic
 from broker.context import CallContext
 from broker.errors import CallError, ErrorCode
 from broker.jsonutil import DuplicateKeyError, loads_strict
+from broker.summary import Confirmer
+
+if TYPE_CHECKING:
+    from broker.broker import Broker
 
 VERSION = 1
 MAX_VALUE_BYTES = 64 * 1024
@@ -97,6 +101,8 @@ class StateStore:
     async def request_json(self, ctx: CallContext, operation: str, args_json: str) -> str:
         """``helm.state`` over the bridge: ``get`` → ``{ok, data}``; ``set`` with ``{value}``."""
         try:
+            if len(args_json) > MAX_VALUE_BYTES + 64:
+                raise CallError(ErrorCode.TOO_LARGE, "the state is larger than 64 KiB; nothing was stored")
             if operation == "get":
                 result = envelope.success("state", self.get(ctx))
             elif operation == "set":
@@ -130,16 +136,24 @@ def _corrupt(file: Path) -> CallError:
 
 
 class StatefulCalls:
-    """The bridge's call handler: ``helm.state`` calls to the store, every other to the broker."""
+    """The bridge's call handler: ``helm.state`` calls to the store, every other to the broker.
 
-    def __init__(self, handler: Any, store: StateStore) -> None:
-        self.handler = handler
+    A state call is admitted like any call (the instance's rate limit and in-flight cap)."""
+
+    def __init__(self, broker: Broker, store: StateStore) -> None:
+        self.broker = broker
         self.store = store
 
     async def request_json(
-        self, ctx: CallContext, connection_id: str, operation: str, args_json: str, confirm: Any
+        self, ctx: CallContext, connection_id: str, operation: str, args_json: str, confirm: Confirmer
     ) -> str:
-        if connection_id == STATE_CONNECTION:
+        if connection_id != STATE_CONNECTION:
+            return await self.broker.request_json(ctx, connection_id, operation, args_json, confirm)
+        admitted = self.broker.admission.admit(ctx.instance)
+        if not admitted.admitted:
+            err = CallError(ErrorCode.RATE_LIMITED, admitted.reason, retry_after=admitted.retry_after)
+            return json.dumps(envelope.failure("state", err), separators=(",", ":"))
+        try:
             return await self.store.request_json(ctx, operation, args_json)
-        result: str = await self.handler.request_json(ctx, connection_id, operation, args_json, confirm)
-        return result
+        finally:
+            self.broker.admission.release(ctx.instance)

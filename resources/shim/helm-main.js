@@ -94,8 +94,21 @@
     Geolocation.prototype.watchPosition = function (_success, error) { denied(error); return 0; };
   }
 
+  // helm.state: this instance's own JSON value, kept by Helm under its home (the frame has no
+  // storage that outlives Helm). It travels the same private path as helm.call, on a connection
+  // id no manifest can declare.
+  function unwrap(envelope) {
+    if (envelope && envelope.ok === true) return envelope.data;
+    var error = (envelope && envelope.error) || {};
+    throw new TypeErrorCtor('helm.state: ' + error.code + ': ' + error.message);
+  }
+  var state = Object.freeze({
+    get: function () { return call('$state', 'get', {}).then(unwrap); },
+    set: function (value) { return call('$state', 'set', { value: value === undefined ? null : value }).then(unwrap); }
+  });
+
   Object.defineProperty(window, 'helm', {
-    value: Object.freeze({ call: call }),
+    value: Object.freeze({ call: call, state: state }),
     writable: false,
     configurable: false,
     enumerable: true

@@ -23,6 +23,7 @@ from broker.extensions import approval_current, approve, install
 from broker.manifest import MANIFEST_FILE, Manifest
 from broker.manifest import load as load_manifest
 from broker.summary import Confirmer
+from broker.widget_state import StatefulCalls, StateStore
 from ui.dev.inspector import CallInspector, ObservedHandler
 from ui.dev.lint import LintPanel
 from ui.dev.watcher import FolderWatcher
@@ -219,7 +220,9 @@ class DevWindow(QMainWindow):
             self._profile,
             manifest.entry,
             CallContext(self.workspace, manifest.id, DEV_INSTANCE),
-            ObservedHandler(self.broker, self.inspector.add),
+            ObservedHandler(
+                StatefulCalls(self.broker, StateStore(self.broker.home.path)), self.inspector.add
+            ),
             self._confirm,
             self.pages,
         )

@@ -1,0 +1,118 @@
+""" "Add app…": choose an MCP server, one of its apps, review it and add it to the workspace.
+
+The server is asked for its apps (``broker.apps.discovery``); the chosen one is reviewed
+(``broker.apps.review``) in ``AppReviewDialog`` — Cancel by default — and only Add app adds it,
+with the resource domains the user ticked. Errors are shown as text in the window.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from broker.apps import discovery, review
+from broker.apps.errors import AppError
+from broker.broker import Broker
+from broker.errors import CallError, HelmError
+from broker.summary import Decision
+from ui.apps.dialogs import AppReviewDialog
+from ui.dialogs.base import GUARD_MS, answer
+from ui.qt import (
+    QComboBox,
+    QHBoxLayout,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    Qt,
+    QVBoxLayout,
+    QWidget,
+    Signal,
+)
+from ui.text import elide, plain_label, set_plain
+
+URI_ROLE = Qt.ItemDataRole.UserRole
+
+
+class AddAppWindow(QWidget):
+    added = Signal(str)
+    """The extension id of an app the user added."""
+
+    reviewing = Signal(object)
+    """The ``AppReviewDialog`` now shown (tests answer it)."""
+
+    def __init__(
+        self, broker: Broker, workspace: str, parent: QWidget | None = None, *, guard_ms: int = GUARD_MS
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowFlag(Qt.WindowType.Window, True)
+        self.setWindowTitle(f"Add an app to {elide(workspace, 60)}")
+        self.broker, self.workspace, self._guard_ms = broker, workspace, guard_ms
+        self.tasks: set[asyncio.Task[Any]] = set()
+        col = QVBoxLayout(self)
+        row = QHBoxLayout()
+        self.servers = QComboBox(self)
+        self.servers.addItems(sorted(broker.home.settings().mcp_servers))
+        row.addWidget(self.servers, 1)
+        self.find_button = QPushButton("Find apps", self)
+        self.find_button.clicked.connect(lambda: self.own(self.find_apps()))
+        row.addWidget(self.find_button)
+        col.addLayout(row)
+        self.apps = QListWidget(self)
+        col.addWidget(self.apps, 1)
+        self.status = plain_label("Choose an MCP server (Settings — Connections adds one).", self)
+        col.addWidget(self.status)
+        self.review_button = QPushButton("Review and add…", self)
+        self.review_button.clicked.connect(lambda: self.own(self.review_selected()))
+        col.addWidget(self.review_button)
+
+    async def find_apps(self) -> None:
+        server = self.servers.currentText()
+        self.apps.clear()
+        if not server:
+            return
+        set_plain(self.status, f"Asking {server} for its apps…")
+        try:
+            found = await discovery.list_apps(self.broker, self.workspace, server)
+        except (CallError, HelmError) as err:
+            set_plain(self.status, f"{server}: {err}")
+            return
+        for app in found:
+            item = QListWidgetItem(elide(f"{app.name} — {app.uri}", 160), self.apps)
+            item.setData(URI_ROLE, app.uri)
+        set_plain(
+            self.status, f"{server} offers {len(found)} app(s)." if found else f"{server} offers no apps."
+        )
+
+    async def review_selected(self) -> Decision:
+        item = self.apps.currentItem()
+        if item is None:
+            set_plain(self.status, "Choose an app first.")
+            return Decision.DECLINED
+        server, uri = self.servers.currentText(), str(item.data(URI_ROLE))
+        try:
+            reviewed = await review.review(self.broker, self.workspace, server, uri)
+        except (CallError, HelmError) as err:
+            set_plain(self.status, f"Cannot review {uri}: {err}")
+            return Decision.DECLINED
+        dialog = AppReviewDialog(reviewed, self, guard_ms=self._guard_ms)
+        self.reviewing.emit(dialog)
+        decision = await answer(dialog)
+        allowed = dialog.allowed
+        dialog.deleteLater()
+        if decision is not Decision.CONFIRMED:
+            set_plain(self.status, "Not added.")
+            return decision
+        try:
+            manifest = await review.add(self.broker, reviewed, allowed)
+        except (AppError, CallError, HelmError) as err:
+            set_plain(self.status, f"Not added: {err}")
+            return Decision.DECLINED
+        set_plain(self.status, f"Added {manifest.name}.")
+        self.added.emit(manifest.id)
+        return decision
+
+    def own(self, coro: Any) -> asyncio.Task[Any]:
+        task: asyncio.Task[Any] = asyncio.ensure_future(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        return task
