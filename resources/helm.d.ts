@@ -132,6 +132,23 @@ declare global {
       operation: string,
       args?: { [name: string]: HelmArg },
     ): Promise<R>;
+
+    /** This instance's own state, kept by Helm under its home (see `HelmState`). */
+    readonly state: HelmState;
+  }
+
+  /**
+   * One JSON value per running instance (a dashboard widget, a tool page), kept by Helm and
+   * surviving restarts: frames have no storage of their own that outlives Helm. At most 64 KiB
+   * of JSON per instance. Each call counts against the instance's rate limit like `helm.call`.
+   * Both reject with a TypeError whose message starts with `helm.state: <code>:` (`too_large`,
+   * `refused`, `rate_limited`, `unavailable` when the state file cannot be read).
+   */
+  interface HelmState {
+    /** The value last stored by this instance, or null. */
+    get<T extends HelmJson = HelmJson>(): Promise<T | null>;
+    /** Store `value` (null removes it); resolves once it is safely on disk. */
+    set(value: HelmJson): Promise<null>;
   }
 
   interface Window {

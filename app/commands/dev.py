@@ -1,4 +1,5 @@
 """``helm dev DIR``: author mode — the extension in a window on the user's own Helm home.
+``helm dev --server S --app URI``: the same for an MCP App of a configured MCP server.
 
 The workspace is the one named with ``--workspace``; without it, the only workspace there
 is, or, in a home with none, a new workspace ``dev`` rooted at the extension folder (so a new
@@ -25,8 +26,10 @@ def register(sub: Any) -> None:
         description="Installs DIR into a workspace of your Helm home (by reference) and opens it "
         "with the real bridge, plugin review and write confirmation. Reloads when a file changes.",
     )
-    p.add_argument("dir", type=Path, help="the extension folder (with manifest.json)")
+    p.add_argument("dir", type=Path, nargs="?", help="the extension folder (with manifest.json)")
     p.add_argument("--workspace", "-w", help="the workspace whose profiles and projects it uses")
+    p.add_argument("--app", metavar="URI", help="instead of DIR: run this MCP App (its ui:// resource)")
+    p.add_argument("--server", "-s", help="with --app: the MCP server that offers it")
     add_home_option(p)
     p.set_defaults(handler=_dev)
 
@@ -47,6 +50,8 @@ def choose_workspace(h: Home, requested: str | None, folder: Path) -> tuple[str,
 
 
 def _dev(args: argparse.Namespace) -> int:
+    if args.app is not None or args.dir is None:
+        return _app_dev(args)
     folder: Path = args.dir.expanduser().resolve()
     if not folder.is_dir():
         fail(f"{folder} is not a folder")
@@ -56,3 +61,14 @@ def _dev(args: argparse.Namespace) -> int:
     from app.devmode import run_dev  # Qt is imported only when a window opens
 
     return run_dev(args, workspace, folder)
+
+
+def _app_dev(args: argparse.Namespace) -> int:
+    if args.app is None or args.server is None or args.dir is not None:
+        fail("give an extension folder, or --server S --app URI for an MCP App")
+    workspace, created = choose_workspace(home(args), args.workspace, Path.cwd())
+    if created:
+        print(f"created workspace {workspace!r} rooted at {Path.cwd()} for author mode")
+    from app.appdev import run_app_dev  # Qt is imported only when a window opens
+
+    return run_app_dev(args, workspace)

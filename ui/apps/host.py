@@ -47,10 +47,11 @@ class AppHost(QObject):
         dialogs: ConfirmDialogFactory = ConfirmDialog,
         open_url: Opener = system_browser,
         guard_ms: int = GUARD_MS,
+        observe: Callable[[str, str], None] | None = None,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
-        self.services = AppServices(broker, state, {}, self._ask_link)
+        self.services = AppServices(broker, state, {}, self._ask_link, observe)
         self._dialogs, self._open_url, self._guard_ms = dialogs, open_url, guard_ms
         self.frames: list[AppFrame] = []
         self.link_dialogs: list[OpenLinkDialog] = []

@@ -50,6 +50,8 @@ class AppServices:
     state: StateStore
     contexts: dict[str, Any]
     ask_link: AskLink
+    observe: Callable[[str, str], None] | None = None
+    """Sees every message: ("app → helm" | "helm → app", JSON text) — author mode's log."""
 
 
 class AppView(QWidget):
@@ -82,7 +84,7 @@ class AppView(QWidget):
         self.session = AppSession(
             services.broker, ctx, opened.spec, self, confirm, services.state, services.contexts
         )
-        self.bridge = AppBridge(self.session.receive, self)
+        self.bridge = AppBridge(self._received, self)
         self.bridge.pageReady.connect(self.ready)
         self.channel = QWebChannel(self.page)
         self.channel.registerObject(BRIDGE_OBJECT, self.bridge)
@@ -113,8 +115,15 @@ class AppView(QWidget):
         self.web.hide()
         self.stopped.emit(why)
 
+    def _received(self, text: str) -> None:
+        if self._services.observe is not None:
+            self._services.observe("app → helm", text)
+        self.session.receive(text)
+
     # -- the app's Window ----------------------------------------------------------------
     def send(self, text: str) -> None:
+        if self._services.observe is not None:
+            self._services.observe("helm → app", text)
         self.bridge.deliver.emit(text)
 
     def context(self) -> dict[str, Any]:

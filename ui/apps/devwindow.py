@@ -1,0 +1,147 @@
+"""``helm dev --server S --app URI``: an app author's window on their own Helm home.
+
+The app runs exactly as on the dashboard — the same review, host page, sandbox, broker path and
+write dialog — with a log beside it: every JSON-RPC message between the app and Helm, the app's
+console and each request Helm blocked. Reload reads the server again: an app that changed (new
+HTML, CSP or tools) is shown for review first, as a user would see it, and runs once approved.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from broker.apps import review
+from broker.apps.errors import AppError
+from broker.apps.spec import app_id
+from broker.apps.verify import open_app
+from broker.broker import Broker
+from broker.errors import CallError, HelmError
+from broker.summary import Decision
+from broker.widget_state import StateStore
+from ui.apps.dialogs import AppReviewDialog
+from ui.apps.frame import AppFrame
+from ui.apps.host import AppHost
+from ui.apps.view import AppView
+from ui.dialogs.base import GUARD_MS, answer
+from ui.qt import (
+    QCloseEvent,
+    QMainWindow,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    Qt,
+    QVBoxLayout,
+    QWidget,
+    Signal,
+)
+from ui.text import elide, plain_label, set_plain
+
+DEV_INSTANCE = "dev"
+MAX_LOGGED = 2000
+
+
+class AppDevWindow(QMainWindow):
+    reviewing = Signal(object)
+    """The ``AppReviewDialog`` now shown."""
+
+    def __init__(
+        self, broker: Broker, workspace: str, server: str, uri: str, *, guard_ms: int = GUARD_MS
+    ) -> None:
+        super().__init__()
+        self._guard_ms = guard_ms
+        self.broker, self.workspace, self.server, self.uri = broker, workspace, server, uri
+        self.ext_id = app_id(server, uri)
+        self.setWindowTitle(f"helm dev — {elide(uri, 80)}")
+        self.resize(1200, 760)
+        self.apps = AppHost(broker, StateStore(broker.home.path), observe=self._traffic)
+        self.apps.frameReady.connect(self._ready)
+        self.frame: AppFrame | None = None
+        self.task: asyncio.Task[None] | None = None
+        body = QWidget(self)
+        col = QVBoxLayout(body)
+        self.status = plain_label("", body)
+        col.addWidget(self.status)
+        self.reload_button = QPushButton("Reload", body)
+        self.reload_button.clicked.connect(self.schedule_refresh)
+        col.addWidget(self.reload_button)
+        self.split = QSplitter(Qt.Orientation.Horizontal, body)
+        self.slot = QWidget(self.split)
+        self.slot_layout = QVBoxLayout(self.slot)
+        self.log = QPlainTextEdit(self.split)
+        self.log.setReadOnly(True)
+        self.log.setMaximumBlockCount(MAX_LOGGED)
+        col.addWidget(self.split, 1)
+        self.setCentralWidget(body)
+
+    def _log(self, line: str) -> None:
+        self.log.appendPlainText(line)
+
+    def _traffic(self, direction: str, text: str) -> None:
+        try:
+            method = json.loads(text).get("method")
+        except (ValueError, AttributeError):
+            method = None
+        self._log(f"{direction} {method or 'answer'}: {elide(text, 400)}")
+
+    def _ready(self, view: AppView) -> None:
+        set_plain(self.status, f"{view.opened.name} ({self.uri}) · running")
+        view.page.console.connect(lambda _l, message, line, _s: self._log(f"console:{line}: {message}"))
+        view.profile.interceptor.blocked.connect(lambda why: self._log(f"blocked a request: {why}"))
+
+    def schedule_refresh(self) -> None:
+        if self.task is None or self.task.done():
+            self.task = asyncio.ensure_future(self.refresh())
+
+    async def refresh(self) -> None:
+        await self._close_frame()
+        set_plain(self.status, f"reading {self.uri} from {self.server}…")
+        try:
+            await open_app(self.broker, self.workspace, self.ext_id)
+        except (AppError, HelmError) as err:
+            self._log(f"needs review: {err}")
+            if not await self._review():
+                return
+        except CallError as err:
+            set_plain(self.status, f"{err.code.value}: {err.message}")
+            return
+        self.frame = self.apps.frame(self.workspace, self.ext_id, DEV_INSTANCE, self.slot)
+        self.slot_layout.addWidget(self.frame)
+
+    async def _review(self) -> bool:
+        try:
+            reviewed = await review.review(self.broker, self.workspace, self.server, self.uri)
+        except (CallError, HelmError) as err:
+            set_plain(self.status, f"cannot review the app: {err}")
+            return False
+        dialog = AppReviewDialog(reviewed, self, guard_ms=self._guard_ms)
+        self.reviewing.emit(dialog)
+        decision = await answer(dialog)
+        allowed = dialog.allowed
+        dialog.deleteLater()
+        if decision is not Decision.CONFIRMED:
+            set_plain(self.status, "not approved: the app does not run (Reload to review it again)")
+            return False
+        try:
+            await review.add(self.broker, reviewed, allowed)
+        except (AppError, CallError, HelmError) as err:
+            set_plain(self.status, f"not added: {err}")
+            return False
+        return True
+
+    async def _close_frame(self) -> None:
+        frame, self.frame = self.frame, None
+        if frame is not None:
+            self.slot_layout.removeWidget(frame)
+            await frame.aclose()
+
+    async def aclose(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+        await self._close_frame()
+        await self.apps.aclose()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self.task is not None:
+            self.task.cancel()
+        super().closeEvent(event)
