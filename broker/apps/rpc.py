@@ -120,8 +120,13 @@ class AppSession:
             return
         if not isinstance(rid, str | int) or isinstance(rid, bool):
             return
-        # A Qt slot calls this outside any coroutine: the loop is the current one, not "running".
-        task = asyncio.get_event_loop().create_task(self._answer(rid, method, message.get("params")))
+        # Started eagerly, as the bridge's calls are: the request runs inside this slot up to its
+        # first real wait (a Qt slot calls this outside any coroutine, hence get_event_loop).
+        task = asyncio.Task(
+            self._answer(rid, method, message.get("params")), loop=asyncio.get_event_loop(), eager_start=True
+        )
+        if task.done():
+            return
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 

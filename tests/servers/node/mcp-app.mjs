@@ -70,6 +70,21 @@ const board = {
   fetchConnect: () => fetch(${JSON.stringify(opts.connect)} + "/canary")
     .then(() => "reached", (e) => "blocked: " + e.name),
 };
+// The same request without the SDK: JSON-RPC posted to the parent by hand (ids the SDK never uses).
+let rawId = 0;
+const rawWaiting = new Map();
+window.addEventListener("message", (event) => {
+  const id = event.data && event.data.id;
+  if (event.source === window.parent && rawWaiting.has(id)) {
+    rawWaiting.get(id)(event.data);
+    rawWaiting.delete(id);
+  }
+});
+board.rawCall = (name, args) => new Promise((resolve) => {
+  const id = "raw-" + (rawId += 1);
+  rawWaiting.set(id, resolve);
+  window.parent.postMessage({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args || {} } }, "*");
+});
 app.onhostcontextchanged = (ctx) => board.contexts.push(ctx);
 app.onteardown = async () => { board.tornDown = true; return {}; };
 window.board = board;

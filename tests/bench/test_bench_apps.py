@@ -1,0 +1,74 @@
+"""MCP Apps: an app's ``tools/call`` round trip against an extension's ``helm.call``.
+
+Both in the real web view, through the real broker, to the same tool of the same MCP server
+(the ext-apps SDK test server): the app's call is the SDK's ``App.callServerTool`` posted to
+Helm's host page, relayed by its isolated world, answered by the app's session; the
+extension's is ``helm.call`` over the bridge. The goal is at most 1.2 times the extension's. Each
+side makes 50 sequential calls per row from its own instance, within the rate limit.
+
+The second row posts the same JSON-RPC by hand, without the SDK, so what the SDK itself costs
+(its validation, its logging) shows apart. What remains is mostly the browser's: the app's frame
+is sandboxed (an opaque origin), which the engine puts in a renderer process of its own, so each
+postMessage between the app and Helm's host page crosses processes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from broker.widget_state import StateStore
+from tests.bench.conftest import Bench
+from tests.e2e.apps.kit import Links, in_app, open_frame
+from tests.e2e.conftest import QT_NOISE, qloop  # noqa: F401 (fixture; engine set-up)
+from tests.e2e.conftest import run as run
+from tests.e2e.host.kit import Dialogs, copy_page, evaluate, make_view, wait_ready
+from tests.helpers import manifest_dict, new_broker, setup_extension
+from tests.unit.apps.app_setup import added, app_home
+from ui.apps.host import AppHost
+
+pytestmark = [pytest.mark.qt_log_ignore(*QT_NOISE), pytest.mark.usefixtures("mcp_app_server")]
+
+CALLS = 50
+TIMED = """(async () => {{ const t = performance.now();
+  for (let i = 0; i < {n}; i++) {{ const r = await {call}; if ({failed}) throw new Error("failed"); }}
+  return (performance.now() - t) / 1000 / {n}; }})()"""
+
+
+def test_an_apps_tool_call_against_an_extensions_helm_call_on_the_same_server(
+    run: Any, bench: Bench, tmp_path: Path
+) -> None:
+    async def scenario() -> tuple[float, float, float]:
+        async with new_broker(tmp_path / "home") as broker:
+            await app_home(broker, tmp_path)
+            ext_id = await added(broker)
+            conn = {"id": "m", "kind": "mcp", "server": "board", "operations": ["list_items"]}
+            ctx = await setup_extension(broker, tmp_path, manifest_dict([conn]))
+            folder = copy_page("probe", tmp_path / "ext" / ctx.extension)
+            view = make_view(folder, broker, extension=ctx.extension, instance="bench-ext")
+            apps = AppHost(broker, StateStore(broker.home.path), dialogs=Dialogs(), open_url=Links())
+            try:
+                await wait_ready(view)
+                extension = await evaluate(
+                    view, TIMED.format(n=CALLS, call="helm.call('m', 'list_items', {})", failed="!r.ok")
+                )
+                app = await open_frame(apps, ext_id, "bench-app")
+                result = await in_app(
+                    app, TIMED.format(n=CALLS, call="board.call('list_items')", failed="!r.structuredContent")
+                )
+                plain = await open_frame(apps, ext_id, "bench-plain")  # its own rate limit
+                raw = await in_app(
+                    plain, TIMED.format(n=CALLS, call="board.rawCall('list_items')", failed="!r.result")
+                )
+                return float(result["value"]), float(raw["value"]), float(extension)
+            finally:
+                await apps.aclose()
+                await view.aclose()
+
+    app, raw, extension = run(scenario(), timeout=180)
+    same = "helm.call, same server and tool"
+    bench.record("MCP Apps: tools/call round trip, SDK App (per call)", app, extension, note=same)
+    bench.record("MCP Apps: tools/call round trip, plain postMessage (per call)", raw, extension, note=same)
+    assert app > 0 and raw > 0 and extension > 0
