@@ -8,12 +8,14 @@ with the resource domains the user ticked. Errors are shown as text in the windo
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from broker.apps import discovery, review
 from broker.apps.errors import AppError
 from broker.broker import Broker
 from broker.errors import CallError, HelmError
+from broker.manifest import Manifest
 from broker.summary import Decision
 from ui.apps.dialogs import AppReviewDialog
 from ui.dialogs.base import GUARD_MS, answer
@@ -89,30 +91,47 @@ class AddAppWindow(QWidget):
             set_plain(self.status, "Choose an app first.")
             return Decision.DECLINED
         server, uri = self.servers.currentText(), str(item.data(URI_ROLE))
-        try:
-            reviewed = await review.review(self.broker, self.workspace, server, uri)
-        except (CallError, HelmError) as err:
-            set_plain(self.status, f"Cannot review {uri}: {err}")
+        manifest, message = await review_and_add(
+            self.broker, self.workspace, server, uri, self, self.reviewing.emit, guard_ms=self._guard_ms
+        )
+        set_plain(self.status, message)
+        if manifest is None:
             return Decision.DECLINED
-        dialog = AppReviewDialog(reviewed, self, guard_ms=self._guard_ms)
-        self.reviewing.emit(dialog)
-        decision = await answer(dialog)
-        allowed = dialog.allowed
-        dialog.deleteLater()
-        if decision is not Decision.CONFIRMED:
-            set_plain(self.status, "Not added.")
-            return decision
-        try:
-            manifest = await review.add(self.broker, reviewed, allowed)
-        except (AppError, CallError, HelmError) as err:
-            set_plain(self.status, f"Not added: {err}")
-            return Decision.DECLINED
-        set_plain(self.status, f"Added {manifest.name}.")
         self.added.emit(manifest.id)
-        return decision
+        return Decision.CONFIRMED
 
     def own(self, coro: Any) -> asyncio.Task[Any]:
         task: asyncio.Task[Any] = asyncio.ensure_future(coro)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
         return task
+
+
+async def review_and_add(
+    broker: Broker,
+    workspace: str,
+    server: str,
+    uri: str,
+    parent: QWidget,
+    shown: Callable[[AppReviewDialog], None],
+    *,
+    guard_ms: int = GUARD_MS,
+) -> tuple[Manifest | None, str]:
+    """Read the app, show its review (``shown`` sees the dialog), add it on "Add app" with the
+    ticked resource domains. The manifest added (None if not) and what to tell the user."""
+    try:
+        reviewed = await review.review(broker, workspace, server, uri)
+    except (CallError, HelmError) as err:
+        return None, f"Cannot review {uri}: {err}"
+    dialog = AppReviewDialog(reviewed, parent, guard_ms=guard_ms)
+    shown(dialog)
+    decision = await answer(dialog)
+    allowed = dialog.allowed
+    dialog.deleteLater()
+    if decision is not Decision.CONFIRMED:
+        return None, "Not added."
+    try:
+        manifest = await review.add(broker, reviewed, allowed)
+    except (AppError, CallError, HelmError) as err:
+        return None, f"Not added: {err}"
+    return manifest, f"Added {manifest.name}."

@@ -11,19 +11,17 @@ from __future__ import annotations
 import asyncio
 import json
 
-from broker.apps import review
 from broker.apps.errors import AppError
 from broker.apps.spec import app_id
 from broker.apps.verify import open_app
 from broker.broker import Broker
 from broker.errors import CallError, HelmError
-from broker.summary import Decision
 from broker.widget_state import StateStore
-from ui.apps.dialogs import AppReviewDialog
+from ui.apps.add import review_and_add
 from ui.apps.frame import AppFrame
 from ui.apps.host import AppHost
 from ui.apps.view import AppView
-from ui.dialogs.base import GUARD_MS, answer
+from ui.dialogs.base import GUARD_MS
 from ui.qt import (
     QCloseEvent,
     QMainWindow,
@@ -109,25 +107,18 @@ class AppDevWindow(QMainWindow):
         self.slot_layout.addWidget(self.frame)
 
     async def _review(self) -> bool:
-        try:
-            reviewed = await review.review(self.broker, self.workspace, self.server, self.uri)
-        except (CallError, HelmError) as err:
-            set_plain(self.status, f"cannot review the app: {err}")
-            return False
-        dialog = AppReviewDialog(reviewed, self, guard_ms=self._guard_ms)
-        self.reviewing.emit(dialog)
-        decision = await answer(dialog)
-        allowed = dialog.allowed
-        dialog.deleteLater()
-        if decision is not Decision.CONFIRMED:
-            set_plain(self.status, "not approved: the app does not run (Reload to review it again)")
-            return False
-        try:
-            await review.add(self.broker, reviewed, allowed)
-        except (AppError, CallError, HelmError) as err:
-            set_plain(self.status, f"not added: {err}")
-            return False
-        return True
+        manifest, message = await review_and_add(
+            self.broker,
+            self.workspace,
+            self.server,
+            self.uri,
+            self,
+            self.reviewing.emit,
+            guard_ms=self._guard_ms,
+        )
+        if manifest is None:
+            set_plain(self.status, f"{message} The app does not run; Reload to review it again.")
+        return manifest is not None
 
     async def _close_frame(self) -> None:
         frame, self.frame = self.frame, None
