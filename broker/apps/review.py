@@ -150,11 +150,10 @@ async def _approve(broker: Broker, reviewed: AppReview) -> None:
     now = approval.pins.get(spec.APP_CONNECTION) or {}
     changed = tool_pins.changes(reviewed.pins, now) if reviewed.pins.get("tools") else []
     if changed:
-        with broker.home.update() as settings:
-            ext = settings.workspace(reviewed.workspace).extensions.get(reviewed.ext_id)
-            if ext is not None:
-                ext.approval = None
-        raise AppChanged("the app's tools changed while you reviewed it; nothing was approved", changed)
+        # Nothing of what was not reviewed may stay approved, nor wait for a review that would
+        # not show the app: the app leaves the workspace, to be added (and reviewed) again.
+        extensions.remove(broker.home, reviewed.workspace, reviewed.ext_id)
+        raise AppChanged("the app's tools changed while you reviewed it; add it again", changed)
 
 
 def lines(reviewed: AppReview) -> list[str]:

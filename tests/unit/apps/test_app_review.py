@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -100,3 +101,17 @@ async def test_an_app_without_approval_does_not_open(tmp_path: Path) -> None:
             settings.workspace("ws").extensions[ext_id].approval = None
         with pytest.raises(AppError, match="not approved"):
             await open_app(broker, "ws", ext_id)
+
+
+async def test_a_tool_that_changed_since_the_review_leaves_nothing_approved(tmp_path: Path) -> None:
+    async with new_broker(tmp_path / "home") as broker:
+        await app_home(broker, tmp_path)
+        reviewed = await review.review(broker, "ws", "board", BOARD)
+        tools = dict(reviewed.pins["tools"])
+        tools["add_item"] = {**tools["add_item"], "digest": "0" * 64}  # what the user was shown
+        seen = dataclasses.replace(reviewed, pins={"tools": tools})
+        with pytest.raises(AppChanged, match="add it again") as changed:
+            await review.add(broker, seen)
+        installed = broker.home.settings().workspace("ws").extensions
+    assert changed.value.changes == ("tool add_item: its definition changed",)
+    assert reviewed.ext_id not in installed
