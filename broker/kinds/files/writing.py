@@ -34,7 +34,7 @@ import threading
 import time
 
 from broker.errors import CallError, ErrorCode
-from broker.kinds.files.ledger import TempLedger, temp_name
+from broker.kinds.files.ledger import Claim, TempLedger, temp_name
 from broker.kinds.files.reading import MAX_FILE_BYTES, too_large
 from broker.kinds.files.safe import (
     OpenRoot,
@@ -167,14 +167,22 @@ def _flock_until(fd: int, deadline: float, path: RelPath) -> None:
             time.sleep(0.005)  # another process holds it for one short write
 
 
-def _create_temp(parent: int, mode: int) -> tuple[str, int]:
+def _create_temp(parent: int, mode: int, ledger: TempLedger) -> tuple[str, int, Claim]:
+    """A new temp file in ``parent``, its entry in the ledger made before the file exists."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    folder = file_id(os.fstat(parent))
     for _ in range(16):
         hex16 = secrets.token_hex(8)
+        claim = ledger.claim(folder, hex16)
         try:
-            return hex16, os.open(temp_name(hex16), flags, mode, dir_fd=parent)
+            fd = os.open(temp_name(hex16), flags, mode, dir_fd=parent)
         except FileExistsError:
+            claim.release()
             continue
+        except BaseException:
+            claim.release()
+            raise
+        return hex16, fd, claim
     raise CallError(ErrorCode.UNAVAILABLE, "Helm could not create a temporary file for the write")
 
 
@@ -202,14 +210,15 @@ def _swap_in(
     parent: int, path: RelPath, data: bytes, target: os.stat_result | None, ledger: TempLedger
 ) -> None:
     """Write ``data`` to a recorded temp file and put it in place of ``target`` (None: create)."""
-    hex16, fd = _create_temp(parent, 0o600 if target is not None else NEW_FILE_MODE)
+    hex16, fd, claim = _create_temp(parent, 0o600 if target is not None else NEW_FILE_MODE, ledger)
     tmp = temp_name(hex16)
     try:
-        claim = ledger.record(file_id(os.fstat(parent)), hex16, file_id(os.fstat(fd)))
+        ledger.record(claim, file_id(os.fstat(fd)))
     except BaseException:
         os.close(fd)
         with contextlib.suppress(OSError):
             os.unlink(tmp, dir_fd=parent)
+        claim.release()
         raise
     renamed = False
     try:

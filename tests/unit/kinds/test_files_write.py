@@ -235,12 +235,42 @@ async def test_a_dead_writers_temp_is_kept_if_another_file_took_its_name(s: Setu
     name = temp_name("00112233445566aa")
     (folder / name).write_text("Helm's temp")
     ledger = TempLedger(s.broker.home.path)
-    dead = ledger.record(ident(folder), "00112233445566aa", ident(folder / name))
+    dead = ledger.claim(ident(folder), "00112233445566aa")
+    ledger.record(dead, ident(folder / name))
     os.close(dead.fd)
     (folder / "other").write_text("someone else's")
     os.replace(folder / "other", folder / name)
     assert (await confirmed(s, args()))["ok"]
     assert (folder / name).read_text() == "someone else's"
+    assert os.listdir(ledger.folder) == []
+
+
+async def test_a_writer_killed_before_recording_its_temp_still_gets_it_cleaned(s: Setup) -> None:
+    # The entry is made before the temp file; a writer that dies after creating the file but
+    # before writing its identity into the entry leaves a file the next write still removes.
+    folder = s.root / "notes"
+    ledger = TempLedger(s.broker.home.path)
+    dead = ledger.claim(ident(folder), "00112233445566bb")
+    (folder / temp_name("00112233445566bb")).write_text("half a write")
+    os.close(dead.fd)
+    assert (await confirmed(s, args()))["ok"]
+    assert sorted(os.listdir(folder)) == ["a.md"]
+    assert os.listdir(ledger.folder) == []
+
+
+async def test_a_look_alike_older_than_a_dead_writers_entry_is_kept(s: Setup) -> None:
+    # A writer died between making its entry and finding the name taken: the file that took the
+    # name was there before the entry, so it is not Helm's.
+    folder = s.root / "notes"
+    name = temp_name("00112233445566cc")
+    (folder / name).write_text("the user's")
+    ledger = TempLedger(s.broker.home.path)
+    dead = ledger.claim(ident(folder), "00112233445566cc")
+    later = os.stat(folder / name).st_ctime_ns + 10**9
+    os.utime(dead.path, ns=(later, later))
+    os.close(dead.fd)
+    assert (await confirmed(s, args()))["ok"]
+    assert (folder / name).read_text() == "the user's"
     assert os.listdir(ledger.folder) == []
 
 
