@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
+from broker.visible import visible
+
 
 class Decision(StrEnum):
     """The outcome of a confirmation: the user's click, or the token running out."""
@@ -38,16 +40,39 @@ class WriteSummary:
     request_digest: str
     diff: str | None = None
 
+    def fields_beside_request(self) -> tuple[tuple[str, str], ...]:
+        """The fields that say something the request text does not: a field whose value the
+        request shows as whole lines (a db write's SQL, its ``args: […]``) is not repeated."""
+        lines = self.request.splitlines()
+
+        def shown(label: str, value: str) -> bool:
+            block = value.splitlines()
+            if not block:
+                return False
+            n = len(block)
+            if any(lines[i : i + n] == block for i in range(len(lines) - n + 1)):
+                return True
+            return n == 1 and f"{label.lower()}: {value}" in lines
+
+        return tuple((label, value) for label, value in self.fields if not shown(label, value))
+
     def as_text(self) -> str:
-        """The summary as plain text (the CLI prints this before asking y/N)."""
+        """The summary as text for a terminal (the CLI prints this before asking y/N).
+
+        Every value may come from an extension, a server or a file, so hidden characters
+        (ESC, C1 controls, bidi, line separators…) are shown as ``[U+XXXX]``: what the terminal
+        shows is exactly what Helm will send, and nothing in it can act on the terminal.
+        """
         lines = [self.title, ""]
         lines.append(f"Extension: {self.extension_name} ({self.extension})")
-        lines.append(f"Workspace: {self.workspace}")
-        lines += [f"{label}: {value}" for label, value in self.fields]
+        fields = self.fields_beside_request()
+        if self.workspace and not any(label == "Workspace" for label, _ in fields):
+            lines.append(f"Workspace: {self.workspace}")
+        lines += [f"{label}: {value}" for label, value in fields]
         lines += ["", self.request]
         if self.diff:
             lines += ["", self.diff]
-        return "\n".join(lines)
+        return visible("\n".join(lines))
 
 
 class Confirmer(Protocol):

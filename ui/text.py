@@ -4,41 +4,31 @@ Every string an extension, a manifest or a server supplies can try to look like 
 else: HTML that a rich-text label would render, bidi controls that reorder what the user reads
 (``evil.com\u202egpj.exe``), or a megabyte that pushes the buttons off the screen. These
 helpers are the only way ``ui/`` puts such a string on screen: labels use ``Qt.PlainText``,
-long values go into read-only scrolling boxes, and invisible controls are made visible.
+long values go into read-only scrolling boxes, and invisible characters (bidi controls, line and
+paragraph separators, zero-width characters, controls) are shown as ``[U+XXXX]`` by
+``broker.visible``, the same rule the terminal uses.
 """
 
 from __future__ import annotations
 
-import unicodedata
-
+from broker.visible import visible
 from ui.qt import QFont, QFontDatabase, QLabel, QPlainTextEdit, QSizePolicy, Qt, QWidget
 
-# Characters that change how the text around them is ordered or joined without being seen.
-INVISIBLE_CONTROLS = frozenset(
-    "\u061c\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2060\u2066\u2067\u2068\u2069\ufeff"
-)
+__all__ = [
+    "elide",
+    "is_short",
+    "monospace",
+    "plain_box",
+    "plain_label",
+    "set_plain",
+    "value_widget",
+    "visible",
+]
 
 SHORT_TEXT_CHARS = 160
 """Single-line values up to this length go in a label; anything longer scrolls in a box."""
 
 ELIDE_CHARS = 200
-
-
-def visible(text: str) -> str:
-    """``text`` with bidi and other invisible controls shown as ``[U+202E]``.
-
-    Newlines and tabs stay; other control characters are shown the same way, so what the user
-    reads is exactly the sequence of characters Helm will send.
-    """
-    out: list[str] = []
-    for ch in text:
-        if ch in "\n\t":
-            out.append(ch)
-        elif ch in INVISIBLE_CONTROLS or unicodedata.category(ch) in ("Cc", "Cf"):
-            out.append(f"[U+{ord(ch):04X}]")
-        else:
-            out.append(ch)
-    return "".join(out)
 
 
 def elide(text: str, limit: int = ELIDE_CHARS) -> str:

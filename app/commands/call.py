@@ -27,6 +27,7 @@ def register(sub: Any) -> None:
 
 
 async def _terminal_confirm(summary: WriteSummary) -> Decision:
+    # as_text shows every hidden character as [U+XXXX]: a file's ESC sequences stay text.
     print(summary.as_text(), file=sys.stderr)
     print(file=sys.stderr)
     return Decision.CONFIRMED if ask_yes_no("Send this write?") else Decision.DECLINED

@@ -18,6 +18,7 @@ from typing import Any, NoReturn
 from broker import Broker
 from broker.credentials import CredentialStore, open_store
 from broker.settings import Home
+from broker.visible import json_visible
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -74,7 +75,9 @@ def ask_yes_no(question: str) -> bool:
 
 
 def print_json(value: Any) -> None:
-    print(json.dumps(value, indent=2, ensure_ascii=False))
+    """JSON on stdout; hidden characters in its strings (ESC, C1 controls, bidi, separators)
+    are written as ``\\uXXXX`` escapes, so data from a server cannot act on the terminal."""
+    print(json_visible(json.dumps(value, indent=2, ensure_ascii=False)))
 
 
 def fail(message: str) -> NoReturn:
