@@ -16,7 +16,7 @@ from pathlib import Path
 
 import resources
 from broker import Broker
-from broker.extensions import approve, install
+from broker.extensions import install, review_and_approve
 from broker.kinds.db.profiles import DbProfile
 from broker.kinds.db.profiles import save as save_database
 from broker.kinds.mcp import profiles as mcp_profiles
@@ -69,5 +69,5 @@ async def set_up_demo(broker: Broker) -> str:
     set_tdt_command(home, WORKSPACE, server_command("demo_tdt.py"))
     for name in EXTENSIONS:
         manifest = install(home, WORKSPACE, extensions / name)
-        await approve(broker, WORKSPACE, manifest.id)
+        await review_and_approve(broker, WORKSPACE, manifest.id)
     return WORKSPACE

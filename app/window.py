@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 
 from broker import Broker, Confirmer
-from broker.kinds.db.explorer import DbExplorer
+from broker.explorer import DbExplorer
 from broker.widget_state import StatefulCalls, StateStore
 from ui.apps.add import AddAppWindow
 from ui.apps.host import AppAwareFactory, AppHost

@@ -2,11 +2,28 @@
 
 async with Broker(home) as broker:
     envelope = await broker.request(ctx, "gh", "issues", {"owner": "me"}, confirm)
+
+The decisions and pipelines other parts of Helm reuse:
+
+* ``broker.approval`` — whether an extension may call: ``Broker.standing(workspace, id)`` or
+  ``approval.check(workspace, id)`` returns an ``ApprovalDecision`` (``Standing``: not
+  installed, invalid manifest, not approved, changed since approval, disabled, approved) with a
+  message that tells the user how to fix it. Every caller asks this one function.
+* ``broker.extensions`` — install, ``review`` (a ``Reviewed`` snapshot of what the user is
+  shown) and ``approve(broker, reviewed)``, which binds the approval to that snapshot and raises
+  ``ApprovalChanged`` when the manifest or a pinned MCP tool changed meanwhile.
+* ``broker.writes`` — the one write pipeline (``Broker.writes``): describe a ``WriteTarget``,
+  mint a one-time token bound to the exact request, ask a ``Confirmer``, redeem, send, audit.
+  Extension writes, the DB explorer (``broker.explorer``) and anything else that writes on the
+  user's behalf go through it.
+* ``broker.visible`` — untrusted text made visible as text, for dialogs and terminals.
 """
 
+from broker.approval import ApprovalDecision, Standing
 from broker.broker import Broker
 from broker.context import CallContext
 from broker.errors import (
+    ApprovalChanged,
     CallError,
     CredentialStoreError,
     ErrorCode,
@@ -17,8 +34,11 @@ from broker.errors import (
 )
 from broker.manifest import Manifest, Review
 from broker.summary import Confirmer, Decision, WriteSummary
+from broker.writes import Prepared, WritePipeline, WriteTarget
 
 __all__ = [
+    "ApprovalChanged",
+    "ApprovalDecision",
     "Broker",
     "CallContext",
     "CallError",
@@ -29,8 +49,12 @@ __all__ = [
     "HelmError",
     "Manifest",
     "ManifestError",
+    "Prepared",
     "ProfileError",
     "Review",
     "SettingsError",
+    "Standing",
+    "WritePipeline",
     "WriteSummary",
+    "WriteTarget",
 ]

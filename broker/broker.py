@@ -1,10 +1,12 @@
 """The broker: every call an extension makes goes through ``Broker``.
 
-The flow of one call: admission (rate limit, in-flight cap) → the extension installed and
-enabled in the workspace → its manifest, approved with the same digest → the connection and
-operation on the allowlist → for a write, a redeemed token bound to the exact request → the
-kind's adapter → the kind's envelope. ``call`` never raises for anything an extension or a
-server can cause; the envelope carries a contract error code instead.
+The flow of one call: admission (rate limit and in-flight cap per workspace, extension and
+frame) → the extension's standing (``broker.approval.check``: installed, manifest valid,
+approved with the same digest, enabled) → the connection and operation on the allowlist →
+plain JSON arguments → pins a kind needs at first contact (``approval.record_first_contact``)
+→ for a write, the write pipeline (``broker.writes``: a redeemed token bound to the exact
+request) → the kind's adapter → the kind's envelope. ``call`` never raises for anything an
+extension or a server can cause; the envelope carries a contract error code instead.
 """
 
 from __future__ import annotations
@@ -12,25 +14,30 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
-from broker import envelope
+from broker import approval, envelope
 from broker.audit import AuditLog, AuditRecord
 from broker.context import CallContext
 from broker.credentials import CredentialStore, open_store
 from broker.errors import CallError, ErrorCode, ManifestError, SettingsError
 from broker.jsonutil import DuplicateKeyError, digest, loads_strict
 from broker.kinds import KINDS
-from broker.kinds.base import Call, Kind, KindEnv
+from broker.kinds.base import Call, Kind, KindEnv, PinReviewer
 from broker.manifest import Manifest
 from broker.manifest import load as load_manifest
-from broker.ratelimit import CallAdmission
+from broker.ratelimit import CallAdmission, instance_key
 from broker.settings import Home
-from broker.summary import Confirmer, Decision, WriteSummary
-from broker.tokens import Binding, Redemption, TokenBook
+from broker.summary import Confirmer, WriteSummary
+from broker.tokens import TokenBook
+from broker.writes import Prepared, WritePipeline, WriteTarget
+
+if TYPE_CHECKING:
+    from broker.kinds.db.adapter import DbKind
 
 log = logging.getLogger("helm.broker")
 
@@ -55,6 +62,8 @@ class Broker:
         self.audit = AuditLog(home / "audit.jsonl")
         self.tokens = TokenBook()
         self.admission = CallAdmission()
+        self.writes = WritePipeline(self.tokens, self.audit, self._settings_version)
+        """The one write pipeline; Helm's own writers (the DB explorer) use it too."""
         self._adapters: dict[str, Kind] = {}
         self._manifests: dict[Path, tuple[tuple[int, int], Manifest]] = {}
 
@@ -98,7 +107,8 @@ class Broker:
         resolved = self._resolve(ctx, connection_id, operation, args)
         if not resolved.call.write:
             raise CallError(ErrorCode.REFUSED, f"{operation!r} is not a write operation")
-        return await self._describe(resolved)
+        resolved = await self._pinned(resolved)
+        return await self.writes.describe(self._target(resolved))
 
     async def request(
         self,
@@ -110,11 +120,72 @@ class Broker:
     ) -> dict[str, Any]:
         """The whole flow of one call from an extension, writes included.
 
-        A read goes straight to ``call``. A write is described, ``confirm`` asks the user, and
-        only a confirmation sends it with the token; a decline returns ``declined``.
+        A read goes straight to the kind. A write is described once, ``confirm`` asks the
+        user, and only a confirmation sends it with the token; a decline returns ``declined``.
         """
         return await self._admitted(ctx, connection_id, operation, args, confirm=confirm)
 
+    async def request_json(
+        self, ctx: CallContext, connection_id: str, operation: str, args_json: str, confirm: Confirmer
+    ) -> str:
+        """``request`` with JSON text in and out, for the web bridge; always an envelope."""
+        if not all(isinstance(v, str) for v in (connection_id, operation, args_json)):
+            err = CallError(ErrorCode.REFUSED, "the connection, operation and arguments must be text")
+            result = envelope.failure("files", err)
+        elif len(args_json) > MAX_CALL_BYTES:
+            # Refused unread (the bridge passes at most one character past the limit), and
+            # counted against the rate limit like any other call.
+            too_large = CallError(ErrorCode.TOO_LARGE, "the call message is larger than 256 KiB")
+            result = await self._admitted(ctx, connection_id, operation, {}, refusal=too_large)
+        else:
+            try:
+                args = loads_strict(args_json) if args_json else {}
+            except (DuplicateKeyError, ValueError, RecursionError):
+                err = CallError(ErrorCode.REFUSED, "the arguments are not valid JSON (or repeat a key)")
+                result = envelope.failure(self._kind_hint(ctx, connection_id), err)
+            else:
+                result = await self.request(ctx, connection_id, operation, args, confirm)
+        text = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate from a server: escaped, the text stays UTF-8
+            text = json.dumps(result, separators=(",", ":"))
+        return text
+
+    def manifest(self, workspace: str, extension: str) -> Manifest:
+        """The current manifest of an installed extension (raises ManifestError/SettingsError)."""
+        ws = self.home.settings().workspace(workspace)
+        ext = ws.extensions.get(extension)
+        if ext is None:
+            raise SettingsError(f"extension {extension!r} is not installed in workspace {workspace!r}")
+        return self._load_manifest(ext.path)
+
+    def standing(self, workspace: str, extension: str) -> approval.ApprovalDecision:
+        """Whether ``extension`` may make calls in ``workspace`` (raises SettingsError for a
+        workspace that does not exist)."""
+        return approval.check(self.home.settings().workspace(workspace), extension, self._load_manifest)
+
+    def adapter(self, kind: str) -> Kind:
+        """The running adapter of a kind, created on first use."""
+        adapter = self._adapters.get(kind)
+        if adapter is None:
+            spec = KINDS.get(kind)
+            if spec is None:
+                raise CallError(ErrorCode.UNAVAILABLE, f"the {kind} kind is not available in this Helm")
+            env = KindEnv(self.home, self.credentials, self.audit)
+            adapter = self._adapters[kind] = spec.load()(env)
+        return adapter
+
+    def database(self) -> DbKind:
+        """The ``db`` kind, typed: profiles and statements for Helm's own DB explorer."""
+        from broker.kinds.db.adapter import DbKind
+
+        kind = self.adapter("db")
+        if not isinstance(kind, DbKind):
+            raise CallError(ErrorCode.UNAVAILABLE, "the db kind is not available in this Helm")
+        return kind
+
+    # -- the pipeline --------------------------------------------------------------------
     async def _admitted(
         self,
         ctx: CallContext,
@@ -128,7 +199,8 @@ class Broker:
     ) -> dict[str, Any]:
         """Admission, then the call (or ``refusal``, when the call was refused before it was
         read); every CallError becomes the kind's failure envelope."""
-        admitted = self.admission.admit(ctx.instance)
+        key = instance_key(ctx)
+        admitted = self.admission.admit(key)
         if not admitted.admitted:
             err = CallError(ErrorCode.RATE_LIMITED, admitted.reason, retry_after=admitted.retry_after)
             return envelope.failure(self._kind_hint(ctx, connection_id), err)
@@ -137,9 +209,12 @@ class Broker:
             if refusal is not None:
                 raise refusal
             resolved = self._resolve(ctx, connection_id, operation, args)
-            if confirm is not None and resolved.call.write:
-                return await self._confirmed(resolved, confirm)
-            return await self._run(resolved, confirmation)
+            resolved = await self._pinned(resolved)
+            if not resolved.call.write:
+                return await self._execute(self.adapter(resolved.kind), resolved.call)
+            if confirm is not None:
+                return await self.writes.request(self._target(resolved), confirm)
+            return await self.writes.send(self._target(resolved), confirmation)
         except CallError as err:
             if resolved is None:
                 kind = self._kind_hint(ctx, connection_id)
@@ -148,89 +223,21 @@ class Broker:
                 kind, write = resolved.kind, resolved.call.write
             return envelope.failure(kind, err, write=write)
         finally:
-            self.admission.release(ctx.instance)
+            self.admission.release(key)
 
-    async def _confirmed(self, resolved: _Resolved, confirm: Confirmer) -> dict[str, Any]:
-        """A write: describe it, ask the user, and send it only when confirmed."""
-        summary = await self._describe(resolved)
-        decision = await confirm(summary)
-        if decision is Decision.CONFIRMED:
-            return await self._run(resolved, summary.token)
-        self.tokens.discard(summary.token)
-        self._audit(resolved, summary.request_digest, decision.value, summary.title, outcome="nothing sent")
-        if decision is Decision.DECLINED:
-            raise CallError(ErrorCode.DECLINED, "the user declined this write; nothing was sent")
-        raise CallError(
-            ErrorCode.CONFIRMATION_REQUIRED,
-            "the confirmation expired before the user answered; nothing was sent",
-        )
-
-    async def request_json(
-        self, ctx: CallContext, connection_id: str, operation: str, args_json: str, confirm: Confirmer
-    ) -> str:
-        """``request`` with JSON text in and out, for the web bridge."""
-        if len(args_json) > MAX_CALL_BYTES:
-            # Refused unread (the bridge passes at most one character past the limit), and
-            # counted against the rate limit like any other call.
-            too_large = CallError(ErrorCode.TOO_LARGE, "the call message is larger than 256 KiB")
-            result = await self._admitted(ctx, connection_id, operation, {}, refusal=too_large)
-        else:
-            try:
-                args = loads_strict(args_json) if args_json else {}
-            except (DuplicateKeyError, ValueError, RecursionError):
-                err = CallError(ErrorCode.REFUSED, "the arguments are not valid JSON (or repeat a key)")
-                result = envelope.failure(self._kind_hint(ctx, connection_id), err)
-            else:
-                result = await self.request(ctx, connection_id, operation, args, confirm)
-        return json.dumps(result, ensure_ascii=False, separators=(",", ":"))
-
-    def is_write(self, ctx: CallContext, connection_id: str, operation: str) -> bool:
-        return self._is_write_hint(ctx, connection_id, operation)
-
-    def manifest(self, workspace: str, extension: str) -> Manifest:
-        """The current manifest of an installed extension (raises ManifestError/SettingsError)."""
-        ws = self.home.settings().workspace(workspace)
-        ext = ws.extensions.get(extension)
-        if ext is None:
-            raise SettingsError(f"extension {extension!r} is not installed in workspace {workspace!r}")
-        return self._load_manifest(ext.path)
-
-    def adapter(self, kind: str) -> Kind:
-        """The running adapter of a kind, created on first use."""
-        adapter = self._adapters.get(kind)
-        if adapter is None:
-            spec = KINDS.get(kind)
-            if spec is None:
-                raise CallError(ErrorCode.UNAVAILABLE, f"the {kind} kind is not available in this Helm")
-            env = KindEnv(self.home, self.credentials, self.audit)
-            adapter = self._adapters[kind] = spec.load()(env)
-        return adapter
-
-    # -- the pipeline --------------------------------------------------------------------
     def _resolve(
         self, ctx: CallContext, connection_id: str, operation: str, args: Mapping[str, Any]
     ) -> _Resolved:
         try:
-            settings = self.home.settings()
-            workspace = settings.workspace(ctx.workspace)
+            workspace = self.home.settings().workspace(ctx.workspace)
         except SettingsError as exc:
             raise CallError(
                 ErrorCode.NOT_CONFIGURED, f"workspace {ctx.workspace!r} is not configured"
             ) from exc
-        ext = workspace.extensions.get(ctx.extension)
-        if ext is None or not ext.enabled:
-            raise CallError(ErrorCode.REFUSED, "this extension is not enabled in this workspace")
-        try:
-            manifest = self._load_manifest(ext.path)
-        except ManifestError as exc:
-            raise CallError(
-                ErrorCode.REFUSED, "the extension's manifest is invalid; run helm ext lint"
-            ) from exc
-        if ext.approval is None or ext.approval.digest != manifest.digest():
-            raise CallError(
-                ErrorCode.REFUSED,
-                "the extension's connections changed since the user approved them; Helm needs a new approval",
-            )
+        decision = approval.check(workspace, ctx.extension, self._load_manifest)
+        if not decision.allows_calls or decision.manifest is None:
+            raise CallError(ErrorCode.REFUSED, decision.message)
+        manifest = decision.manifest
         conn = manifest.connection(connection_id)
         if conn is None:
             raise CallError(ErrorCode.REFUSED, f"connection {connection_id!r} is not declared")
@@ -239,69 +246,57 @@ class Broker:
             raise CallError(
                 ErrorCode.REFUSED, f"operation {operation!r} is not declared for {connection_id!r}"
             )
-        if not isinstance(args, Mapping):
-            raise CallError(ErrorCode.REFUSED, "the arguments must be a JSON object")
-        try:
-            size = len(json.dumps(args, ensure_ascii=False, allow_nan=False).encode("utf-8"))
-        except (TypeError, ValueError) as exc:
-            raise CallError(ErrorCode.REFUSED, "the arguments must be plain JSON values") from exc
-        if size > MAX_CALL_BYTES:
-            raise CallError(ErrorCode.TOO_LARGE, "the call message is larger than 256 KiB")
+        kind = str(conn["kind"])
+        _check_arguments(args, KINDS[kind].scalar_args)
         write = ops[operation]
         if write and not manifest.may_write:
             raise CallError(ErrorCode.REFUSED, "the manifest does not declare permissions.write")
-        pins = ext.approval.pins.get(connection_id, {})
+        pins = decision.pins(connection_id)
         call = Call(ctx, workspace, conn, operation, dict(args), write, pins)
-        return _Resolved(ctx, manifest, call, str(conn["kind"]))
+        return _Resolved(ctx, manifest, call, kind)
 
-    async def _describe(self, r: _Resolved) -> WriteSummary:
-        details = await self.adapter(r.kind).describe(r.call)
-        request_digest = digest(details.binding)
-        token, ttl = self.tokens.mint(self._binding(r, request_digest))
-        return WriteSummary(
-            token=token,
-            expires_in=ttl,
-            kind=r.kind,
-            title=details.title,
-            workspace=r.ctx.workspace,
-            extension=r.manifest.id,
-            extension_name=r.manifest.name,
-            connection=r.call.connection_id,
-            operation=r.call.operation,
-            fields=details.fields,
-            request=details.request,
-            request_digest=request_digest,
-            diff=details.diff,
-        )
-
-    async def _run(self, r: _Resolved, confirmation: str | None) -> dict[str, Any]:
-        if not r.call.write:
-            return await self._execute(self.adapter(r.kind), r.call)
-        if confirmation is None:
-            raise CallError(
-                ErrorCode.CONFIRMATION_REQUIRED, "a write needs the user's confirmation; nothing was sent"
-            )
+    async def _pinned(self, r: _Resolved) -> _Resolved:
+        """Pin what the kind pins, at the connection's first contact, if approval could not."""
+        if r.call.approval:
+            return r
         adapter = self.adapter(r.kind)
-        details = await adapter.describe(r.call)
-        request_digest = digest(details.binding)
-        verdict = self.tokens.redeem(confirmation, self._binding(r, request_digest))
-        if verdict is not Redemption.VALID:
-            decision = "expired" if verdict is Redemption.EXPIRED else "refused"
-            self._audit(r, request_digest, decision, details.title, outcome="nothing sent")
-            raise CallError(ErrorCode.CONFIRMATION_REQUIRED, _REDEMPTION_MESSAGES[verdict])
+        if not isinstance(adapter, PinReviewer):
+            return r
+        when = datetime.now(UTC).isoformat(timespec="seconds")
+        pin = {**await adapter.pin(r.call.workspace, r.call.connection), "first_contact": when}
         try:
-            result = await self._execute(adapter, r.call)
-        except CallError as err:
-            self._audit(r, request_digest, "confirmed", details.title, outcome=err.code.value)
-            raise
-        self._audit(
-            r,
-            request_digest,
-            "confirmed",
-            details.title,
-            outcome="ok" if result.get("ok") else str((result.get("error") or {}).get("code")),
-        )
-        return result
+            pinned = approval.record_first_contact(
+                self.home, r.ctx.workspace, r.ctx.extension, r.manifest.digest(), r.call.connection_id, pin
+            )
+        except SettingsError as exc:
+            raise CallError(ErrorCode.NOT_CONFIGURED, "Helm's settings cannot be updated") from exc
+        if pinned is pin:
+            self.audit.record(
+                AuditRecord(
+                    workspace=r.ctx.workspace,
+                    extension=r.ctx.extension,
+                    connection=r.call.connection_id,
+                    kind=r.kind,
+                    operation=r.call.operation,
+                    decision="pinned",
+                    outcome="first contact",
+                    title="pinned at first contact (trust on first use)",
+                    request_digest=digest(pin),
+                )
+            )
+        return replace(r, call=replace(r.call, approval=pinned))
+
+    def _target(self, r: _Resolved) -> WriteTarget:
+        adapter = self.adapter(r.kind)
+
+        async def prepare() -> Prepared:
+            details = await adapter.describe(r.call)
+            return Prepared(details, lambda: self._execute(adapter, r.call))
+
+        return WriteTarget(
+            r.ctx.workspace, r.ctx.extension, r.manifest.name, r.call.connection_id, r.call.operation,
+            r.kind, prepare,
+        )  # fmt: skip
 
     async def _execute(self, adapter: Kind, call: Call) -> dict[str, Any]:
         try:
@@ -315,25 +310,11 @@ class Broker:
             ) from exc
 
     # -- helpers -------------------------------------------------------------------------
-    def _binding(self, r: _Resolved, request_digest: str) -> Binding:
-        return Binding(
-            r.ctx.workspace, r.ctx.extension, r.call.connection_id, r.call.operation, request_digest
-        )
-
-    def _audit(self, r: _Resolved, request_digest: str, decision: str, title: str, *, outcome: str) -> None:
-        self.audit.record(
-            AuditRecord(
-                workspace=r.ctx.workspace,
-                extension=r.ctx.extension,
-                connection=r.call.connection_id,
-                kind=r.kind,
-                operation=r.call.operation,
-                decision=decision,
-                outcome=outcome,
-                title=title,
-                request_digest=request_digest,
-            )
-        )
+    def _settings_version(self) -> object:
+        try:
+            return self.home.settings()
+        except SettingsError:
+            return object()  # unreadable now: never the same as before
 
     def _load_manifest(self, folder: Path) -> Manifest:
         file = folder / "manifest.json"
@@ -367,8 +348,20 @@ class Broker:
         return bool(KINDS[conn["kind"]].rules.operations(conn).get(operation, False))
 
 
-_REDEMPTION_MESSAGES = {
-    Redemption.UNKNOWN: "the confirmation is unknown or was already used; nothing was sent",
-    Redemption.EXPIRED: "the confirmation expired; nothing was sent",
-    Redemption.MISMATCH: "the confirmation was given for a different request; nothing was sent",
-}
+def _check_arguments(args: Any, scalars_only: bool) -> None:
+    """A JSON object of plain JSON values within the size limit; scalars only where the kind
+    says so (every argument, also one no placeholder uses)."""
+    if not isinstance(args, Mapping):
+        raise CallError(ErrorCode.REFUSED, "the arguments must be a JSON object")
+    try:
+        size = len(json.dumps(args, ensure_ascii=False, allow_nan=False).encode("utf-8"))
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise CallError(ErrorCode.REFUSED, "the arguments must be plain JSON values") from exc
+    if size > MAX_CALL_BYTES:
+        raise CallError(ErrorCode.TOO_LARGE, "the call message is larger than 256 KiB")
+    if scalars_only:
+        for name, value in args.items():
+            if value is not None and not isinstance(value, str | int | float | bool):
+                raise CallError(
+                    ErrorCode.REFUSED, f"argument {name!r} must be a string, a number, a boolean or null"
+                )

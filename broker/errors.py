@@ -11,6 +11,8 @@
 * Configuration errors (``ManifestError``, ``SettingsError``, ``CredentialStoreError``,
   ``ProfileError``) are raised to the user of the CLI or the UI, with a message that says
   what is wrong and where.
+* ``ApprovalChanged``: what the user reviewed is no longer what would be approved (the
+  manifest or a pinned MCP tool changed while the review was open); nothing was approved.
 
 Foreign exceptions (httpx, asyncpg, OSError…) are translated at the boundary of the module
 that calls the library: ``raise CallError(...) from exc``.
@@ -90,6 +92,10 @@ class SettingsError(HelmError):
 
 class ProfileError(SettingsError):
     """A service, MCP server or database profile is invalid."""
+
+
+class ApprovalChanged(HelmError):
+    """An approval was refused because the extension changed after the user reviewed it."""
 
 
 class CredentialStoreError(HelmError):

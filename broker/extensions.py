@@ -1,23 +1,67 @@
-"""Installing, approving, enabling and removing extensions in a workspace.
+"""Installing, reviewing, approving, enabling and removing extensions in a workspace.
 
 An extension is installed by reference to its folder. Installing validates the manifest; it
-does not approve. Approval records the digest of what review showed plus what each kind pins
-(for example MCP tool definitions); any later change to those makes calls return ``refused``
-until the user approves again.
+needs no profile, server or database to exist yet, and it does not approve.
+
+Approval binds what the user saw. ``review`` takes a snapshot (``Reviewed``): the manifest's
+review and digest, and what each pinning kind reads now (MCP tool definitions) with what changed
+since the last approval. Whatever shows the review — the CLI, the review dialog, ``helm dev`` —
+passes that snapshot to ``approve``, which refuses with ``ApprovalChanged`` (writing nothing)
+when the manifest or a pinned definition differs from the snapshot::
+
+    reviewed = await extensions.review(broker, "ws", "com.example.board")
+    show(reviewed.review, reviewed.changes, reviewed.pinning)   # then, on the user's Approve:
+    await extensions.approve(broker, reviewed)
+
+A server that is not set up or does not answer at review is not pinned then: its tools are
+pinned at the extension's first call to it (trust on first use, recorded in the audit log and
+shown by the next review). Whether an extension may call at all is ``broker.approval``'s
+decision (``Broker.standing``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from broker.approval import ApprovalDecision, Standing
 from broker.broker import Broker
-from broker.errors import CallError, ProfileError, SettingsError
+from broker.errors import ApprovalChanged, CallError, SettingsError
 from broker.kinds.base import PinReviewer
-from broker.manifest import Manifest
+from broker.manifest import Manifest, Review
 from broker.manifest import load as load_manifest
-from broker.settings import Approval, Home, InstalledExtension
+from broker.settings import Approval, Home, InstalledExtension, Workspace
+
+
+@dataclass(frozen=True)
+class Reviewed:
+    """What the user is shown before approving; ``approve`` binds to it.
+
+    ``pins`` is what each pinning connection pins, as read at review (a connection whose
+    server could not be read keeps its earlier pin, or has none and is pinned at first
+    contact); ``changes`` says what differs from the last approval's pins; ``pinning`` says,
+    per connection, when its tools were or will be pinned, where that is not at this approval.
+    """
+
+    workspace: str
+    extension: str
+    review: Review
+    decision: ApprovalDecision
+    pins: Mapping[str, Mapping[str, Any]]
+    changes: tuple[str, ...] = ()
+    pinning: tuple[str, ...] = ()
+
+    @property
+    def digest(self) -> str:
+        return self.review.digest
+
+    @property
+    def approved_before(self) -> bool:
+        """Whether an earlier approval exists (this review is about a change)."""
+        return self.decision.standing is Standing.STALE
 
 
 def install(home: Home, workspace: str, folder: Path) -> Manifest:
@@ -34,20 +78,56 @@ def install(home: Home, workspace: str, folder: Path) -> Manifest:
     return manifest
 
 
-async def approve(broker: Broker, workspace: str, extension: str) -> Approval:
-    """Approve the extension's current manifest: its digest and each kind's pins."""
-    manifest = broker.manifest(workspace, extension)
+async def review(broker: Broker, workspace: str, extension: str) -> Reviewed:
+    """The snapshot to show the user; raises SettingsError (not installed, no workspace) or
+    ManifestError (invalid manifest)."""
+    decision = broker.standing(workspace, extension)
+    if decision.installed is None:
+        raise SettingsError(decision.message)
+    manifest = broker.manifest(workspace, extension)  # the manifest, or its ManifestError
     ws = broker.home.settings().workspace(workspace)
-    pins: dict[str, Any] = {}
+    previous = decision.installed.approval
+    pins: dict[str, Mapping[str, Any]] = {}
+    changes: list[str] = []
+    pinning: list[str] = []
     for conn in manifest.connections:
+        cid, adapter = str(conn["id"]), _pinning(broker, conn)
+        old = previous.pins.get(cid) if previous is not None else None
+        if adapter is None:
+            continue
+        if isinstance(old, Mapping) and old.get("first_contact"):
+            pinning.append(
+                f"[{cid}] tools pinned at first contact on {old['first_contact']} (trust on first use)"
+            )
         try:
-            adapter = broker.adapter(str(conn["kind"]))
-        except CallError:
-            continue  # a kind not in this build has nothing to pin
-        pinned = dict(await adapter.pin(ws, conn))
-        if pinned:
-            pins[str(conn["id"])] = pinned
-    approval = Approval(manifest.digest(), datetime.now(UTC).isoformat(timespec="seconds"), pins)
+            pins[cid] = dict(await adapter.pin(ws, conn))
+            if isinstance(old, Mapping) and old:
+                changes += [f"[{cid}] {c}" for c in await adapter.pin_changes(ws, conn, old)]
+        except CallError as err:
+            if isinstance(old, Mapping) and old:
+                pins[cid] = old  # what was pinned before stays pinned
+                pinning.append(f"[{cid}] cannot check the tools now ({err.message}); the earlier pins stay")
+            else:
+                pinning.append(f"[{cid}] not pinned now ({err.message}); its tools will be pinned at "
+                               "the first call (trust on first use)")  # fmt: skip
+    return Reviewed(workspace, extension, manifest.review(), decision, pins, tuple(changes), tuple(pinning))
+
+
+async def approve(broker: Broker, reviewed: Reviewed) -> Approval:
+    """Approve exactly what ``reviewed`` showed; ``ApprovalChanged`` (nothing written) when the
+    manifest or a pinned definition changed since."""
+    workspace, extension = reviewed.workspace, reviewed.extension
+    manifest = broker.manifest(workspace, extension)
+    if manifest.digest() != reviewed.digest:
+        raise ApprovalChanged(
+            f"the manifest of {extension} changed while you reviewed it; nothing was approved — "
+            "review it again"
+        )
+    ws = broker.home.settings().workspace(workspace)
+    for conn in manifest.connections:
+        await _still_pinned(broker, ws, conn, reviewed)
+    pins = {cid: dict(pin) for cid, pin in reviewed.pins.items()}
+    approval = Approval(reviewed.digest, datetime.now(UTC).isoformat(timespec="seconds"), pins)
     with broker.home.update() as settings:
         ext = settings.workspace(workspace).extensions.get(extension)
         if ext is None:
@@ -56,33 +136,33 @@ async def approve(broker: Broker, workspace: str, extension: str) -> Approval:
     return approval
 
 
-async def pin_changes(broker: Broker, workspace: str, extension: str) -> list[str]:
-    """What changed since approval in what kinds pinned (e.g. an MCP tool's schema), one line
-    per change, for review to show before the user approves again."""
-    ws = broker.home.settings().workspace(workspace)
-    ext = ws.extensions.get(extension)
-    if ext is None or ext.approval is None:
-        return []
-    lines: list[str] = []
-    for conn in broker.manifest(workspace, extension).connections:
-        pinned = ext.approval.pins.get(str(conn["id"]))
-        if not pinned:
-            continue
-        try:
-            adapter = broker.adapter(str(conn["kind"]))
-            if isinstance(adapter, PinReviewer):
-                changes = await adapter.pin_changes(ws, conn, pinned)
-                lines += [f"[{conn['id']}] {change}" for change in changes]
-        except (CallError, ProfileError) as err:
-            lines.append(f"[{conn['id']}] cannot check what changed: {err}")
-    return lines
+async def _still_pinned(broker: Broker, ws: Workspace, conn: Mapping[str, Any], reviewed: Reviewed) -> None:
+    cid, adapter = str(conn["id"]), _pinning(broker, conn)
+    pinned = reviewed.pins.get(cid)
+    if adapter is None or not pinned:
+        return
+    try:
+        changes = await adapter.pin_changes(ws, conn, pinned)
+    except CallError:
+        return  # cannot read them now: the reviewed pins are stored, and every call checks them
+    if changes:
+        raise ApprovalChanged(
+            f"[{cid}] changed while you reviewed it ({changes[0]}); nothing was approved — review it again"
+        )
 
 
-def approval_current(broker: Broker, workspace: str, extension: str) -> bool:
-    ext = broker.home.settings().workspace(workspace).extensions.get(extension)
-    if ext is None or ext.approval is None:
-        return False
-    return ext.approval.digest == broker.manifest(workspace, extension).digest()
+async def review_and_approve(broker: Broker, workspace: str, extension: str) -> Approval:
+    """Review and approve in one step, for callers that show the user nothing (scripts, the
+    demo, tests). Anything that shows a review passes its ``Reviewed`` to ``approve``."""
+    return await approve(broker, await review(broker, workspace, extension))
+
+
+def _pinning(broker: Broker, conn: Mapping[str, Any]) -> PinReviewer | None:
+    try:
+        adapter = broker.adapter(str(conn["kind"]))
+    except CallError:
+        return None  # a kind not in this build has nothing to pin
+    return adapter if isinstance(adapter, PinReviewer) else None
 
 
 def set_enabled(home: Home, workspace: str, extension: str, enabled: bool) -> None:

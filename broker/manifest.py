@@ -112,10 +112,6 @@ class Review:
     connections: tuple[ConnectionReview, ...]
     digest: str
 
-    @property
-    def has_writes(self) -> bool:
-        return any(c.writes for c in self.connections)
-
 
 @functools.cache
 def schema() -> dict[str, Any]:

@@ -1,5 +1,8 @@
 """Call admission: 60 calls per minute per extension instance, and a cap on calls in flight.
 
+An instance is one running frame of one extension in one workspace: the key is the whole
+``(workspace, extension, instance)`` triple (``instance_key``), so an extension with the same id
+in another workspace, or another frame of the same extension, never spends this one's budget.
 Decisions are data: ``admit`` returns an ``Admission`` that either lets the call in (and must
 be released when it ends) or says when to retry.
 """
@@ -11,10 +14,21 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from broker.context import CallContext
+
 CALLS_PER_MINUTE = 60
 WINDOW_SECONDS = 60.0
 MAX_IN_FLIGHT_PER_INSTANCE = 16
 MAX_IN_FLIGHT_TOTAL = 256
+
+
+InstanceKey = tuple[str, str, str]
+"""(workspace, extension, frame instance)."""
+
+
+def instance_key(ctx: CallContext) -> InstanceKey:
+    """What the rate limit counts a call against: the calling frame, in its workspace."""
+    return (ctx.workspace, ctx.extension, ctx.instance)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,11 +52,11 @@ class CallAdmission:
         self._per_minute = per_minute
         self._cap_instance = in_flight_per_instance
         self._cap_total = in_flight_total
-        self._history: dict[str, deque[float]] = {}
-        self._in_flight: dict[str, int] = {}
+        self._history: dict[InstanceKey, deque[float]] = {}
+        self._in_flight: dict[InstanceKey, int] = {}
         self._total = 0
 
-    def admit(self, instance: str) -> Admission:
+    def admit(self, instance: InstanceKey) -> Admission:
         now = self._clock()
         history = self._history.setdefault(instance, deque())
         while history and now - history[0] >= WINDOW_SECONDS:
@@ -61,7 +75,7 @@ class CallAdmission:
         self._total += 1
         return Admission(True)
 
-    def release(self, instance: str) -> None:
+    def release(self, instance: InstanceKey) -> None:
         count = self._in_flight.get(instance, 0)
         if count <= 1:
             self._in_flight.pop(instance, None)

@@ -206,7 +206,7 @@ class Home:
         self.path = path
         self.settings_path = path / "settings.json"
         self._cached: Settings | None = None
-        self._stamp: tuple[int, int] | None = None
+        self._stamp: tuple[int, int, int] | None = None
 
     @classmethod
     def default_path(cls) -> Path:
@@ -216,12 +216,13 @@ class Home:
     def ensure(self) -> None:
         self.path.mkdir(mode=0o700, parents=True, exist_ok=True)
 
-    def _stat(self) -> tuple[int, int] | None:
+    def _stat(self) -> tuple[int, int, int] | None:
         try:
             st = self.settings_path.stat()
         except FileNotFoundError:
             return None
-        return (st.st_mtime_ns, st.st_size)
+        # Every save replaces the file (a new inode), so a save within one mtime tick still counts.
+        return (st.st_ino, st.st_mtime_ns, st.st_size)
 
     def settings(self) -> Settings:
         stamp = self._stat()

@@ -27,6 +27,7 @@ from broker.atomic import write_atomic
 from broker.context import CallContext
 from broker.errors import CallError, ErrorCode
 from broker.jsonutil import DuplicateKeyError, loads_strict
+from broker.ratelimit import instance_key
 from broker.summary import Confirmer
 
 if TYPE_CHECKING:
@@ -149,11 +150,12 @@ class StatefulCalls:
     ) -> str:
         if connection_id != STATE_CONNECTION:
             return await self.broker.request_json(ctx, connection_id, operation, args_json, confirm)
-        admitted = self.broker.admission.admit(ctx.instance)
+        key = instance_key(ctx)
+        admitted = self.broker.admission.admit(key)
         if not admitted.admitted:
             err = CallError(ErrorCode.RATE_LIMITED, admitted.reason, retry_after=admitted.retry_after)
             return json.dumps(envelope.failure("state", err), separators=(",", ":"))
         try:
             return await self.store.request_json(ctx, operation, args_json)
         finally:
-            self.broker.admission.release(ctx.instance)
+            self.broker.admission.release(key)

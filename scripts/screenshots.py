@@ -28,9 +28,9 @@ import qasync  # noqa: E402
 from broker.audit import AuditRecord  # noqa: E402
 from broker.broker import Broker  # noqa: E402
 from broker.credentials import FileStore  # noqa: E402
-from broker.extensions import approve, install  # noqa: E402
+from broker.explorer import DbExplorer as ExplorerLogic  # noqa: E402
+from broker.extensions import install, review_and_approve  # noqa: E402
 from broker.kinds.db import profiles as db_profiles  # noqa: E402
-from broker.kinds.db.explorer import DbExplorer as ExplorerLogic  # noqa: E402
 from broker.kinds.http import profiles as http_profiles  # noqa: E402
 from broker.kinds.mcp import profiles as mcp_profiles  # noqa: E402
 from broker.summary import Decision, WriteSummary  # noqa: E402
@@ -215,13 +215,10 @@ def build_home(root: Path, loop: asyncio.AbstractEventLoop) -> Broker:
         }
         folder = _extension(root / "ext" / ext_id, raw)
         install(broker.home, "main", folder)
-        loop.run_until_complete(approve(broker, "main", ext_id))
+        loop.run_until_complete(review_and_approve(broker, "main", ext_id))
     install(broker.home, "main", _extension(root / "ext" / "board", BOARD))
-    with broker.home.update() as settings:  # approve without pinning: no real github server here
-        from broker.settings import Approval
-
-        digest = broker.manifest("main", "com.example.board").digest()
-        settings.workspace("main").extensions["com.example.board"].approval = Approval(digest, "2026-01-01")
+    # No github server here: its tools are left to be pinned at the first call.
+    loop.run_until_complete(review_and_approve(broker, "main", "com.example.board"))
     weather = {**BOARD, "id": "com.example.weather", "name": "Weather", "settings": {}}
     install(broker.home, "main", _extension(root / "ext" / "weather", weather))  # not approved
     for i, (decision, outcome) in enumerate(

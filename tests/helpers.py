@@ -13,7 +13,7 @@ from typing import Any
 
 from broker import Broker, CallContext, Decision, WriteSummary
 from broker.credentials import FileStore
-from broker.extensions import approve, install
+from broker.extensions import install, review_and_approve
 from broker.workspaces import add_workspace
 
 
@@ -63,7 +63,7 @@ async def setup_extension(
     folder = write_extension(tmp / "ext" / str(manifest["id"]), manifest)
     install(broker.home, workspace, folder)
     if approved:
-        await approve(broker, workspace, str(manifest["id"]))
+        await review_and_approve(broker, workspace, str(manifest["id"]))
     return CallContext(workspace, str(manifest["id"]), "test-instance")
 
 
@@ -77,3 +77,20 @@ class ScriptedConfirmer:
     async def __call__(self, summary: WriteSummary) -> Decision:
         self.shown.append(summary)
         return self.decision
+
+
+FROM_FILE_SERVER = str(Path(__file__).resolve().parent / "servers" / "mcp_from_file.py")
+
+
+def tools_file(path: Path, description: str = "echo, version 1") -> Path:
+    """The tool definitions ``tests/servers/mcp_from_file.py`` serves: one tool, ``echo``.
+    Call again with another description to change the tool as a server update would."""
+    tool = {"name": "echo", "description": description, "inputSchema": {"type": "object"}}
+    path.write_text(json.dumps([tool]), encoding="utf-8")
+    return path
+
+
+def from_file_command(path: Path) -> list[str]:
+    import sys
+
+    return [sys.executable, FROM_FILE_SERVER, str(path)]

@@ -5,6 +5,10 @@ pages get their frames from a ``ViewFactory``. Plugin review is shown when an ex
 installed and, for every enabled extension whose approval is missing or stale, when its
 workspace is opened — one dialog at a time. Settings, the audit log, the DB explorer and the
 workspace settings open as their own windows.
+
+Approval binds what the dialog showed: the review is a ``broker.extensions.Reviewed``
+snapshot, and Approve hands that snapshot to ``approve``, which refuses (and the notice says
+so) when the manifest or a pinned MCP tool changed while the dialog was open.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from ui.audit_view import AuditView
 from ui.dashboard import Dashboard, FrameSpec, ViewFactory
 from ui.db_explorer import DbExplorer, ExplorerBackend
 from ui.dialogs.base import answer
-from ui.dialogs.review import ReviewDialog, ReviewReason
+from ui.dialogs.review import review_dialog
 from ui.qt import (
     QAction,
     QCloseEvent,
@@ -163,6 +167,7 @@ class MainWindow(QMainWindow):
             state = r.state.value if r.enabled else f"disabled, {r.state.value}"
             item = QTreeWidgetItem(self.ext_root, [elide(f"{r.name} {r.version}", 60), state])
             item.setData(0, EXT_ROLE, r.id)
+            item.setToolTip(1, elide(r.problem, 300))  # how to fix it, in the decision's words
         self.tree.expandAll()
         self.tree.resizeColumnToContents(0)
         frames = [
@@ -221,7 +226,7 @@ class MainWindow(QMainWindow):
         row = self.selected()
         if row is None or row.manifest is None or not self.workspace:
             return None
-        return self.own(self.review(self.workspace, row.id, ReviewReason.INSTALL))
+        return self.own(self.review(self.workspace, row.id))
 
     def open_selected(self) -> None:
         row = self.selected()
@@ -274,36 +279,34 @@ class MainWindow(QMainWindow):
             return None
         set_plain(self.notice, "")
         self.show_workspace(self.workspace, ask=False)
-        return self.own(self.review(self.workspace, manifest.id, ReviewReason.INSTALL))
+        return self.own(self.review(self.workspace, manifest.id))
 
     async def review_pending(self, workspace: str) -> None:
         for row in self.model.needing_review(workspace):
-            ext = self.model.workspace(workspace).extensions.get(row.id)
-            reason = ReviewReason.INSTALL if ext is None or ext.approval is None else ReviewReason.CHANGED
-            await self.review(workspace, row.id, reason, refresh=False)
+            await self.review(workspace, row.id, refresh=False)
         if workspace == self.workspace:
             self.show_workspace_quietly(workspace)
 
-    async def review(
-        self, workspace: str, ext_id: str, reason: ReviewReason, *, refresh: bool = True
-    ) -> Decision:
+    async def review(self, workspace: str, ext_id: str, *, refresh: bool = True) -> Decision:
+        """Show the review of one extension; on Approve, approve exactly what it showed."""
         row = self.model.row(workspace, ext_id)
         if row is None or row.manifest is None:
             return Decision.DECLINED
         try:
-            changes = await self.model.pin_changes(workspace, ext_id)
+            reviewed = await self.model.review(workspace, ext_id)
         except HelmError as err:
-            changes = [f"cannot check what changed: {err}"]
-        dialog = ReviewDialog(row.manifest.review(), reason, self, changes=changes)
+            set_plain(self.notice, f"Cannot review {ext_id}: {err}")
+            return Decision.DECLINED
+        dialog = review_dialog(reviewed, self)
         self.windows[f"review:{ext_id}"] = dialog
         decision = await answer(dialog)
         dialog.deleteLater()
         self.windows.pop(f"review:{ext_id}", None)
         if decision is Decision.CONFIRMED:
             try:
-                await self.model.approve(workspace, ext_id)
-            except HelmError as err:
-                set_plain(self.notice, f"Approval failed: {err}")
+                await self.model.approve(reviewed)
+            except HelmError as err:  # ApprovalChanged: it changed while the dialog was open
+                set_plain(self.notice, f"Not approved: {err}")
         if refresh and workspace == self.workspace:
             self.show_workspace_quietly(workspace)
         return decision

@@ -1,9 +1,11 @@
 """What the main window shows and does, without a widget: workspaces, extensions, their state.
 
 ``WorkspaceModel`` reads the Helm home through the broker and changes it through
-``broker.extensions`` (install, approve, enable, disable, remove). ``WidgetSettingsStore``
-keeps the values of each widget's settings form in ``<home>/widget-settings.json`` — user
-preferences for a widget, not credentials, so they live apart from ``settings.json``.
+``broker.extensions`` (install, review, approve, enable, disable, remove). Each row carries
+the extension's ``broker.approval`` decision: whether it runs and what its review says.
+``WidgetSettingsStore`` keeps the values of each widget's settings form in
+``<home>/widget-settings.json`` — user preferences for a widget, not credentials, so they live
+apart from ``settings.json``.
 """
 
 from __future__ import annotations
@@ -15,12 +17,12 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from broker import extensions
+from broker import approval, extensions
+from broker.approval import ApprovalDecision, Standing
 from broker.atomic import write_atomic
 from broker.broker import Broker
-from broker.errors import ManifestError
+from broker.extensions import Reviewed
 from broker.manifest import Manifest
-from broker.manifest import load as load_manifest
 from broker.settings import Workspace
 
 
@@ -37,13 +39,25 @@ class ExtensionRow:
     version: str
     kind: str
     enabled: bool
-    state: ExtensionState
-    manifest: Manifest | None
-    problem: str = ""
+    decision: ApprovalDecision
+
+    @property
+    def manifest(self) -> Manifest | None:
+        return self.decision.manifest
+
+    @property
+    def state(self) -> ExtensionState:
+        if self.decision.standing is Standing.INVALID:
+            return ExtensionState.INVALID
+        return ExtensionState.APPROVED if self.decision.approved else ExtensionState.NEEDS_APPROVAL
+
+    @property
+    def problem(self) -> str:
+        return "" if self.decision.approved else self.decision.message
 
     @property
     def runnable(self) -> bool:
-        return self.enabled and self.state is ExtensionState.APPROVED and self.manifest is not None
+        return self.decision.allows_calls
 
 
 class WidgetSettingsStore:
@@ -92,22 +106,11 @@ class WorkspaceModel:
     def extensions(self, workspace: str) -> list[ExtensionRow]:
         ws = self.workspace(workspace)
         rows = []
-        for ext in sorted(ws.extensions.values(), key=lambda e: e.id):
-            try:
-                manifest = load_manifest(ext.path)
-            except ManifestError as exc:
-                problem = f"{len(exc.issues)} problem(s) in manifest.json; run helm ext lint"
-                rows.append(
-                    ExtensionRow(ext.id, ext.id, "?", "?", ext.enabled, ExtensionState.INVALID, None, problem)
-                )
-                continue
-            approved = ext.approval is not None and ext.approval.digest == manifest.digest()
-            state = ExtensionState.APPROVED if approved else ExtensionState.NEEDS_APPROVAL
-            rows.append(
-                ExtensionRow(
-                    ext.id, manifest.name, manifest.version, manifest.kind, ext.enabled, state, manifest
-                )
-            )
+        for ext_id in sorted(ws.extensions):
+            decision = approval.check(ws, ext_id)
+            m = decision.manifest
+            name, version, kind = (m.name, m.version, m.kind) if m is not None else (ext_id, "?", "?")
+            rows.append(ExtensionRow(ext_id, name, version, kind, ws.extensions[ext_id].enabled, decision))
         return rows
 
     def row(self, workspace: str, extension: str) -> ExtensionRow | None:
@@ -115,19 +118,18 @@ class WorkspaceModel:
 
     def needing_review(self, workspace: str) -> list[ExtensionRow]:
         """Enabled extensions whose approval is missing or stale."""
-        return [
-            r for r in self.extensions(workspace) if r.enabled and r.state is ExtensionState.NEEDS_APPROVAL
-        ]
+        return [r for r in self.extensions(workspace) if r.enabled and r.decision.needs_review]
 
     def install(self, workspace: str, folder: Path) -> Manifest:
         return extensions.install(self.home, workspace, folder)
 
-    async def approve(self, workspace: str, extension: str) -> None:
-        await extensions.approve(self.broker, workspace, extension)
+    async def review(self, workspace: str, extension: str) -> Reviewed:
+        """The snapshot plugin review shows (pinned MCP tools read now, and what changed)."""
+        return await extensions.review(self.broker, workspace, extension)
 
-    async def pin_changes(self, workspace: str, extension: str) -> list[str]:
-        """What changed in pinned definitions (MCP tools) since the last approval."""
-        return await extensions.pin_changes(self.broker, workspace, extension)
+    async def approve(self, reviewed: Reviewed) -> None:
+        """Approve what ``reviewed`` showed; ``ApprovalChanged`` if it changed meanwhile."""
+        await extensions.approve(self.broker, reviewed)
 
     def set_enabled(self, workspace: str, extension: str, enabled: bool) -> None:
         extensions.set_enabled(self.home, workspace, extension, enabled)

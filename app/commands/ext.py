@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 from pathlib import Path
 from typing import Any
 
 from app.commands.common import add_home_option, ask_yes_no, fail, home, open_broker, print_json, run
 from app.scaffold import ScaffoldError, create
-from broker import extensions
-from broker.errors import ManifestError
+from broker import approval, extensions
+from broker.errors import ApprovalChanged, ManifestError
 from broker.manifest import Manifest, Review
 from broker.manifest import load as load_manifest
+from broker.visible import visible
 from resources import path as resource_path
 
 SCHEMA_FILE = resource_path("manifest.schema.json")
@@ -67,7 +69,11 @@ def register(sub: Any) -> None:
 
 
 def format_review(review: Review) -> str:
-    """Plugin review as plain text: every connection, reads then writes, warnings last."""
+    """Plugin review as text for a terminal: every connection, reads then writes, warnings last.
+
+    Names, labels and details come from the manifest: hidden characters are shown as
+    ``[U+XXXX]`` (``broker.visible``), so nothing in them can act on the terminal.
+    """
     lines = [f"{review.name} {review.version} ({review.id})"]
     lines.append("May write: " + ("yes — every write is confirmed by you" if review.may_write else "no"))
     for conn in review.connections:
@@ -81,12 +87,23 @@ def format_review(review: Review) -> str:
     if writes:
         lines += ["", "Writes (each one asks for your confirmation):"]
         lines += [f"  - [{cid}] {w.label}" for cid, w in writes]
-    return "\n".join(lines)
+    return visible("\n".join(lines))
+
+
+def format_reviewed(reviewed: extensions.Reviewed) -> str:
+    """The review of an installed extension: the manifest's review, then what changed in the
+    pinned tool definitions since the last approval and when tools are or were pinned."""
+    text = format_review(reviewed.review)
+    if reviewed.changes:
+        text += "\n\nChanged since your last approval:\n" + "\n".join(f"  - {c}" for c in reviewed.changes)
+    if reviewed.pinning:
+        text += "\n\nTool pinning:\n" + "\n".join(f"  - {p}" for p in reviewed.pinning)
+    return visible(text)
 
 
 def _print_issues(exc: ManifestError) -> None:
     for issue in exc.issues:
-        print(f"{issue.path}: {issue.message}", file=sys.stderr)
+        print(visible(f"{issue.path}: {issue.message}"), file=sys.stderr)
 
 
 def _load(folder: Path) -> Manifest | None:
@@ -136,45 +153,53 @@ def _install(args: argparse.Namespace) -> int:
     if _load(args.dir) is None:
         return 1
     manifest = extensions.install(home(args), args.workspace, args.dir)
-    print(format_review(manifest.review()))
+    reviewed = run_reviewed(args, manifest.id)
+    print(format_reviewed(reviewed))
     print()
     if not args.approve and not ask_yes_no("Approve this extension?"):
-        print(f"installed {manifest.id}, NOT approved: its calls are refused until you approve it")
+        print(visible(f"installed {manifest.id}, NOT approved: its calls are refused until you approve it"))
+        print(f"approve it later with: helm ext approve -w {args.workspace} {manifest.id}")
         return 1
-    run(_do_approve(args, manifest.id))
-    print(f"installed and approved {manifest.id} in {args.workspace}")
+    _approve_reviewed(args, reviewed)
+    print(visible(f"installed and approved {manifest.id} in {args.workspace}"))
     return 0
 
 
 def _approve(args: argparse.Namespace) -> int:
-    async def review_text() -> str:
-        async with open_broker(args) as broker:
-            text = format_review(broker.manifest(args.workspace, args.id).review())
-            changes = await extensions.pin_changes(broker, args.workspace, args.id)
-        if changes:
-            text += "\n\nChanged since your last approval:\n" + "\n".join(f"  - {c}" for c in changes)
-        return text
-
-    print(run_text(review_text()))
+    reviewed = run_reviewed(args, args.id)
+    print(format_reviewed(reviewed))
     if not args.yes and not ask_yes_no("Approve this extension?"):
         print("not approved")
         return 1
-    run(_do_approve(args, args.id))
-    print(f"approved {args.id}")
+    _approve_reviewed(args, reviewed)
+    print(visible(f"approved {args.id}"))
     return 0
 
 
-def run_text(coro: Any) -> str:
-    import asyncio
+def run_reviewed(args: argparse.Namespace, ext_id: str) -> extensions.Reviewed:
+    """The review snapshot, read with its own broker (MCP servers are started for it and
+    stopped again before the question is asked)."""
 
-    result: str = asyncio.run(coro)
-    return result
+    async def go() -> extensions.Reviewed:
+        async with open_broker(args) as broker:
+            return await extensions.review(broker, args.workspace, ext_id)
+
+    return asyncio.run(go())
 
 
-async def _do_approve(args: argparse.Namespace, ext_id: str) -> int:
-    async with open_broker(args) as broker:
-        await extensions.approve(broker, args.workspace, ext_id)
-    return 0
+def _approve_reviewed(args: argparse.Namespace, reviewed: extensions.Reviewed) -> None:
+    """Approve what was printed, with a fresh broker: a server's tools are read anew, so a
+    change made while the question was open is seen and refused."""
+
+    async def go() -> int:
+        async with open_broker(args) as broker:
+            await extensions.approve(broker, reviewed)
+        return 0
+
+    try:
+        run(go())
+    except ApprovalChanged as err:
+        fail(str(err))
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -182,12 +207,10 @@ def _list(args: argparse.Namespace) -> int:
     ws = h.settings().workspace(args.workspace)
     rows = []
     for e in sorted(ws.extensions.values(), key=lambda e: e.id):
-        try:
-            m = load_manifest(e.path)
-            state = "approved" if e.approval and e.approval.digest == m.digest() else "needs approval"
-            name, version = m.name, m.version
-        except ManifestError:
-            state, name, version = "invalid manifest", "?", "?"
+        decision = approval.check(ws, e.id)
+        m = decision.manifest
+        name, version = (m.name, m.version) if m is not None else ("?", "?")
+        state = "approved" if decision.approved else decision.standing.value
         rows.append(
             {
                 "id": e.id,
@@ -203,7 +226,7 @@ def _list(args: argparse.Namespace) -> int:
     else:
         for r in rows:
             flag = "enabled" if r["enabled"] else "disabled"
-            print(f"{r['id']}\t{r['version']}\t{flag}\t{r['state']}\t{r['path']}")
+            print(visible(f"{r['id']}\t{r['version']}\t{flag}\t{r['state']}\t{r['path']}"))
     return 0
 
 

@@ -16,6 +16,7 @@ from broker.broker import Broker
 from broker.context import CallContext
 from broker.errors import CallError, ErrorCode
 from broker.kinds.mcp.results import check_size
+from broker.ratelimit import instance_key
 
 MAX_READ_BYTES = 1024 * 1024
 
@@ -35,7 +36,8 @@ async def visible_to_app(broker: Broker, workspace: str, app: AppSpec, tool: str
 
 async def read(broker: Broker, ctx: CallContext, app: AppSpec, uri: str) -> dict[str, Any]:
     """The ``ReadResourceResult`` of ``uri`` as plain JSON."""
-    admitted = broker.admission.admit(ctx.instance)
+    key = instance_key(ctx)
+    admitted = broker.admission.admit(key)
     if not admitted.admitted:
         raise CallError(ErrorCode.RATE_LIMITED, admitted.reason, retry_after=admitted.retry_after)
     try:
@@ -50,4 +52,4 @@ async def read(broker: Broker, ctx: CallContext, app: AppSpec, uri: str) -> dict
         check_size(data, MAX_READ_BYTES, f"MCP server {app.server!r}")
         return data
     finally:
-        broker.admission.release(ctx.instance)
+        broker.admission.release(key)

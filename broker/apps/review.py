@@ -27,7 +27,7 @@ from broker.apps.spec import AppSpec
 from broker.apps.verify import drift
 from broker.atomic import write_atomic
 from broker.broker import Broker
-from broker.errors import HelmError
+from broker.errors import ApprovalChanged, HelmError
 from broker.kinds.mcp import pins as tool_pins
 from broker.manifest import Manifest
 
@@ -146,14 +146,19 @@ async def add(broker: Broker, reviewed: AppReview, allow: Iterable[str] = ()) ->
 
 async def _approve(broker: Broker, reviewed: AppReview) -> None:
     """Approve through the extensions' one approval path, only if the tools are as reviewed."""
-    approval = await extensions.approve(broker, reviewed.workspace, reviewed.ext_id)
-    now = approval.pins.get(spec.APP_CONNECTION) or {}
+    snapshot = await extensions.review(broker, reviewed.workspace, reviewed.ext_id)
+    now = snapshot.pins.get(spec.APP_CONNECTION) or {}
     changed = tool_pins.changes(reviewed.pins, now) if reviewed.pins.get("tools") else []
-    if changed:
-        # Nothing of what was not reviewed may stay approved, nor wait for a review that would
-        # not show the app: the app leaves the workspace, to be added (and reviewed) again.
-        extensions.remove(broker.home, reviewed.workspace, reviewed.ext_id)
-        raise AppChanged("the app's tools changed while you reviewed it; add it again", changed)
+    try:
+        if not changed:
+            await extensions.approve(broker, snapshot)  # refuses a change since the snapshot
+            return
+    except ApprovalChanged as err:
+        changed = [str(err)]
+    # Nothing of what was not reviewed may stay approved, nor wait for a review that would
+    # not show the app: the app leaves the workspace, to be added (and reviewed) again.
+    extensions.remove(broker.home, reviewed.workspace, reviewed.ext_id)
+    raise AppChanged("the app's tools changed while you reviewed it; add it again", changed)
 
 
 def lines(reviewed: AppReview) -> list[str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from broker.approval import Standing
 from broker.apps import discovery, meta, spec
 from broker.apps.errors import AppChanged, AppError
 from broker.apps.spec import AppSpec
@@ -41,13 +42,13 @@ def approved(broker: Broker, workspace: str, ext_id: str) -> tuple[Manifest, App
     app = spec.spec_of(manifest.raw)
     if app is None:
         raise AppError(f"{ext_id} is an extension, not an MCP App")
-    installed = broker.home.settings().workspace(workspace).extensions.get(ext_id)
-    if installed is None or installed.approval is None:
+    decision = broker.standing(workspace, ext_id)  # the one approval decision
+    if decision.standing is Standing.NEVER_APPROVED:
         raise AppError(f"{manifest.name} is not approved: add it again with `helm app add`")
-    if installed.approval.digest != manifest.digest():
+    if decision.standing is Standing.STALE:
         raise AppError(f"{manifest.name} changed since it was approved: add it again with `helm app add`")
-    if not installed.enabled:
-        raise AppError(f"{manifest.name} is disabled in workspace {workspace}")
+    if not decision.allows_calls:
+        raise AppError(decision.message)
     return manifest, app
 
 

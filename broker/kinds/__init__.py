@@ -11,10 +11,10 @@ from broker.kinds.mcp import rules as mcp_rules
 KINDS: dict[str, KindSpec] = {
     spec.name: spec
     for spec in (
-        KindSpec("http", http_rules, "broker.kinds.http.adapter:HttpKind"),
+        KindSpec("http", http_rules, "broker.kinds.http.adapter:HttpKind", scalar_args=True),
         KindSpec("mcp", mcp_rules, "broker.kinds.mcp.adapter:McpKind"),
         KindSpec("tdt-mcp", mcp_rules, "broker.kinds.mcp.tdt:TdtKind"),
         KindSpec("files", files_rules, "broker.kinds.files.adapter:FilesKind"),
-        KindSpec("db", db_rules, "broker.kinds.db.adapter:DbKind"),
+        KindSpec("db", db_rules, "broker.kinds.db.adapter:DbKind", scalar_args=True),
     )
 }

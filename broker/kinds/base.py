@@ -146,7 +146,12 @@ class Kind(Protocol):
 
 @runtime_checkable
 class PinReviewer(Protocol):
-    """Implemented by kinds whose ``pin`` can go stale (MCP tools): says what changed."""
+    """Implemented by kinds that pin something beside the manifest (MCP tools): says what
+    changed. For these kinds ``pin`` reads the live definitions and raises ``CallError``
+    (``not_configured``, ``unavailable``) when it cannot; a connection left unpinned at approval
+    is pinned by the broker at its first call (trust on first use)."""
+
+    async def pin(self, workspace: Workspace, conn: Mapping[str, JSON]) -> Mapping[str, JSON]: ...
 
     async def pin_changes(
         self, workspace: Workspace, conn: Mapping[str, JSON], pinned: Mapping[str, JSON]
@@ -164,6 +169,9 @@ class KindSpec:
     name: str
     rules: KindRules
     adapter: str
+    scalar_args: bool = False
+    """Every argument of a call must be a string, number, boolean or null — also the ones no
+    placeholder uses (http, db). The broker refuses anything else before the kind is reached."""
 
     def load(self) -> Callable[[KindEnv], Kind]:
         module, _, attr = self.adapter.partition(":")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -11,11 +11,14 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from broker import Broker
-from broker.extensions import approve, install
-from broker.kinds.db.explorer import DbExplorer as ExplorerLogic
+from broker.explorer import DbExplorer as ExplorerLogic
+from broker.extensions import install, review_and_approve
+from broker.kinds.mcp import adapter as mcp_adapter
+from broker.kinds.mcp import profiles as mcp_profiles
+from broker.kinds.mcp.session import Limits
 from broker.summary import Decision
 from broker.workspaces import add_project, add_workspace
-from tests.helpers import new_broker, write_extension
+from tests.helpers import from_file_command, new_broker, tools_file, write_extension
 from ui.audit_view import AuditView
 from ui.dashboard import FrameSpec
 from ui.db_explorer import DbExplorer
@@ -77,7 +80,7 @@ def broker(tmp_path: Path, run: Any) -> Iterator[Broker]:
     ):
         folder = write_extension(tmp_path / "ext" / ext_id, manifest(ext_id, name, kind, **extra))
         install(b.home, "main", folder)
-        run(approve(b, "main", ext_id))
+        run(review_and_approve(b, "main", ext_id))
     yield b
     run(b.aclose())
 
@@ -235,6 +238,45 @@ def test_installing_an_extension_shows_its_review_then_approves_it(
         qtbot.mouseClick(dialog.accept_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: len(window.dashboard.cards) == 3, timeout=5000)
     assert broker.home.settings().workspace("main").extensions["com.example.new"].approval is not None
+
+
+def approve_when_changed(qtbot: QtBot, window: MainWindow, change: Callable[[], object]) -> ReviewDialog:
+    """Wait for the review dialog, ``change`` the world while it is open, then click Approve."""
+    dialog = review_dialog(qtbot, window)
+    change()
+    with qtbot.waitSignal(dialog.decided, timeout=3000):
+        qtbot.mouseClick(dialog.accept_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not window.tasks, timeout=10000)
+    return dialog
+
+
+def test_a_manifest_changed_while_its_review_is_open_is_not_approved(
+    qtbot: QtBot, window: MainWindow, broker: Broker, tmp_path: Path
+) -> None:
+    raw = manifest("com.example.new", "Newcomer")
+    folder = write_extension(tmp_path / "ext" / "com.example.new", raw)
+    window.install(str(folder))
+    widened = {**raw, "connections": [{**NOTES, "paths": ["**"]}]}
+    dialog = approve_when_changed(qtbot, window, lambda: write_extension(folder, widened))
+    assert dialog.review.connections[0].reads[0].label == "files *.md"  # what the user saw
+    assert "changed while you reviewed it; nothing was approved" in window.notice.text()
+    assert broker.home.settings().workspace("main").extensions["com.example.new"].approval is None
+    assert ("Newcomer 1.0.0", "needs approval") in tree_rows(window)["Extensions"]
+
+
+def test_a_tool_changed_while_its_review_is_open_is_not_approved(
+    qtbot: QtBot, window: MainWindow, broker: Broker, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(mcp_adapter, "DEFAULT_LIMITS", Limits(tools_ttl=0))  # the user took their time
+    tools = tools_file(tmp_path / "tools.json")
+    mcp_profiles.add(broker.home, broker.credentials, "srv", {"command": from_file_command(tools)}, None)
+    conn = {"id": "m", "kind": "mcp", "server": "srv", "operations": ["echo"]}
+    folder = write_extension(tmp_path / "ext" / "com.example.tools", manifest("com.example.tools", "Tools",
+                             connections=[conn]))  # fmt: skip
+    window.install(str(folder))
+    approve_when_changed(qtbot, window, lambda: tools_file(tools, "echo, and a new instruction"))
+    assert "[m] changed while you reviewed it (tool echo: description changed" in window.notice.text()
+    assert broker.home.settings().workspace("main").extensions["com.example.tools"].approval is None
 
 
 def test_an_invalid_extension_folder_says_every_problem(window: MainWindow, tmp_path: Path) -> None:

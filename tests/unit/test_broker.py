@@ -8,13 +8,16 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import sqlite3
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from broker import Broker, CallContext, Decision
-from broker.extensions import approve, install, set_enabled
+from broker.extensions import install, review_and_approve, set_enabled
+from broker.kinds.db.profiles import DbProfile
+from broker.kinds.db.profiles import save as save_database
 from tests.helpers import ScriptedConfirmer, manifest_dict, new_broker, setup_extension, write_extension
 
 FILES = {
@@ -98,7 +101,7 @@ async def test_a_changed_manifest_needs_a_new_approval(
     write_extension(folder, changed)
     assert code(await broker.call(ctx, "notes", "list", {})) == "refused"
     install(broker.home, ctx.workspace, folder)
-    await approve(broker, ctx.workspace, ctx.extension)
+    await review_and_approve(broker, ctx.workspace, ctx.extension)
     assert (await broker.call(ctx, "notes", "list", {}))["ok"]
 
 
@@ -124,6 +127,35 @@ async def test_the_61st_call_in_a_minute_is_rate_limited(broker: Broker, ctx: Ca
     assert 0 < result["error"]["retryAfter"] <= 60
     other = CallContext(ctx.workspace, ctx.extension, "another-frame")
     assert (await broker.call(other, "notes", "list", {}))["ok"]
+
+
+async def test_the_same_extension_id_in_another_workspace_has_its_own_budget(
+    broker: Broker, ctx: CallContext, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    imposter = await setup_extension(broker, elsewhere, manifest_dict([FILES], write=True), workspace="ws2")
+    assert (imposter.extension, imposter.instance) == (ctx.extension, ctx.instance)
+    for _ in range(60):
+        await broker.call(imposter, "notes", "list", {})
+    assert code(await broker.call(imposter, "notes", "list", {})) == "rate_limited"
+    assert (await broker.call(ctx, "notes", "list", {}))["ok"]
+
+
+async def test_non_scalar_values_in_arguments_no_query_uses_are_refused(
+    broker: Broker, tmp_path: Path
+) -> None:
+    db = tmp_path / "t.db"
+    sqlite3.connect(db).close()
+    profile = DbProfile(name="local", engine="sqlite", path=str(db))
+    save_database(broker.home, broker.credentials, profile, None)
+    query = {"one": {"sql": "SELECT ? AS v", "params": ["v"]}}
+    conn = {"id": "app", "kind": "db", "service": "local", "engine": "sqlite", "queries": query}
+    ctx = await setup_extension(broker, tmp_path, manifest_dict([conn]) | {"id": "com.example.db"})
+    fine = await broker.call(ctx, "app", "one", {"v": 1, "unused": "text"})
+    nested = await broker.call(ctx, "app", "one", {"v": 1, "unused": {"deep": [1]}})
+    assert fine["data"]["rows"] == [[1]]
+    assert code(nested) == "refused"
+    assert "'unused' must be a string, a number, a boolean or null" in nested["error"]["message"]
 
 
 # -- writes --------------------------------------------------------------------------------
@@ -183,7 +215,7 @@ async def test_a_token_minted_for_another_extension_or_workspace_is_refused(
 
     add_workspace(broker.home, "ws2", tmp_path / "root")
     install(broker.home, "ws2", tmp_path / "ext" / ctx.extension)
-    await approve(broker, "ws2", ctx.extension)
+    await review_and_approve(broker, "ws2", ctx.extension)
     other_ws = CallContext("ws2", ctx.extension, ctx.instance)
     for minted_for in (other_ext, other_ws):
         summary = await broker.describe_write(minted_for, "notes", "write", write_args())

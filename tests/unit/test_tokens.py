@@ -72,14 +72,14 @@ def test_sixty_calls_a_minute_per_instance_then_rate_limited() -> None:
     clock = Clock()
     gate = CallAdmission(clock)
     for _ in range(60):
-        assert gate.admit("a").admitted
-        gate.release("a")
-    refused = gate.admit("a")
+        assert gate.admit(("ws", "ext", "a")).admitted
+        gate.release(("ws", "ext", "a"))
+    refused = gate.admit(("ws", "ext", "a"))
     assert not refused.admitted
     assert 0 < refused.retry_after <= 60
-    assert gate.admit("b").admitted  # another instance has its own budget
+    assert gate.admit(("ws", "ext", "b")).admitted  # another instance has its own budget
     clock.now += 60
-    assert gate.admit("a").admitted
+    assert gate.admit(("ws", "ext", "a")).admitted
 
 
 def test_the_window_slides() -> None:
@@ -87,18 +87,18 @@ def test_the_window_slides() -> None:
     gate = CallAdmission(clock)
     for i in range(60):
         clock.now = 1000.0 + i
-        assert gate.admit("a").admitted
-        gate.release("a")
+        assert gate.admit(("ws", "ext", "a")).admitted
+        gate.release(("ws", "ext", "a"))
     clock.now = 1060.0  # the first call left the window
-    assert gate.admit("a").admitted
-    assert not gate.admit("a").admitted
+    assert gate.admit(("ws", "ext", "a")).admitted
+    assert not gate.admit(("ws", "ext", "a")).admitted
 
 
 def test_calls_in_flight_are_capped_per_instance_and_in_total() -> None:
     gate = CallAdmission(per_minute=10_000, in_flight_per_instance=3, in_flight_total=5)
-    assert all(gate.admit("a").admitted for _ in range(3))
-    assert not gate.admit("a").admitted
-    assert all(gate.admit("b").admitted for _ in range(2))
-    assert not gate.admit("c").admitted
-    gate.release("a")
-    assert gate.admit("c").admitted
+    assert all(gate.admit(("ws", "ext", "a")).admitted for _ in range(3))
+    assert not gate.admit(("ws", "ext", "a")).admitted
+    assert all(gate.admit(("ws", "ext", "b")).admitted for _ in range(2))
+    assert not gate.admit(("ws", "ext", "c")).admitted
+    gate.release(("ws", "ext", "a"))
+    assert gate.admit(("ws", "ext", "c")).admitted

@@ -2,8 +2,10 @@
 
 The extension is installed by reference into a workspace of the user's own Helm home, so its
 calls use the user's real profiles and projects. Plugin review is the real review dialog
-(shown when the reviewed part of the manifest is new or changed) and writes go through the
-real confirmation dialog: author mode changes what the author sees, never what Helm allows.
+(shown when the reviewed part of the manifest is new or changed), and Approve approves the
+snapshot it showed (a manifest saved while the dialog is open is refused and reviewed again);
+writes go through the real confirmation dialog: author mode changes what the author sees,
+never what Helm allows.
 
 Every save under the folder re-lints the manifest; while it has problems the page is closed
 and the problems are listed with their JSON paths; once it is clean the page reloads.
@@ -17,9 +19,9 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from broker import Broker, CallContext, Decision, Review
-from broker.errors import ManifestError, SettingsError
-from broker.extensions import approval_current, approve, install
+from broker import Broker, CallContext, Decision
+from broker.errors import ApprovalChanged, HelmError, ManifestError, SettingsError
+from broker.extensions import Reviewed, approve, install, review
 from broker.manifest import MANIFEST_FILE, Manifest
 from broker.manifest import load as load_manifest
 from broker.summary import Confirmer
@@ -29,7 +31,7 @@ from ui.dev.lint import LintPanel
 from ui.dev.watcher import FolderWatcher
 from ui.dialogs.base import answer
 from ui.dialogs.confirm import DialogConfirmer
-from ui.dialogs.review import ReviewDialog, ReviewReason
+from ui.dialogs.review import ReviewDialog, review_dialog
 from ui.host import ExtensionProfile, ExtensionView, extension_host
 from ui.qt import (
     QCloseEvent,
@@ -52,7 +54,8 @@ log = logging.getLogger(__name__)
 DEV_INSTANCE = "dev"
 """The instance id of the page in author mode; kept across reloads (the rate limit counts it)."""
 
-ReviewFactory = Callable[[Review, ReviewReason, QWidget | None], ReviewDialog]
+ReviewFactory = Callable[[Reviewed, QWidget | None], ReviewDialog]
+"""Makes the review dialog for a snapshot (tests pass one without the input guard)."""
 
 _CONSOLE_LEVELS = {0: "info", 1: "warning", 2: "error"}
 
@@ -73,7 +76,7 @@ class DevWindow(QMainWindow):
         folder: Path,
         *,
         confirm: Confirmer | None = None,
-        review_factory: ReviewFactory = ReviewDialog,
+        review_factory: ReviewFactory = review_dialog,
         debounce_ms: int | None = None,
     ) -> None:
         super().__init__()
@@ -180,22 +183,29 @@ class DevWindow(QMainWindow):
         await self._show_page(manifest)
 
     async def _review_if_needed(self, manifest: Manifest) -> None:
-        if approval_current(self.broker, self.workspace, manifest.id):
+        if not self.broker.standing(self.workspace, manifest.id).needs_review:
             return
         digest = manifest.digest()
         if digest == self._declined_digest:
             return  # asked already for this exact manifest; a change or the Reload button asks again
-        ext = self.broker.home.settings().workspace(self.workspace).extensions[manifest.id]
-        reason = ReviewReason.INSTALL if ext.approval is None else ReviewReason.CHANGED
-        dialog = self._review_factory(manifest.review(), reason, self)
-        decision = await answer(dialog)
-        if decision is Decision.CONFIRMED:
-            await approve(self.broker, self.workspace, manifest.id)
-            self._declined_digest = None
-            self._log(f"approved {manifest.id}")
-        else:
+        try:
+            reviewed = await review(self.broker, self.workspace, manifest.id)
+        except HelmError as exc:
+            self._log(f"cannot review {manifest.id}: {exc}")
+            return
+        decision = await answer(self._review_factory(reviewed, self))
+        if decision is not Decision.CONFIRMED:
             self._declined_digest = digest
             self._log(f"not approved: every call of {manifest.id} returns refused until you approve it")
+            return
+        try:
+            await approve(self.broker, reviewed)  # exactly what the dialog showed
+        except ApprovalChanged as exc:
+            self._log(f"not approved: {exc}")
+            self.schedule_refresh()  # the change that refused it has its own review
+            return
+        self._declined_digest = None
+        self._log(f"approved {manifest.id}")
 
     async def _show_page(self, manifest: Manifest) -> None:
         same = (

@@ -2,8 +2,10 @@
 
 Shown when an extension is installed and whenever the approved part of its manifest changed
 (the approval's digest no longer matches). Reads and writes are listed apart, writes marked,
-each kind's warnings (the MCP one) shown with their connection; all text is plain. Approve
-answers ``CONFIRMED``, Cancel (the default) or Esc ``DECLINED``.
+each kind's warnings (the MCP one) shown with their connection; what changed in pinned MCP
+tools and when tools were (or will be) pinned at first contact; all text is plain. Approve
+answers ``CONFIRMED``, Cancel (the default) or Esc ``DECLINED``. ``review_dialog`` builds it
+from a ``broker.extensions.Reviewed`` snapshot, which the caller then hands to ``approve``.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import StrEnum
 
+from broker.extensions import Reviewed
 from broker.kinds.base import ConnectionReview, ReviewItem
 from broker.manifest import Review
 from ui.dialogs.base import GUARD_MS, QuestionDialog
@@ -45,6 +48,7 @@ class ReviewDialog(QuestionDialog):
         parent: QWidget | None = None,
         *,
         changes: Sequence[str] = (),
+        pinning: Sequence[str] = (),
         guard_ms: int = GUARD_MS,
     ) -> None:
         super().__init__(f"Review {elide(review.name, 80)}", "Approve", parent, guard_ms=guard_ms)
@@ -64,14 +68,14 @@ class ReviewDialog(QuestionDialog):
             else "May write: no — read-only"
         )
         layout.addWidget(plain_label(may_write, self))
-        if changes:
-            # What kinds pinned at approval and the server now describes differently (MCP tools).
-            changed = plain_label(
-                "Changed since your last approval:\n" + "\n".join(f"• {c}" for c in changes), self
-            )
-            changed.setObjectName("pin-changes")
-            changed.setStyleSheet(WARNING_STYLE)
-            layout.addWidget(changed)
+        # What kinds pinned at approval and the server now describes differently (MCP tools),
+        # and tools pinned at first contact rather than at approval, or left to be pinned then.
+        for name, title, lines in (
+            ("pin-changes", "Changed since your last approval:", changes),
+            ("pinning", "Tool pinning:", pinning),
+        ):
+            if lines:
+                layout.addWidget(_notes(name, title, lines, self))
         scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
@@ -87,6 +91,28 @@ class ReviewDialog(QuestionDialog):
         layout.addWidget(scroll, 1)
         layout.addLayout(self.buttons)
         self.focus_cancel()
+
+
+def _notes(name: str, heading: str, lines: Sequence[str], parent: QWidget) -> QLabel:
+    label = plain_label(heading + "\n" + "\n".join(f"• {line}" for line in lines), parent)
+    label.setObjectName(name)
+    label.setStyleSheet(WARNING_STYLE)
+    return label
+
+
+def review_dialog(
+    reviewed: Reviewed, parent: QWidget | None = None, *, guard_ms: int = GUARD_MS
+) -> ReviewDialog:
+    """The dialog for a review snapshot; pass the same ``reviewed`` to ``extensions.approve``."""
+    reason = ReviewReason.CHANGED if reviewed.approved_before else ReviewReason.INSTALL
+    return ReviewDialog(
+        reviewed.review,
+        reason,
+        parent,
+        changes=reviewed.changes,
+        pinning=reviewed.pinning,
+        guard_ms=guard_ms,
+    )
 
 
 def connection_box(conn: ConnectionReview, parent: QWidget) -> QGroupBox:

@@ -30,8 +30,9 @@ from typing import Any, Self
 
 import httpx
 
+from broker import approval
 from broker.credentials import CredentialStore
-from broker.errors import CallError, HelmError, ManifestError, SettingsError
+from broker.errors import CallError, HelmError, SettingsError
 from broker.kinds.http import transport
 from broker.kinds.http.loopback import CallbackListener
 from broker.kinds.http.oauth2 import (
@@ -46,7 +47,6 @@ from broker.kinds.http.oauth2 import (
     token_request,
 )
 from broker.kinds.http.profiles import ServiceProfile, get_profile
-from broker.manifest import load as load_manifest
 from broker.settings import Home
 
 
@@ -71,19 +71,14 @@ def connect_plan(home: Home, service: str, workspace: str) -> ConnectPlan:
         raise ConnectError(str(exc)) from exc
     urls: dict[tuple[str, str], list[str]] = {}
     scopes: set[str] = set()
-    for ext in sorted(ws.extensions.values(), key=lambda e: e.id):
-        if not ext.enabled or ext.approval is None:
-            continue
-        try:
-            manifest = load_manifest(ext.path)
-        except ManifestError:
-            continue
-        if manifest.digest() != ext.approval.digest:
-            continue  # changed since approval: its declarations are not approved
-        for conn in manifest.connections:
+    for ext_id in sorted(ws.extensions):
+        decision = approval.check(ws, ext_id)
+        if not decision.allows_calls or decision.manifest is None:
+            continue  # disabled, not approved, or changed since: its declarations do not count
+        for conn in decision.manifest.connections:
             oauth = conn.get("oauth2")
             if conn.get("kind") == "http" and conn.get("service") == service and isinstance(oauth, dict):
-                urls.setdefault((oauth["authorizeUrl"], oauth["tokenUrl"]), []).append(ext.id)
+                urls.setdefault((oauth["authorizeUrl"], oauth["tokenUrl"]), []).append(ext_id)
                 scopes.update(oauth.get("scopes", []))
     if not urls:
         raise ConnectError(

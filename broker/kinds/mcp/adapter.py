@@ -108,14 +108,11 @@ class McpKind:
 
     # -- the Kind protocol ---------------------------------------------------------------
     async def pin(self, workspace: Workspace, conn: Mapping[str, JSON]) -> Mapping[str, JSON]:
-        """Pin the declared tools. Approval needs the server: without its tool definitions
-        there is nothing to pin, so approving fails with the reason (a ProfileError)."""
-        declared = rules.operations(conn)
-        try:
-            listed = await self.list_tools(workspace, str(conn["server"]))
-        except CallError as err:
-            raise ProfileError(f"cannot read the tools to approve: {err.message}") from err
-        return pins.pin_tools(declared, {t.name: t for t in listed})
+        """Pin the declared tools as the server defines them now. Raises ``CallError``
+        (``not_configured``, ``unavailable``) when the server is not set up or does not answer:
+        review then leaves them to be pinned at the first call (trust on first use)."""
+        listed = await self.list_tools(workspace, str(conn["server"]))
+        return pins.pin_tools(rules.operations(conn), {t.name: t for t in listed})
 
     async def pin_changes(
         self, workspace: Workspace, conn: Mapping[str, JSON], pinned: Mapping[str, JSON]

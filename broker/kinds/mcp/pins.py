@@ -1,9 +1,12 @@
 """Tool pinning: what the user approved about each declared tool, and what changed since.
 
 At approval Helm stores, for each tool the connection declares, the tool's description, input
-schema and annotations and a digest of them. A call checks the server's current definition
-against that digest; a different one (or a tool that was missing at approval) is refused until
-the user approves again, and ``changes`` says in words what differs so review can show it.
+schema and annotations and a digest of them. When the server was not set up or did not answer
+at review, nothing is pinned then: the broker pins the tools at the connection's first call
+(trust on first use) and marks the pin with ``first_contact`` (when), which review shows. A call
+checks the server's current definition against that digest; a different one (or a tool that was
+missing when pinned) is refused until the user approves again, and ``changes`` says in words
+what differs so review can show it.
 """
 
 from __future__ import annotations

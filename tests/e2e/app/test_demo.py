@@ -8,7 +8,7 @@ from typing import Any
 
 from app.demo import EXTENSIONS, set_up_demo
 from app.window import open_window
-from broker.extensions import approval_current
+from broker.approval import Standing
 from tests.e2e.host.kit import Dialogs, evaluate
 from tests.helpers import new_broker
 from ui.dialogs.confirm import DialogConfirmer
@@ -33,7 +33,7 @@ def test_the_demo_shows_every_kind_and_a_save_asks_for_confirmation(
         async with new_broker(tmp_path / "home") as broker:
             workspace = await set_up_demo(broker)
             ids = [f"dev.helm.demo.{name}" for name in EXTENSIONS]
-            assert all(approval_current(broker, workspace, i) for i in ids)
+            assert all(broker.standing(workspace, i).standing is Standing.CURRENT for i in ids)
             dialogs = Dialogs()
             window = open_window(broker, DialogConfirmer(factory=dialogs))
             try:

@@ -12,13 +12,14 @@ from typing import Any
 import pytest
 
 from app.scaffold import create
-from broker import Broker, Review
+from broker import Broker
+from broker.extensions import Reviewed
 from broker.workspaces import add_workspace
 from tests.e2e.host.kit import evaluate
 from tests.helpers import new_broker
 from ui.dev import CallRecord, DevWindow
 from ui.dialogs.confirm import ConfirmDialog, DialogConfirmer
-from ui.dialogs.review import ReviewDialog, ReviewReason
+from ui.dialogs.review import ReviewDialog, review_dialog
 from ui.qt import QApplication, QWidget
 
 EXTENSION = "com.example.notes"
@@ -38,8 +39,8 @@ class Reviews:
     def __init__(self) -> None:
         self.shown: asyncio.Queue[ReviewDialog] = asyncio.Queue()
 
-    def __call__(self, review: Review, reason: ReviewReason, parent: QWidget | None) -> ReviewDialog:
-        dialog = ReviewDialog(review, reason, parent, guard_ms=0)
+    def __call__(self, reviewed: Reviewed, parent: QWidget | None) -> ReviewDialog:
+        dialog = review_dialog(reviewed, parent, guard_ms=0)
         self.shown.put_nowait(dialog)
         return dialog
 
@@ -168,6 +169,31 @@ def test_a_broken_manifest_closes_the_page_and_lists_its_problems_until_fixed(
     run(fix_it())
     assert window.lint.rows() == []
     assert window.view is not None
+
+
+def test_a_manifest_saved_while_its_review_is_open_is_not_approved_but_reviewed_again(
+    run: Any, dev: tuple[DevWindow, Reviews, Path]
+) -> None:
+    window, reviews, folder = dev
+    raw = json.loads((folder / "manifest.json").read_text("utf-8"))
+    raw["connections"][0]["paths"] = ["**"]
+
+    async def scenario() -> tuple[ReviewDialog, ReviewDialog, Any]:
+        refresh = asyncio.ensure_future(window.refresh())
+        first = await asyncio.wait_for(reviews.shown.get(), 20.0)
+        (folder / "manifest.json").write_text(json.dumps(raw), encoding="utf-8")
+        first.accept_button.click()  # approves what it showed: the manifest before the save
+        second = await asyncio.wait_for(reviews.shown.get(), 20.0)
+        between = window.broker.home.settings().workspace("ws").extensions[EXTENSION].approval
+        second.accept_button.click()
+        await asyncio.wait_for(refresh, 20.0)
+        return first, second, between
+
+    first, second, between = run(scenario())
+    approval = window.broker.home.settings().workspace("ws").extensions[EXTENSION].approval
+    assert between is None
+    assert [i.label for i in first.review.connections[0].reads] == ["files *.md", "files docs/**/*.md"]
+    assert approval is not None and approval.digest == second.review.digest != first.review.digest
 
 
 class Confirms:

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 from broker import Broker
 from broker.broker import MAX_CALL_BYTES
-from broker.extensions import approve, install
+from broker.extensions import install, review_and_approve
 from broker.kinds.http.profiles import ServiceProfile, save_profile
 from broker.workspaces import add_workspace
 from tests.e2e.host.kit import PAGES, Dialogs, evaluate, wait_ready
@@ -55,7 +55,7 @@ async def open_broker(tmp: Path) -> Broker:
     await broker.__aenter__()
     add_workspace(broker.home, "ws", root)
     install(broker.home, "ws", notes_extension(tmp / "ext"))
-    await approve(broker, "ws", EXTENSION)
+    await review_and_approve(broker, "ws", EXTENSION)
     return broker
 
 
@@ -222,7 +222,7 @@ def test_an_http_read_goes_out_with_helms_token_which_the_page_never_sees(
                 token=token,
             )
             install(broker.home, "ws", folder)
-            await approve(broker, "ws", "com.example.issues")
+            await review_and_approve(broker, "ws", "com.example.issues")
             view = frames(folder, broker, extension="com.example.issues")
             await wait_ready(view)
             result = await evaluate(view, "probe.call('api', 'issues', {repo: 'helm', limit: 5})")

@@ -11,8 +11,8 @@ from urllib.parse import unquote
 
 from pytestqt.qtbot import QtBot
 
-from broker.extensions import approve, install
-from broker.kinds.db.explorer import DbExplorer as ExplorerLogic
+from broker.explorer import DbExplorer as ExplorerLogic
+from broker.extensions import install, review_and_approve
 from broker.workspaces import add_workspace
 from tests.e2e.host.kit import PAGES, evaluate
 from tests.helpers import new_broker
@@ -61,7 +61,7 @@ def test_a_widget_runs_on_the_dashboard_gets_its_settings_and_calls_through_the_
     (tmp_path / "root" / "a.txt").write_text("x", encoding="utf-8")
     add_workspace(broker.home, "ws", tmp_path / "root")
     install(broker.home, "ws", probe_extension(tmp_path / "ext"))
-    run(approve(broker, "ws", EXT))
+    run(review_and_approve(broker, "ws", EXT))
     host = ExtensionHost(broker, DialogConfirmer())
     window = MainWindow(
         WorkspaceModel(broker), HostViewFactory(host), BrokerConnections(broker), ExplorerLogic(broker)

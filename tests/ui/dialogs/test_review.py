@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pytestqt.qtbot import QtBot
 
 from broker.kinds.mcp.rules import REVIEW_WARNING
@@ -117,3 +118,24 @@ def test_approving_through_the_awaitable_answer(
         return await task
 
     assert run(result(), 5) is Decision.CONFIRMED
+
+
+def test_tools_pinned_at_first_contact_are_shown_with_their_moment(qtbot: QtBot) -> None:
+    note = "[tools] tools pinned at first contact on 2026-03-01T10:00:00+00:00 (trust on first use)"
+    dialog = ReviewDialog(review_of(manifest_raw()), ReviewReason.CHANGED, pinning=[note])
+    qtbot.addWidget(dialog)
+    box = dialog.findChild(QLabel, "pinning")
+    assert box is not None
+    assert note in box.text()
+    assert box.textFormat() == Qt.TextFormat.PlainText
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\u0085", "\u200b", "\u3164"])
+def test_line_separators_and_invisible_characters_in_a_manifest_are_shown(
+    qtbot: QtBot, separator: str
+) -> None:
+    raw = manifest_raw(name=f"Board{separator}Approved by Helm")
+    dialog = dialog_for(qtbot, raw)
+    shown = f"Board[U+{ord(separator):04X}]Approved by Helm"
+    assert any(shown in text for text in labels(dialog))
+    assert not any(separator in text for text in labels(dialog))

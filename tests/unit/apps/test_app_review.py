@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from broker.approval import Standing
 from broker.apps import discovery, review, spec
 from broker.apps.errors import AppChanged, AppError
 from broker.apps.verify import open_app
-from broker.extensions import approval_current
 from tests.helpers import new_broker
 from tests.unit.apps.app_setup import BOARD, added, app_home
 
@@ -57,7 +57,7 @@ async def test_adding_an_app_installs_an_approved_extension_whose_manifest_pins_
         await app_home(broker, tmp_path, "--resource", "https://cdn.example.com")
         reviewed = await review.review(broker, "ws", "board", BOARD)
         manifest = await review.add(broker, reviewed, ["https://cdn.example.com"])
-        current = approval_current(broker, "ws", manifest.id)
+        current = broker.standing("ws", manifest.id).standing is Standing.CURRENT
         opened = await open_app(broker, "ws", manifest.id)
     app = spec.spec_of(manifest.raw)
     assert current and app is not None

@@ -168,7 +168,7 @@ async def test_a_sampling_request_from_the_server_gets_an_error_reply(tmp_path: 
 
 
 async def test_a_changed_tool_schema_is_refused_until_approved_again(tmp_path: Path):
-    from broker.extensions import approve, pin_changes
+    from broker.extensions import approve, review
 
     async with new_broker(tmp_path / "home") as broker:
         add_stdio(broker, "odd", TDT_LIKE)
@@ -176,9 +176,10 @@ async def test_a_changed_tool_schema_is_refused_until_approved_again(tmp_path: P
         assert (await broker.call(ctx, "m", "mutate", {}))["ok"]
         changed = await broker.call(ctx, "m", "tdt_workspace_status", {})
         other = await broker.call(ctx, "m", "fail", {})
-        lines = await pin_changes(broker, "ws", ctx.extension)
-        await approve(broker, "ws", ctx.extension)
-        after = await pin_changes(broker, "ws", ctx.extension)
+        reviewed = await review(broker, "ws", ctx.extension)
+        lines = list(reviewed.changes)
+        await approve(broker, reviewed)
+        after = list((await review(broker, "ws", ctx.extension)).changes)
         approved_again = await broker.call(ctx, "m", "tdt_workspace_status", {})
     assert code(changed) == "refused"
     assert "changed" in changed["error"]["message"]
@@ -207,12 +208,3 @@ async def test_a_write_tool_shows_server_tool_and_args_and_runs_only_when_confir
     assert code(no) == "declined"
     assert ok["ok"]
     assert code(bare) == "confirmation_required"
-
-
-async def test_approval_fails_with_the_reason_when_the_server_cannot_start(tmp_path: Path):
-    from broker.errors import ProfileError
-
-    async with new_broker(tmp_path / "home") as broker:
-        add_stdio(broker, "odd", [str(tmp_path / "missing-server")])
-        with pytest.raises(ProfileError, match="could not be started"):
-            await mcp_extension(broker, tmp_path, "odd", READS)
