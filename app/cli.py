@@ -9,6 +9,7 @@ from importlib.metadata import PackageNotFoundError, version
 from app.commands import agent, app, audit, call, db, dev, ext, mcp, project, service, workspace
 from app.commands.common import CommandFailed, add_home_option
 from broker.errors import CredentialStoreError, SettingsError
+from broker.visible import visible
 
 GROUPS = [workspace, project, ext, app, audit, call, service, dev, mcp, db, agent]
 
@@ -49,10 +50,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         code: int = handler(args)
     except CommandFailed as exc:
-        print(f"helm: {exc}", file=sys.stderr)
+        print(visible(f"helm: {exc}"), file=sys.stderr)  # messages may quote a server or a manifest
         return 1
     except (SettingsError, CredentialStoreError) as exc:
-        print(f"helm: {exc}", file=sys.stderr)
+        print(visible(f"helm: {exc}"), file=sys.stderr)
         return 3
     except KeyboardInterrupt:
         return 130

@@ -8,6 +8,7 @@ from typing import Any
 
 from app.commands.common import add_home_option, home_path, print_json
 from broker.audit import AuditLog
+from broker.visible import visible
 
 
 def register(sub: Any) -> None:
@@ -27,7 +28,9 @@ def _show(args: argparse.Namespace) -> int:
         print("nothing recorded yet (write decisions and redactions appear here)")
     for r in records:
         print(
-            f"{r.time}  {r.decision:<9} {r.outcome:<14} {r.workspace}/{r.extension} "
-            f"{r.connection}.{r.operation}  {r.title}"
+            visible(
+                f"{r.time}  {r.decision:<9} {r.outcome:<14} {r.workspace}/{r.extension} "
+                f"{r.connection}.{r.operation}  {r.title}"
+            )
         )
     return 0

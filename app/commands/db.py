@@ -18,6 +18,7 @@ from broker.kinds.base import KindEnv
 from broker.kinds.db import profiles
 from broker.kinds.db.check import check_profile
 from broker.kinds.db.profiles import DbProfile
+from broker.visible import visible
 
 
 def register(sub: Any) -> None:
@@ -98,9 +99,12 @@ def _report(args: argparse.Namespace, name: str) -> int:
     for warning in check.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if not check.ok:
-        print(f"helm: {check.message} (fix the profile, then run: helm db test {name})", file=sys.stderr)
+        print(
+            visible(f"helm: {check.message} (fix the profile, then run: helm db test {name})"),
+            file=sys.stderr,
+        )
         return 1
-    print(check.message)
+    print(visible(check.message))  # may quote the database server
     return 0
 
 

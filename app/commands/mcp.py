@@ -24,6 +24,7 @@ from app.commands.common import (
 from broker.errors import CallError
 from broker.kinds.mcp import profiles
 from broker.kinds.mcp.adapter import McpKind
+from broker.visible import visible
 
 
 def register(sub: Any) -> None:
@@ -122,7 +123,7 @@ def _tools(args: argparse.Namespace) -> int:
             print_json([t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools])
         for tool in [] if args.json else tools:
             first_line = (tool.description or "").strip().splitlines()[:1]
-            print(f"{tool.name}\t{first_line[0] if first_line else ''}")
+            print(visible(f"{tool.name}\t{first_line[0] if first_line else ''}"))  # the server's words
         return 0
 
     return run(body())

@@ -158,3 +158,19 @@ def test_the_db_write_prompt_shows_the_sql_and_args_once(
     assert err.count(sql) == 1
     assert err.count("[7]") == 1
     assert "Query: close" in err
+
+
+def test_a_server_tool_description_cannot_act_on_the_terminal(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tools = tools_file(tmp_path / "tools.json", "echo\x1b]0;pwned\x07 \u202eevil")
+    command, *arguments = from_file_command(tools)
+    assert (
+        helm(
+            capsys, monkeypatch, "mcp", "add", "srv", "--command", command, *[f"--arg={a}" for a in arguments]
+        )[0]
+        == 0
+    )
+    code, out, _ = helm(capsys, monkeypatch, "mcp", "tools", "srv", "-w", "w")
+    assert code == 0
+    assert out == "echo\techo[U+001B]]0;pwned[U+0007] [U+202E]evil\n"
