@@ -20,7 +20,7 @@ from broker.agents.fsguard import RelPath, Root, refused
 from broker.agents.questions import agent_write_summary
 from broker.agents.state import SessionState, new_decision_id
 from broker.errors import CallError, ErrorCode
-from broker.kinds.files.diff import line_diff
+from broker.kinds.files.diff import line_diff, newline_lines
 from broker.summary import Decision
 
 REFUSED = -32001
@@ -43,7 +43,7 @@ def _done(state: SessionState, op: str, path: str, decision: str, outcome: str, 
 def _lines(text: str, line: int | None, limit: int | None) -> str:
     if line is None and limit is None:
         return text
-    rows = text.splitlines(keepends=True)
+    rows = newline_lines(text)
     start = max((line or 1) - 1, 0)
     end = len(rows) if limit is None else start + max(limit, 0)
     return "".join(rows[start:end])

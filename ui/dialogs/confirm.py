@@ -148,7 +148,9 @@ def diff_view(diff: str, parent: QWidget | None = None) -> QPlainTextEdit:
     box.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
     cursor = box.textCursor()
     cursor.movePosition(QTextCursor.MoveOperation.End)
-    lines = diff.splitlines()
+    lines = diff.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
     for i, line in enumerate(lines):
         fmt = QTextCharFormat()
         colours = None if line.startswith(("+++", "---")) else _DIFF_COLOURS.get(line[:1])

@@ -76,9 +76,22 @@ def _hunks(a: Sequence[str], b: Sequence[str], groups: list[list[Opcode]]) -> It
             yield from ("+" + line for line in b[j1:j2])
 
 
+def newline_lines(text: str) -> list[str]:
+    """``text`` cut after each ``\n`` only: a file's lines as its tools count them.
+
+    ``str.splitlines`` also cuts at U+2028, form feeds and the like, which would put a line of
+    the file on two lines of the diff and hide those characters from the dialog.
+    """
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
 def line_diff(path: str, old: str, new: str, budget: float = BUDGET) -> str:
     """A unified line diff of the current text ``old`` and the new text ``new``."""
-    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    a, b = newline_lines(old), newline_lines(new)
     try:
         groups = list(_TimedMatcher(a, b, time.monotonic() + budget).get_grouped_opcodes(CONTEXT))
     except _OutOfTime:

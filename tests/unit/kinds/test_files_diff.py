@@ -34,6 +34,13 @@ def test_the_diff_is_the_unified_diff_of_the_two_texts(old: str, new: str) -> No
     assert line_diff("x", old, new) == reference(old, new)
 
 
+def test_only_newlines_end_lines_so_separators_stay_inside_their_line() -> None:
+    old = "a\u2028b\x0cc\rd\n"
+    new = "a\u2028B\x0cc\rd\n"
+    lines = line_diff("x", old, new).split("\n")
+    assert lines[2:5] == ["@@ -1 +1 @@", "-" + old[:-1], "+" + new[:-1]]
+
+
 def test_identical_texts_have_an_empty_diff() -> None:
     assert line_diff("x", "same\n", "same\n") == ""
 
