@@ -4,8 +4,9 @@ Each record: time (UTC ISO), workspace, extension, connection, kind, operation, 
 outcome (``ok`` or an error code), a title and the digest of the exact request. Argument values
 are not logged (they can hold personal data); the digest identifies them.
 
-* A write decision is ``confirmed``, ``declined``, ``expired`` or ``refused``; its title is the
-  one the user saw in the dialog.
+* A write decision is ``confirmed``, ``declined``, ``expired``, ``refused`` or ``cancelled``
+  (the call was cancelled while the dialog was open); its title is the one the user saw in the
+  dialog, and ``fields`` lists the labels of the fields the dialog showed, without their values.
 * ``redacted`` says that Helm removed a secret it had sent from what a call returned (a read
   or a write; see ``broker.redact``). Its title says how many occurrences; it never holds the
   secret, and has no request digest.
@@ -41,6 +42,9 @@ class AuditRecord:
     time: str = ""
     decision_id: str = ""
     reason: str = ""
+    fields: tuple[str, ...] = ()
+    """The labels of the fields the dialog showed ("Service", "URL"…), in order — never their
+    values, which can hold argument values."""
 
 
 FILE_NAME = "audit.jsonl"
@@ -77,6 +81,9 @@ class AuditLog:
             for line in fh:
                 try:
                     raw: Any = json.loads(line)
-                    yield AuditRecord(**raw)
+                    labels = raw.pop("fields", [])
+                    if not isinstance(labels, list):
+                        continue
+                    yield AuditRecord(**raw, fields=tuple(str(label) for label in labels))
                 except (ValueError, TypeError):
                     continue  # a torn last line after a crash; the rest stays readable

@@ -11,6 +11,7 @@ extension or a server can cause; the envelope carries a contract error code inst
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Mapping
@@ -21,6 +22,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
 from broker import approval, envelope
+from broker.activity import Activity
 from broker.audit import AuditLog, AuditRecord
 from broker.context import CallContext
 from broker.credentials import CredentialStore, open_store
@@ -62,6 +64,8 @@ class Broker:
         self.audit = AuditLog(home / "audit.jsonl")
         self.tokens = TokenBook()
         self.admission = CallAdmission()
+        self.activity = Activity(home)
+        """Every call's record, and the kill switch (``broker.activity``)."""
         self.writes = WritePipeline(self.tokens, self.audit, self._settings_version)
         """The one write pipeline; Helm's own writers (the DB explorer) use it too."""
         self._adapters: dict[str, Kind] = {}
@@ -77,6 +81,7 @@ class Broker:
         await self.aclose()
 
     async def aclose(self) -> None:
+        self.activity.flush()
         adapters, self._adapters = self._adapters, {}
         for name, adapter in adapters.items():
             try:
@@ -196,6 +201,36 @@ class Broker:
         confirmation: str | None = None,
         confirm: Confirmer | None = None,
         refusal: CallError | None = None,
+    ) -> dict[str, Any]:
+        """``_admit`` under the activity hook (``broker.activity``): every call is recorded
+        when it ends; while the user has stopped its extension or connection it is refused,
+        and when they stop it during the call it is cancelled and answered with that refusal."""
+        watch = self.activity.begin(ctx, connection_id, operation)
+        result: dict[str, Any] | None = None
+        cancelled: asyncio.CancelledError | None = None
+        try:
+            result = await self._admit(
+                ctx, connection_id, operation, args, confirmation, confirm, watch.refusal or refusal
+            )
+        except asyncio.CancelledError as exc:
+            cancelled = exc
+        stopped = watch.cancelled_by_stop()  # also when a library swallowed the cancellation
+        if stopped is not None:
+            result = envelope.failure(self._kind_hint(ctx, connection_id), stopped)
+        self.activity.end(watch, result)
+        if result is None:
+            raise cancelled or asyncio.CancelledError()
+        return result
+
+    async def _admit(
+        self,
+        ctx: CallContext,
+        connection_id: str,
+        operation: str,
+        args: Mapping[str, Any],
+        confirmation: str | None,
+        confirm: Confirmer | None,
+        refusal: CallError | None,
     ) -> dict[str, Any]:
         """Admission, then the call (or ``refusal``, when the call was refused before it was
         read); every CallError becomes the kind's failure envelope."""

@@ -20,13 +20,17 @@ Guarantees:
   while the user was deciding (a profile edited under an open dialog) is the write prepared
   again, and the token is then redeemed against the new binding: a request the user did not
   see is refused with ``confirmation_required``, never sent.
-* Every outcome is in the audit log: confirmed (with the outcome), declined, expired, refused.
+* Every outcome is in the audit log: confirmed (with the outcome, ``cancelled`` when the call
+  was cancelled while it was being sent), declined, expired, refused, and ``cancelled`` when the
+  call was cancelled while the dialog was open (nothing sent). Each record names the fields the
+  dialog showed (their labels, never their values).
 
 Errors are ``CallError``s; the caller turns them into its envelope (``broker.envelope``).
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -100,7 +104,12 @@ class WritePipeline:
         version = self._settings_version()
         prepared = await target.prepare()
         summary = self._summary(target, prepared)
-        decision = await confirm(summary)
+        try:
+            decision = await confirm(summary)
+        except asyncio.CancelledError:  # the frame closed, or the user stopped the extension
+            self.tokens.discard(summary.token)
+            self._audit(target, prepared.details, "cancelled", "nothing sent")
+            raise
         if decision is not Decision.CONFIRMED:
             self.tokens.discard(summary.token)
             self._audit(target, prepared.details, decision.value, "nothing sent")
@@ -149,6 +158,9 @@ class WritePipeline:
         except CallError as err:
             self._audit(target, prepared.details, "confirmed", err.code.value)
             raise
+        except asyncio.CancelledError:  # cancelled while it was being sent: it may have arrived
+            self._audit(target, prepared.details, "confirmed", "cancelled")
+            raise
         error = result.get("error")
         outcome = "ok" if result.get("ok") else str(error.get("code") if isinstance(error, dict) else error)
         self._audit(target, prepared.details, "confirmed", outcome)
@@ -166,5 +178,6 @@ class WritePipeline:
                 outcome=outcome,
                 title=details.title,
                 request_digest=digest(details.binding),
+                fields=tuple(label for label, _value in details.fields),
             )
         )

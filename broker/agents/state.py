@@ -119,7 +119,7 @@ class SessionState:
     tools: ToolBook = field(default_factory=ToolBook)
     cancelled: asyncio.Event = field(default_factory=asyncio.Event)
 
-    def record(self, operation: str, decision: str, outcome: str, **details: str) -> None:
+    def record(self, operation: str, decision: str, outcome: str, **details: Any) -> None:
         """One audit record for this session (``details``: title, request_digest, decision_id,
         reason)."""
         self.audit.record(

@@ -1,0 +1,292 @@
+"""What each extension did: one record per call, in memory and in a capped log in the home.
+
+The broker watches every call it is given — reads, writes, refusals, from frames, apps and the
+command line — through one hook: ``Activity.begin`` when the call arrives, ``Activity.end``
+when it is over. A record holds the time, who called (workspace, extension, the calling
+instance), the connection and operation, how long it took, its outcome (``ok``, the contract
+error code, or ``cancelled``) and the size of the envelope it returned. Argument values and
+results are never kept.
+
+* In memory: the last ``KEEP`` records, and per extension the calls and failures since Helm
+  started; listeners (the Activity view, the dashboard's error strips) hear each record.
+* On disk: ``<home>/activity.jsonl``, one JSON object per line, mode 0600, written in batches
+  (at most ``FLUSH_SECONDS`` after the call, and when the broker closes). When it would grow
+  past ``MAX_FILE_BYTES`` it becomes ``activity.1.jsonl`` (replacing the previous one), so the
+  log never takes more than twice that.
+
+The kill switch (``broker.killswitch``) works through the same hook: ``begin`` hands the call a
+refusal while its extension or connection is stopped, and ``stop`` cancels the calls of a
+stopped extension or connection that are running; the broker answers them with that refusal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from broker.context import CallContext
+from broker.errors import CallError, ErrorCode
+from broker.killswitch import KillSwitch, Stop, stopped_message
+
+log = logging.getLogger("helm.activity")
+
+FILE_NAME = "activity.jsonl"
+OLDER_FILE_NAME = "activity.1.jsonl"
+KEEP = 2000
+MAX_FILE_BYTES = 1024 * 1024
+FLUSH_SECONDS = 1.0
+FLUSH_RECORDS = 256
+OK = "ok"
+CANCELLED = "cancelled"
+
+Listener = Callable[["ActivityRecord"], None]
+
+
+@dataclass(frozen=True, slots=True)
+class ActivityRecord:
+    """One finished call. ``time`` is when it arrived (seconds since the epoch)."""
+
+    time: float
+    workspace: str
+    extension: str
+    instance: str
+    connection: str
+    operation: str
+    duration_ms: float
+    outcome: str
+    bytes: int
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome == OK
+
+    def to_json(self) -> dict[str, Any]:
+        when = datetime.fromtimestamp(self.time, UTC).isoformat(timespec="milliseconds")
+        return {
+            "time": when, "workspace": self.workspace, "extension": self.extension,
+            "instance": self.instance, "connection": self.connection, "operation": self.operation,
+            "duration_ms": round(self.duration_ms, 3), "outcome": self.outcome, "bytes": self.bytes,
+        }  # fmt: skip
+
+    @classmethod
+    def from_json(cls, raw: Any) -> ActivityRecord | None:
+        """The record of one log line, or None for a line that is not one (a torn last line)."""
+        if not isinstance(raw, dict):
+            return None
+        try:
+            when = datetime.fromisoformat(str(raw["time"])).timestamp()
+            ws, ext, instance, conn, op = (
+                str(raw[k]) for k in ("workspace", "extension", "instance", "connection", "operation")
+            )
+            return cls(when, ws, ext, instance, conn, op, float(raw["duration_ms"]), str(raw["outcome"]),
+                       int(raw["bytes"]))  # fmt: skip
+        except (KeyError, TypeError, ValueError):
+            return None
+
+
+@dataclass(frozen=True, slots=True)
+class Count:
+    """Calls of one extension since Helm started, and how many of them did not succeed."""
+
+    calls: int = 0
+    failed: int = 0
+
+
+@dataclass(eq=False, slots=True)
+class Watch:
+    """One call while it runs: what ``end`` needs, and whether the kill switch cancelled it."""
+
+    ctx: CallContext
+    connection: str
+    operation: str
+    time: float
+    started: float
+    task: asyncio.Task[Any] | None
+    refusal: CallError | None = None
+    stopped_by: Stop | None = None
+
+    def cancelled_by_stop(self) -> CallError | None:
+        """When the kill switch cancelled this call: the refusal to answer with (the
+        cancellation it asked for is taken back, so the caller's task goes on)."""
+        if self.stopped_by is None or self.task is None:
+            return None
+        if self.task.uncancel() > 0:
+            return None  # someone else cancelled it too (the frame is closing): let it end
+        return CallError(ErrorCode.REFUSED, stopped_message(self.stopped_by, running=True))
+
+
+@dataclass
+class _LogFile:
+    """The capped log on disk: records wait in ``pending`` and are appended in batches."""
+
+    path: Path
+    max_bytes: int
+    pending: list[ActivityRecord] = field(default_factory=list)
+    timer: asyncio.TimerHandle | None = None
+
+    def add(self, record: ActivityRecord) -> None:
+        self.pending.append(record)
+        if len(self.pending) >= FLUSH_RECORDS:
+            self.flush()
+        elif self.timer is None:
+            try:
+                self.timer = asyncio.get_running_loop().call_later(FLUSH_SECONDS, self.flush)
+            except RuntimeError:  # no loop (a script): write now
+                self.flush()
+
+    def flush(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        pending, self.pending = self.pending, []
+        if not pending:
+            return
+        data = "".join(json.dumps(r.to_json(), ensure_ascii=False) + "\n" for r in pending).encode("utf-8")
+        try:
+            self._append(data)
+        except OSError as exc:  # the log is Helm's own notebook: a full disk must not stop calls
+            log.warning("could not write the activity log: %s", exc.strerror)
+
+    def _append(self, data: bytes) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            size = self.path.stat().st_size
+        except FileNotFoundError:
+            size = 0
+        if size and size + len(data) > self.max_bytes:
+            os.replace(self.path, self.path.with_name(OLDER_FILE_NAME))
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, data)
+        finally:
+            os.close(fd)
+
+    def read(self) -> Iterator[ActivityRecord]:
+        """Every record on disk, oldest first (the older file, then the current one)."""
+        self.flush()
+        for path in (self.path.with_name(OLDER_FILE_NAME), self.path):
+            try:
+                lines = path.read_text("utf-8", errors="replace").splitlines()
+            except FileNotFoundError:
+                continue
+            for line in lines:
+                try:
+                    record = ActivityRecord.from_json(json.loads(line))
+                except ValueError:
+                    record = None
+                if record is not None:
+                    yield record
+
+
+class Activity:
+    """The broker's call observer and kill switch, for one Helm home."""
+
+    def __init__(self, home: Path, *, keep: int = KEEP, max_file_bytes: int = MAX_FILE_BYTES) -> None:
+        self.switch = KillSwitch(home)
+        self.recent: deque[ActivityRecord] = deque(maxlen=keep)
+        self.counts: dict[tuple[str, str], Count] = {}
+        self.since = time.time()
+        self._file = _LogFile(home / FILE_NAME, max_file_bytes)
+        self._running: set[Watch] = set()
+        self._listeners: list[Listener] = []
+
+    # -- the hook ------------------------------------------------------------------------
+    def begin(self, ctx: CallContext, connection: str, operation: str) -> Watch:
+        """A call arrived; ``Watch.refusal`` is set when its extension or connection is stopped."""
+        refusal = self.switch.refusal(ctx.workspace, ctx.extension, connection)
+        task = asyncio.current_task()
+        watch = Watch(ctx, connection, operation, time.time(), time.perf_counter(), task, refusal)
+        self._running.add(watch)
+        return watch
+
+    def end(self, watch: Watch, result: Mapping[str, Any] | None) -> ActivityRecord:
+        """The call is over: ``result`` is its envelope, None when it was cancelled."""
+        self._running.discard(watch)
+        duration = (time.perf_counter() - watch.started) * 1000
+        ctx = watch.ctx
+        outcome, size = _outcome(result), _size(result)
+        record = ActivityRecord(
+            watch.time, ctx.workspace, ctx.extension, ctx.instance, watch.connection, watch.operation,
+            duration, outcome, size,
+        )  # fmt: skip
+        self.recent.append(record)
+        key = (ctx.workspace, ctx.extension)
+        count = self.counts.get(key, Count())
+        self.counts[key] = Count(count.calls + 1, count.failed + (outcome != OK))
+        self._file.add(record)
+        for listener in list(self._listeners):
+            try:
+                listener(record)
+            except Exception:  # a listener's bug must not turn into a failed call
+                log.exception("an activity listener failed")
+        return record
+
+    # -- the kill switch -----------------------------------------------------------------
+    def stop(self, workspace: str, extension: str, connection: str | None = None) -> int:
+        """Stop an extension (or one connection of it) now: refuse its new calls and cancel
+        those running. Returns how many running calls were cancelled; raises SettingsError
+        when the stop cannot be recorded (nothing was cancelled then)."""
+        stop = self.switch.set(workspace, extension, connection, True)
+        cancelled = 0
+        for watch in list(self._running):
+            ctx = watch.ctx
+            if watch.stopped_by is not None or watch.task is None or watch.task.done():
+                continue
+            if stop.covers(ctx.workspace, ctx.extension, watch.connection):
+                watch.stopped_by = stop
+                watch.task.cancel()
+                cancelled += 1
+        return cancelled
+
+    def resume(self, workspace: str, extension: str, connection: str | None = None) -> None:
+        """Turn a stopped extension (or connection) back on."""
+        self.switch.set(workspace, extension, connection, False)
+
+    def running(self, workspace: str, extension: str) -> int:
+        """How many calls of ``extension`` are running now."""
+        return sum(1 for w in self._running if (w.ctx.workspace, w.ctx.extension) == (workspace, extension))
+
+    # -- reading -------------------------------------------------------------------------
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener`` with every new record; returns the function that stops it."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def history(self, limit: int = KEEP) -> list[ActivityRecord]:
+        """The last ``limit`` records of the log on disk (earlier runs of Helm included)."""
+        kept: deque[ActivityRecord] = deque(self._file.read(), maxlen=limit)
+        return list(kept)
+
+    def flush(self) -> None:
+        """Write what waits for the log now (the broker does it when it closes)."""
+        self._file.flush()
+
+
+def _outcome(result: Mapping[str, Any] | None) -> str:
+    if result is None:
+        return CANCELLED
+    if result.get("ok"):
+        return OK
+    error = result.get("error")
+    code = error.get("code") if isinstance(error, Mapping) else None
+    return str(code) if code else ErrorCode.UNAVAILABLE.value
+
+
+def _size(result: Mapping[str, Any] | None) -> int:
+    """The envelope's size as the compact JSON text a frame receives, in UTF-8 bytes."""
+    if result is None:
+        return 0
+    try:
+        text = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError):
+        return 0
+    return len(text.encode("utf-8", "replace"))
