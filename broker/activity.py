@@ -64,6 +64,9 @@ class ActivityRecord:
     duration_ms: float
     outcome: str
     bytes: int
+    message: str = ""
+    """Helm's message for a failed call, for the screen only: it can name an argument (a
+    path), so it is never written to the log on disk."""
 
     @property
     def ok(self) -> bool:
@@ -132,6 +135,8 @@ class _LogFile:
     max_bytes: int
     pending: list[ActivityRecord] = field(default_factory=list)
     timer: asyncio.TimerHandle | None = None
+    written: int = 0
+    """Records this process wrote (they are also in memory)."""
 
     def add(self, record: ActivityRecord) -> None:
         self.pending.append(record)
@@ -153,6 +158,7 @@ class _LogFile:
         data = "".join(json.dumps(r.to_json(), ensure_ascii=False) + "\n" for r in pending).encode("utf-8")
         try:
             self._append(data)
+            self.written += len(pending)
         except OSError as exc:  # the log is Helm's own notebook: a full disk must not stop calls
             log.warning("could not write the activity log: %s", exc.strerror)
 
@@ -213,10 +219,10 @@ class Activity:
         self._running.discard(watch)
         duration = (time.perf_counter() - watch.started) * 1000
         ctx = watch.ctx
-        outcome, size = _outcome(result), _size(result)
+        (outcome, message), size = _outcome(result), _size(result)
         record = ActivityRecord(
             watch.time, ctx.workspace, ctx.extension, ctx.instance, watch.connection, watch.operation,
-            duration, outcome, size,
+            duration, outcome, size, message,
         )  # fmt: skip
         self.recent.append(record)
         key = (ctx.workspace, ctx.extension)
@@ -262,8 +268,13 @@ class Activity:
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
     def history(self, limit: int = KEEP) -> list[ActivityRecord]:
-        """The last ``limit`` records of the log on disk (earlier runs of Helm included)."""
-        kept: deque[ActivityRecord] = deque(self._file.read(), maxlen=limit)
+        """The last ``limit`` records, oldest first: earlier runs of Helm from the log on disk,
+        then this run's from memory (the same objects listeners were given)."""
+        earlier = list(self._file.read())
+        if self._file.written:
+            earlier = earlier[: -self._file.written]
+        kept: deque[ActivityRecord] = deque(earlier, maxlen=limit)
+        kept.extend(self.recent)
         return list(kept)
 
     def flush(self) -> None:
@@ -271,14 +282,17 @@ class Activity:
         self._file.flush()
 
 
-def _outcome(result: Mapping[str, Any] | None) -> str:
+def _outcome(result: Mapping[str, Any] | None) -> tuple[str, str]:
+    """The outcome code and, for a failure, Helm's message."""
     if result is None:
-        return CANCELLED
+        return CANCELLED, "the call was cancelled (its frame closed)"
     if result.get("ok"):
-        return OK
+        return OK, ""
     error = result.get("error")
-    code = error.get("code") if isinstance(error, Mapping) else None
-    return str(code) if code else ErrorCode.UNAVAILABLE.value
+    if not isinstance(error, Mapping):
+        return ErrorCode.UNAVAILABLE.value, ""
+    code, message = error.get("code"), error.get("message")
+    return (str(code) if code else ErrorCode.UNAVAILABLE.value), (message if isinstance(message, str) else "")
 
 
 def _size(result: Mapping[str, Any] | None) -> int:

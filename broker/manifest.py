@@ -174,7 +174,16 @@ def validate(raw: Any) -> list[Issue]:
         return issues
     broken = {p for i in issues if (p := _connection_path(i.path)) is not None}
     app = [] if any(i.path.startswith("$.app") for i in issues) else list(app_spec.lint(raw))
-    return issues + list(_rule_issues(raw, broken)) + app
+    return issues + list(_rule_issues(raw, broken)) + app + _size_issues(raw)
+
+
+def _size_issues(raw: Mapping[str, Any]) -> list[Issue]:
+    """A size hint is for the dashboard, where only widgets sit."""
+    if "size" in raw and raw.get("kind") == "tool":
+        return [
+            Issue("$.size", "only widgets have a size on the dashboard (a tool fills its tab): remove it")
+        ]
+    return []
 
 
 def _connection_path(path: str) -> str | None:

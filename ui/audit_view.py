@@ -1,4 +1,10 @@
-"""The audit log of write decisions and redactions, newest first, filtered by decision."""
+"""The audit log: write decisions, redactions and pins, newest first, in local time.
+
+Filters narrow it by decision, extension and outcome. Selecting a record shows what the dialog
+showed — its title, the labels of its fields and the digest of the exact request — and who
+asked, through what, with what outcome. The log never holds argument values, so neither does
+this window: the digest identifies the request.
+"""
 
 from __future__ import annotations
 
@@ -8,67 +14,173 @@ from broker.audit import AuditLog, AuditRecord
 from ui.qt import (
     QAbstractItemView,
     QComboBox,
+    QFormLayout,
     QHBoxLayout,
+    QHeaderView,
     QPushButton,
+    QSplitter,
+    Qt,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
-from ui.text import elide, plain_label, set_plain
+from ui.text import elide, monospace, plain_label, set_plain, visible
+from ui.when import full_local_time_of, local_time_of
 
 COLUMNS = (
     ("time", "Time"),
     ("decision", "Decision"),
     ("outcome", "Outcome"),
-    ("workspace", "Workspace"),
     ("extension", "Extension"),
     ("connection", "Connection"),
-    ("kind", "Kind"),
     ("operation", "Operation"),
     ("title", "Dialog"),
 )
-DECISIONS = ("all", "confirmed", "declined", "expired", "refused", "redacted")
+DECISIONS = ("all", "confirmed", "declined", "expired", "refused", "cancelled", "redacted", "pinned")
+ALL = ""
+NOT_KEPT = "values are not kept (they can hold personal data); the digest identifies them"
 
 
-def rows(records: Iterable[AuditRecord], decision: str = "all") -> list[AuditRecord]:
-    """The records to show: newest first, only ``decision`` unless it is "all"."""
-    chosen = [r for r in records if decision == "all" or r.decision == decision]
+def rows(
+    records: Iterable[AuditRecord], decision: str = "all", extension: str = ALL, outcome: str = ALL
+) -> list[AuditRecord]:
+    """The records to show: newest first, only those that pass every filter."""
+    chosen = [
+        r
+        for r in records
+        if (decision == "all" or r.decision == decision)
+        and (not extension or r.extension == extension)
+        and (not outcome or r.outcome == outcome)
+    ]
     return sorted(chosen, key=lambda r: r.time, reverse=True)
+
+
+def details(record: AuditRecord) -> list[tuple[str, str]]:
+    """What the detail pane shows for one record, as (label, text) pairs."""
+    when = full_local_time_of(record.time)
+    shown = ", ".join(record.fields) if record.fields else "—"
+    pairs = [
+        ("When", when),
+        ("Decision", record.decision),
+        ("Outcome", record.outcome),
+        ("Workspace", record.workspace or "—"),
+        ("Extension", record.extension or "—"),
+        ("Connection", f"{record.connection} ({record.kind})"),
+        ("Operation", record.operation),
+        ("Dialog title", record.title or "—"),
+        ("Fields shown", f"{shown} — {NOT_KEPT}" if record.fields else shown),
+        ("Request digest", record.request_digest or "—"),
+    ]
+    pairs += [
+        (label, value)
+        for label, value in (("Decision id", record.decision_id), ("Reason", record.reason))
+        if value
+    ]
+    return pairs
 
 
 class AuditView(QWidget):
     def __init__(self, log: AuditLog, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.log = log
+        self.shown: list[AuditRecord] = []
         self.setWindowTitle("Audit log — write decisions and redactions")
-        self.resize(1000, 500)
+        self.setAccessibleName("Audit log")
+        self.resize(1100, 560)
         layout = QVBoxLayout(self)
-        bar = QHBoxLayout()
-        bar.addWidget(plain_label("Show", self, wrap=False))
-        self.filter = QComboBox(self)
-        self.filter.addItems(list(DECISIONS))
-        self.filter.currentTextChanged.connect(lambda _t: self.refresh())
-        bar.addWidget(self.filter)
-        bar.addStretch(1)
-        self.refresh_button = QPushButton("Refresh", self)
-        self.refresh_button.clicked.connect(self.refresh)
-        bar.addWidget(self.refresh_button)
-        layout.addLayout(bar)
-        self.table = QTableWidget(0, len(COLUMNS), self)
-        self.table.setHorizontalHeaderLabels([label for _key, label in COLUMNS])
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        layout.addWidget(self.table, 1)
+        layout.addLayout(self._filters())
+        split = QSplitter(Qt.Orientation.Vertical, self)
+        split.addWidget(self._table())
+        self.detail = QWidget(split)
+        self.detail.setAccessibleName("The selected decision")
+        self.detail_form = QFormLayout(self.detail)
+        split.addWidget(self.detail)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        layout.addWidget(split, 1)
         self.count = plain_label("", self)
         layout.addWidget(self.count)
         self.refresh()
 
+    def _filters(self) -> QHBoxLayout:
+        bar = QHBoxLayout()
+        bar.addWidget(plain_label("Show", self, wrap=False))
+        self.filter = QComboBox(self)
+        self.filter.setAccessibleName("Show decisions of kind")
+        self.filter.addItems(list(DECISIONS))
+        self.extension_filter = QComboBox(self)
+        self.extension_filter.setAccessibleName("Show decisions of extension")
+        self.outcome_filter = QComboBox(self)
+        self.outcome_filter.setAccessibleName("Show decisions with outcome")
+        for box in (self.filter, self.extension_filter, self.outcome_filter):
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+            box.currentIndexChanged.connect(lambda _i: self.refresh())
+            bar.addWidget(box)
+        bar.addStretch(1)
+        self.refresh_button = QPushButton("Refresh", self)
+        self.refresh_button.setAccessibleDescription("Read the audit log again")
+        self.refresh_button.clicked.connect(self.refresh)
+        bar.addWidget(self.refresh_button)
+        return bar
+
+    def _table(self) -> QTableWidget:
+        self.table = QTableWidget(0, len(COLUMNS), self)
+        self.table.setAccessibleName("Decisions")
+        self.table.setHorizontalHeaderLabels([label for _key, label in COLUMNS])
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.currentCellChanged.connect(lambda row, *_: self.show_detail(row))
+        return self.table
+
     def refresh(self) -> None:
-        shown = rows(self.log.records(), self.filter.currentText())
-        self.table.setRowCount(len(shown))
-        for r, record in enumerate(shown):
+        records = list(self.log.records())
+        self._offer(self.extension_filter, "All extensions", sorted({r.extension for r in records}))
+        self._offer(self.outcome_filter, "All outcomes", sorted({r.outcome for r in records}))
+        self.shown = rows(
+            records,
+            self.filter.currentText(),
+            str(self.extension_filter.currentData() or ""),
+            str(self.outcome_filter.currentData() or ""),
+        )
+        self.table.setRowCount(len(self.shown))
+        for r, record in enumerate(self.shown):
             for c, (key, _label) in enumerate(COLUMNS):
-                self.table.setItem(r, c, QTableWidgetItem(elide(str(getattr(record, key)), 120)))
-        self.table.resizeColumnsToContents()
-        set_plain(self.count, f"{len(shown)} decision(s)")
+                text = local_time_of(record.time) if key == "time" else str(getattr(record, key))
+                item = QTableWidgetItem(elide(text, 120))
+                if key == "time":
+                    item.setToolTip(record.time)
+                self.table.setItem(r, c, item)
+        set_plain(self.count, f"{len(self.shown)} decision(s)")
+        self.show_detail(self.table.currentRow())
+
+    def _offer(self, box: QComboBox, everything: str, values: list[str]) -> None:
+        """Keep ``box``'s choices to what the log holds, and its current choice."""
+        current = box.currentData()
+        box.blockSignals(True)
+        box.clear()
+        box.addItem(everything, ALL)
+        for value in values:
+            box.addItem(elide(value, 60), value)
+        index = box.findData(current)
+        box.setCurrentIndex(max(index, 0))
+        box.blockSignals(False)
+
+    def show_detail(self, row: int) -> None:
+        while self.detail_form.rowCount():
+            self.detail_form.removeRow(0)
+        if not 0 <= row < len(self.shown):
+            self.detail_form.addRow(
+                plain_label("Select a decision to see what the dialog showed.", self.detail)
+            )
+            return
+        for label, text in details(self.shown[row]):
+            value = plain_label(text, self.detail)
+            value.setAccessibleName(label)
+            if label == "Request digest":
+                value.setFont(monospace())
+            self.detail_form.addRow(visible(label), value)

@@ -1,177 +1,239 @@
-"""The dashboard: a workspace's widgets side by side, each with its settings form.
+"""The dashboard: a workspace's widgets in a grid that fits the window and scrolls only down.
 
-The frame that runs an extension is made by a ``ViewFactory`` — the extension host's web view
-in the app, a plain placeholder in tests and screenshots — so the dashboard does not depend on
-the web engine. When a widget's settings change, its frame is made again with the new values.
+As many columns as fit (``ui.dashboard_layout``); each widget spans some columns and rows and
+is placed, in the user's order, at the first free spot. The user moves a widget by dragging its
+handle onto another widget's place, resizes it by dragging its corner grip, or does either from
+the keyboard (the card's Layout menu and shortcuts). Each change is announced with
+``layoutChanged`` (the order with every span) for the window to keep; the dashboard itself
+stores nothing. When a widget's call fails, its card shows Helm's error strip (``heard``).
+
+Frames are made by a ``ViewFactory`` (``ui.frame_spec``); when a widget's settings change, its
+frame is made again with the new values.
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
-from broker.manifest import Manifest
-from ui.qt import (
-    QFrame,
-    QHBoxLayout,
-    QPushButton,
-    QScrollArea,
-    QSizePolicy,
-    QVBoxLayout,
-    QWidget,
+from broker.activity import ActivityRecord
+from ui.dashboard_card import STYLE, WidgetCard
+from ui.dashboard_layout import (
+    GAP,
+    MAX_COLS,
+    ROW_HEIGHT,
+    Hint,
+    Placement,
+    Span,
+    columns_for,
+    height_of,
+    hint_of,
+    moved,
+    pack,
+    span_from_pixels,
 )
-from ui.text import elide, plain_label
-from ui.widgets.settings_form import SettingsForm, defaults
+from ui.frame_spec import Disposer, FrameSpec, ViewFactory, placeholder_view
+from ui.qt import QFrame, QPoint, QRect, QResizeEvent, QScrollArea, Qt, QWidget, Signal
+from ui.text import plain_label
+from ui.widgets.settings_form import defaults
 
-WIDGET_WIDTH = 360
+__all__ = ["Dashboard", "Disposer", "FrameSpec", "ViewFactory", "WidgetCard", "placeholder_view"]
 
-
-@dataclass(frozen=True)
-class FrameSpec:
-    """One running instance of an extension: what the view factory needs to make its frame."""
-
-    workspace: str
-    manifest: Manifest
-    instance: str
-    settings: Mapping[str, Any] = field(default_factory=dict)
+Saved = Sequence[tuple[str, Span]]
+"""The layout the window keeps: widget ids in order, each with its span."""
 
 
-class ViewFactory(Protocol):
-    """Makes the widget that runs one extension instance (the host's ``ExtensionView``).
+class _Canvas(QWidget):
+    """The scrolled area's content; lays the cards out whenever its width changes."""
 
-    A frame with an ``async aclose()`` is closed through it when it goes away, so the calls
-    still running in it are cancelled rather than left to answer a deleted page.
-    """
-
-    def __call__(self, frame: FrameSpec, parent: QWidget) -> QWidget: ...
-
-
-class Disposer:
-    """Owns the closing of frames that are taken off the screen."""
-
-    def __init__(self) -> None:
-        self.closing: set[asyncio.Task[Any]] = set()
-
-    def __call__(self, view: QWidget) -> None:
-        aclose = getattr(view, "aclose", None)
-        if aclose is None:
-            view.deleteLater()
-            return
-        view.hide()
-        task: asyncio.Task[Any] = asyncio.ensure_future(aclose())
-        self.closing.add(task)
-        task.add_done_callback(self.closing.discard)
-
-    async def wait(self) -> None:
-        if self.closing:
-            await asyncio.wait(list(self.closing), timeout=5.0)
-
-
-def placeholder_view(frame: FrameSpec, parent: QWidget) -> QWidget:
-    """A frame that names the extension and its settings instead of running it."""
-    box = QFrame(parent)
-    box.setFrameShape(QFrame.Shape.StyledPanel)
-    col = QVBoxLayout(box)
-    col.addWidget(plain_label(f"{frame.manifest.name} — {frame.manifest.entry}", box))
-    for key, value in sorted(frame.settings.items()):
-        col.addWidget(plain_label(f"{key}: {value}", box))
-    col.addStretch(1)
-    return box
-
-
-class WidgetCard(QFrame):
-    """One widget on the dashboard: a title bar, its frame, its settings form on demand."""
-
-    def __init__(
-        self,
-        frame: FrameSpec,
-        factory: ViewFactory,
-        save_settings: Callable[[dict[str, Any]], None],
-        dispose: Callable[[QWidget], None],
-        parent: QWidget | None = None,
-    ) -> None:
+    def __init__(self, on_resize: Callable[[], None], parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.dispose = dispose
-        self.frame = frame
-        self.factory = factory
-        self.save_settings = save_settings
-        self.setObjectName(f"card:{frame.manifest.id}")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setMinimumWidth(WIDGET_WIDTH)
-        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
-        self.col = QVBoxLayout(self)
-        bar = QHBoxLayout()
-        title = plain_label(elide(frame.manifest.name, 60), self, wrap=False)
-        font = title.font()
-        font.setBold(True)
-        title.setFont(font)
-        bar.addWidget(title, 1)
-        self.settings_button = QPushButton("Settings", self)
-        self.settings_button.setCheckable(True)
-        self.settings_button.setVisible(bool(frame.manifest.settings_form))
-        self.settings_button.toggled.connect(self.show_settings)
-        bar.addWidget(self.settings_button)
-        self.col.addLayout(bar)
-        self.form: SettingsForm | None = None
-        self.view = factory(frame, self)
-        self.col.addWidget(self.view, 1)
+        self._on_resize = on_resize
 
-    def show_settings(self, on: bool) -> None:
-        if not self.frame.manifest.settings_form:
-            return
-        if on and self.form is None:
-            self.form = SettingsForm(self.frame.manifest.settings_form, self.frame.settings, self)
-            self.form.applied.connect(self.apply)
-            self.col.insertWidget(1, self.form)
-        if self.form is not None:
-            self.form.setVisible(on)
-
-    def apply(self, values: dict[str, Any]) -> None:
-        self.save_settings(values)
-        self.frame = FrameSpec(self.frame.workspace, self.frame.manifest, self.frame.instance, values)
-        old = self.view
-        self.view = self.factory(self.frame, self)
-        self.col.replaceWidget(old, self.view)
-        self.dispose(old)
-        self.settings_button.setChecked(False)
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self._on_resize()
 
 
 class Dashboard(QScrollArea):
-    """The widgets of one workspace, side by side, scrolling sideways when they do not fit."""
+    """The widgets of one workspace in a responsive grid."""
+
+    layoutChanged = Signal(object)
+    """The new layout (``Saved``) after the user moved or resized a widget."""
 
     def __init__(self, factory: ViewFactory, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.factory = factory
         self.dispose = Disposer()
         self.setWidgetResizable(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setAccessibleName("Dashboard")
+        self.setStyleSheet(STYLE)
         self.cards: list[WidgetCard] = []
-        self._inner = QWidget(self)
-        self._row = QHBoxLayout(self._inner)
-        self.empty = plain_label("No widgets are enabled in this workspace.", self._inner)
-        self._row.addWidget(self.empty)
-        self.setWidget(self._inner)
+        self.spans: dict[str, Span] = {}
+        self.hints: dict[str, Hint] = {}
+        self.placements: list[Placement] = []
+        self.columns = 1
+        self._canvas = _Canvas(self.relayout, self)
+        self.empty = plain_label("No widgets are enabled in this workspace.", self._canvas)
+        self.empty.setGeometry(GAP, GAP, 600, 40)
+        self.drop_marker = QFrame(self._canvas)
+        self.drop_marker.setObjectName("dropMarker")
+        self.drop_marker.setFrameShape(QFrame.Shape.Box)
+        self.drop_marker.setLineWidth(2)
+        self.drop_marker.hide()
+        self._resize_from: Span | None = None
+        self._resizing_card: WidgetCard | None = None
+        self.setWidget(self._canvas)
 
+    # -- showing ---------------------------------------------------------------------------
     def show_widgets(
-        self,
-        frames: list[FrameSpec],
-        save: Callable[[str, dict[str, Any]], None],
+        self, frames: list[FrameSpec], save: Callable[[str, dict[str, Any]], None], saved: Saved = ()
     ) -> None:
+        """Show ``frames``, in the ``saved`` order and spans (new widgets last, at their hint)."""
         for card in self.cards:
-            self._row.removeWidget(card)
             card.col.removeWidget(card.view)
             card.view.setParent(None)
             self.dispose(card.view)
             card.deleteLater()
-        self.cards = []
+        self.cards, self.spans, self.hints = [], {}, {}
+        known = dict(saved)
+        rank = {wid: i for i, (wid, _span) in enumerate(saved)}
+        frames = sorted(frames, key=lambda f: rank.get(f.manifest.id, len(rank)))
         for frame in frames:
+            ext_id = frame.manifest.id
             values = {**defaults(frame.manifest.settings_form), **frame.settings}
             frame = FrameSpec(frame.workspace, frame.manifest, frame.instance, values)
-            card = WidgetCard(frame, self.factory, _saver(save, frame.manifest.id), self.dispose, self._inner)
-            self._row.addWidget(card)
+            card = WidgetCard(frame, self.factory, _saver(save, ext_id), self.dispose, self._canvas)
+            self._wire(card)
+            hint = self.hints[ext_id] = hint_of(frame.manifest.raw)
+            self.spans[ext_id] = known.get(ext_id, hint.start).clamped(hint.minimum)
             self.cards.append(card)
+            card.show()
         self.empty.setVisible(not frames)
+        self.relayout()
+
+    def _wire(self, card: WidgetCard) -> None:
+        card.layoutAsked.connect(lambda key, c=card: self._layout_asked(c, key))
+        card.handle.dragging.connect(lambda at, c=card: self._dragging(c, at))
+        card.handle.dropped.connect(lambda at, c=card: self._dropped(c, at))
+        card.grip.resizing.connect(lambda by, c=card: self._resizing(c, by))
+        card.grip.resized.connect(self._resized)
+
+    def relayout(self) -> None:
+        """Place every card for the current width: columns that fit, no sideways scrolling."""
+        self.columns = columns_for(self._canvas.width())
+        column_width = self.column_width()
+        order = [(c.frame.manifest.id, self.spans[c.frame.manifest.id]) for c in self.cards]
+        self.placements = pack(order, self.columns)
+        for card, p in zip(self.cards, self.placements, strict=True):
+            card.setGeometry(self._rect(p, column_width))
+        rows = height_of(self.placements)
+        self._canvas.setMinimumHeight(rows * (ROW_HEIGHT + GAP) + GAP if rows else 60)
+
+    def _rect(self, p: Placement, column_width: float) -> QRect:
+        x = GAP + round(p.col * (column_width + GAP))
+        width = round(p.cols * column_width + (p.cols - 1) * GAP)
+        y = GAP + p.row * (ROW_HEIGHT + GAP)
+        return QRect(x, y, width, p.rows * ROW_HEIGHT + (p.rows - 1) * GAP)
+
+    def column_width(self) -> float:
+        return (self._canvas.width() - GAP * (self.columns + 1)) / self.columns
+
+    def order(self) -> list[str]:
+        return [c.frame.manifest.id for c in self.cards]
+
+    def saved(self) -> list[tuple[str, Span]]:
+        return [(ext_id, self.spans[ext_id]) for ext_id in self.order()]
+
+    # -- changing --------------------------------------------------------------------------
+    def move_widget(self, ext_id: str, to: int) -> None:
+        """Put widget ``ext_id`` at position ``to`` in the order."""
+        order = moved(self.order(), ext_id, to)
+        if order == self.order():
+            return
+        by_id = {c.frame.manifest.id: c for c in self.cards}
+        self.cards = [by_id[i] for i in order]
+        self._changed(by_id[ext_id])
+
+    def resize_widget(self, ext_id: str, span: Span) -> None:
+        """Give widget ``ext_id`` a new span (kept within its minimum and the grid's limits)."""
+        span = Span(min(span.cols, max(self.columns, self.hints[ext_id].minimum.cols)), span.rows)
+        span = span.clamped(self.hints[ext_id].minimum)
+        if span == self.spans[ext_id]:
+            return
+        self.spans[ext_id] = span
+        self.relayout()
+
+    def _changed(self, card: WidgetCard) -> None:
+        self.relayout()
+        self.ensureWidgetVisible(card)
+        self.layoutChanged.emit(self.saved())
+
+    def _layout_asked(self, card: WidgetCard, key: str) -> None:
+        ext_id = card.frame.manifest.id
+        index, span = self.order().index(ext_id), self.spans[ext_id]
+        if key in ("earlier", "later"):
+            self.move_widget(ext_id, index + (1 if key == "later" else -1))
+            card.handle.setFocus()
+            return
+        grow = {"narrower": (-1, 0), "wider": (1, 0), "shorter": (0, -1), "taller": (0, 1)}
+        cols, rows = grow.get(key, (0, 0))
+        new = self.hints[ext_id].start if key == "reset" else Span(span.cols + cols, span.rows + rows)
+        self.resize_widget(ext_id, Span(min(new.cols, MAX_COLS), new.rows))
+        if self.spans[ext_id] != span:
+            self._changed(card)
+
+    # -- the mouse -------------------------------------------------------------------------
+    def _dragging(self, card: WidgetCard, at: QPoint) -> None:
+        target = self._card_at(at)
+        if target is None or target is card:
+            self.drop_marker.hide()
+            return
+        self.drop_marker.setGeometry(target.geometry())
+        self.drop_marker.show()
+        self.drop_marker.raise_()
+
+    def _dropped(self, card: WidgetCard, at: QPoint) -> None:
+        self.drop_marker.hide()
+        target = self._card_at(at)
+        if target is not None and target is not card:
+            self.move_widget(card.frame.manifest.id, self.cards.index(target))
+
+    def _card_at(self, at: QPoint) -> WidgetCard | None:
+        local = self._canvas.mapFromGlobal(at)
+        return next((c for c in self.cards if c.geometry().contains(local)), None)
+
+    def _resizing(self, card: WidgetCard, by: QPoint) -> None:
+        ext_id = card.frame.manifest.id
+        if self._resize_from is None:
+            self._resize_from = self.spans[ext_id]
+            self._resizing_card = card
+        start = self._rect(
+            Placement(ext_id, 0, 0, self._resize_from.cols, self._resize_from.rows), self.column_width()
+        )
+        self.resize_widget(
+            ext_id, span_from_pixels(start.width() + by.x(), start.height() + by.y(), self.column_width())
+        )
+
+    def _resized(self) -> None:
+        card, before = self._resizing_card, self._resize_from
+        self._resizing_card = self._resize_from = None
+        if card is not None and before is not None and self.spans[card.frame.manifest.id] != before:
+            self._changed(card)
+
+    # -- what the widgets' calls did -------------------------------------------------------
+    def heard(self, records: Iterable[ActivityRecord]) -> None:
+        """Show or clear each widget's error strip after its calls (the last one counts)."""
+        last: dict[tuple[str, str, str], ActivityRecord] = {}
+        for record in records:
+            last[(record.workspace, record.extension, record.instance)] = record
+        for card in self.cards:
+            f = card.frame
+            heard = last.get((f.workspace, f.manifest.id, f.instance))
+            if heard is not None:
+                card.heard(heard.outcome, heard.message)
 
 
 def _saver(save: Callable[[str, dict[str, Any]], None], ext_id: str) -> Callable[[dict[str, Any]], None]:

@@ -20,34 +20,33 @@ from typing import Any
 
 from broker.errors import HelmError, ManifestError
 from broker.summary import Decision
+from ui import extension_tree
+from ui.activity_feed import ActivityFeed
 from ui.audit_view import AuditView
-from ui.dashboard import Dashboard, FrameSpec, ViewFactory
 from ui.db_explorer import DbExplorer, ExplorerBackend
 from ui.dialogs.base import answer
 from ui.dialogs.review import review_dialog
+from ui.frame_spec import FrameSpec, ViewFactory
+from ui.pages import Pages
 from ui.qt import (
     QAction,
     QCloseEvent,
     QComboBox,
     QFileDialog,
-    QHBoxLayout,
+    QGridLayout,
     QMainWindow,
     QPushButton,
     QSplitter,
     Qt,
-    QTabWidget,
     QTreeWidget,
-    QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 from ui.settings.backend import ConnectionsBackend
 from ui.settings.connections import ConnectionsPage
-from ui.text import elide, plain_label, set_plain
+from ui.text import plain_label, set_plain
 from ui.workspace_model import ExtensionRow, WorkspaceModel
 from ui.workspace_settings import WorkspaceSettings
-
-EXT_ROLE = Qt.ItemDataRole.UserRole
 
 
 class MainWindow(QMainWindow):
@@ -66,24 +65,30 @@ class MainWindow(QMainWindow):
         self.explorer = explorer
         self.tasks: set[asyncio.Task[Any]] = set()
         self.windows: dict[str, QWidget] = {}
-        self.tools: dict[str, QWidget] = {}
         self.reviewing: asyncio.Task[Any] | None = None
+        self._names: dict[tuple[str, str], str] = {}
         self.setWindowTitle("Helm")
         self.resize(1200, 760)
         self._menu()
         split = QSplitter(self)
         split.addWidget(self._sidebar())
-        self.tabs = QTabWidget(split)
-        self.tabs.setTabsClosable(True)
-        self.tabs.tabCloseRequested.connect(self.close_tab)
-        self.dashboard = Dashboard(factory, self.tabs)
-        self.tabs.addTab(self.dashboard, "Dashboard")
-        self.tabs.tabBar().setTabButton(0, self.tabs.tabBar().ButtonPosition.RightSide, None)
-        split.addWidget(self.tabs)
+        split.addWidget(self._pages(factory))
         split.setStretchFactor(1, 1)
         split.setSizes([300, 900])
         self.setCentralWidget(split)
+        self.feed = ActivityFeed(model.broker.activity, self)
+        self.feed.records.connect(self.tabs.heard)
         self.reload_workspaces()
+
+    def _pages(self, factory: ViewFactory) -> Pages:
+        """The dashboard, the activity and the tool pages, as tabs."""
+        self.tabs = Pages(
+            self.model, factory, self.extension_name, lambda text: set_plain(self.notice, text), self
+        )
+        self.dashboard = self.tabs.dashboard
+        self.activity = self.tabs.activity
+        self.tools = self.tabs.tools
+        return self.tabs
 
     # -- building ------------------------------------------------------------------------
     def _menu(self) -> None:
@@ -109,26 +114,33 @@ class MainWindow(QMainWindow):
         side = QWidget(self)
         col = QVBoxLayout(side)
         self.workspace_box = QComboBox(side)
+        self.workspace_box.setAccessibleName("Workspace")
         self.workspace_box.currentTextChanged.connect(self.show_workspace)
         col.addWidget(self.workspace_box)
         self.tree = QTreeWidget(side)
+        self.tree.setAccessibleName("Projects and extensions")
         self.tree.setHeaderLabels(["Name", "State"])
         self.tree.currentItemChanged.connect(lambda *_: self.update_buttons())
         self.tree.itemDoubleClicked.connect(lambda *_: self.open_selected())
         col.addWidget(self.tree, 1)
-        row = QHBoxLayout()
+        grid = QGridLayout()
         self.buttons: dict[str, QPushButton] = {}
-        for key, text, slot in (
-            ("open", "Open", self.open_selected),
-            ("toggle", "Disable", self.toggle_selected),
-            ("review", "Review…", self.review_selected),
-            ("remove", "Remove", self.remove_selected),
+        for i, (key, text, slot, about) in enumerate(
+            (
+                ("open", "Open", self.open_selected, "Open the selected tool"),
+                ("stop", "Stop", self.stop_selected, "Stop the selected extension or connection now"),
+                ("toggle", "Disable", self.toggle_selected, "Disable or enable the selected extension"),
+                ("review", "Review…", self.review_selected, "Review the selected extension"),
+                ("remove", "Remove", self.remove_selected, "Remove the selected extension"),
+            )
         ):
             button = QPushButton(text, side)
+            button.setAccessibleDescription(about)
+            button.setToolTip(about)
             button.clicked.connect(slot)
-            row.addWidget(button)
+            grid.addWidget(button, i // 3, i % 3)
             self.buttons[key] = button
-        col.addLayout(row)
+        col.addLayout(grid)
         self.notice = plain_label("", side)
         self.notice.setStyleSheet("color: #a31515;")
         col.addWidget(self.notice)
@@ -150,36 +162,34 @@ class MainWindow(QMainWindow):
         self.show_workspace(self.workspace or "")
 
     def show_workspace(self, name: str, ask: bool = True) -> None:
-        self.tree.clear()
-        for tab in list(self.tools):
-            self.close_tool(tab)
+        rows = self.fill_tree(name) if name else []
         if not name:
-            self.dashboard.show_widgets([], self.save_widget_settings)
-            self.update_buttons()
-            return
-        ws = self.model.workspace(name)
-        projects = QTreeWidgetItem(self.tree, ["Projects", ""])
-        for pid, path in sorted(ws.projects.items()):
-            QTreeWidgetItem(projects, [pid, elide(str(path), 80)])
-        self.ext_root = QTreeWidgetItem(self.tree, ["Extensions", ""])
-        rows = self.model.extensions(name)
-        for r in rows:
-            state = r.state.value if r.enabled else f"disabled, {r.state.value}"
-            item = QTreeWidgetItem(self.ext_root, [elide(f"{r.name} {r.version}", 60), state])
-            item.setData(0, EXT_ROLE, r.id)
-            item.setToolTip(1, elide(r.problem, 300))  # how to fix it, in the decision's words
-        self.tree.expandAll()
-        self.tree.resizeColumnToContents(0)
-        frames = [
-            FrameSpec(name, r.manifest, f"{r.id}#dashboard", self.model.widget_settings.get(name, r.id))
-            for r in rows
-            if r.runnable and r.kind == "widget" and r.manifest is not None
-        ]
-        self.dashboard.show_widgets(frames, self.save_widget_settings)
+            self.tree.clear()
+        self.tabs.show_workspace(name or None, rows, self.save_widget_settings)
         self.update_buttons()
         reviewing = self.reviewing is not None and not self.reviewing.done()
-        if ask and not reviewing and self.model.needing_review(name):
+        if name and ask and not reviewing and self.model.needing_review(name):
             self.reviewing = self.own(self.review_pending(name))
+
+    def fill_tree(self, name: str) -> list[ExtensionRow]:
+        """The workspace's projects and extensions, keeping the row the user had selected."""
+        ext_id, conn_id = extension_tree.selected_ids(self.tree)
+        rows = extension_tree.fill(self.tree, self.model, name)
+        self._names.update({(name, r.id): r.name for r in rows})
+        item = extension_tree.find(self.tree, ext_id, conn_id) if ext_id else None
+        if item is not None:
+            self.tree.setCurrentItem(item)
+        return rows
+
+    def extension_name(self, workspace: str, extension: str) -> str:
+        """An extension's name for people (its id when Helm cannot read its manifest)."""
+        key = (workspace, extension)
+        if key not in self._names:
+            try:
+                self._names[key] = self.model.broker.manifest(workspace, extension).name
+            except HelmError:
+                self._names[key] = extension
+        return self._names[key]
 
     def save_widget_settings(self, ext_id: str, values: dict[str, Any]) -> None:
         if self.workspace:
@@ -187,11 +197,10 @@ class MainWindow(QMainWindow):
 
     # -- the selected extension ------------------------------------------------------------
     def selected(self) -> ExtensionRow | None:
-        item = self.tree.currentItem()
-        ext_id = item.data(0, EXT_ROLE) if item is not None else None
+        ext_id, _conn = extension_tree.selected_ids(self.tree)
         if not ext_id or not self.workspace:
             return None
-        return self.model.row(self.workspace, str(ext_id))
+        return self.model.row(self.workspace, ext_id)
 
     def update_buttons(self) -> None:
         row = self.selected()
@@ -200,6 +209,39 @@ class MainWindow(QMainWindow):
         self.buttons["toggle"].setText("Enable" if row is not None and not row.enabled else "Disable")
         self.buttons["review"].setEnabled(row is not None and row.manifest is not None)
         self.buttons["remove"].setEnabled(row is not None)
+        stopped = self.selected_is_stopped(row)
+        self.buttons["stop"].setEnabled(row is not None)
+        self.buttons["stop"].setText("Turn on" if stopped else "Stop")
+
+    def selected_is_stopped(self, row: ExtensionRow | None) -> bool:
+        _ext, conn_id = extension_tree.selected_ids(self.tree)
+        if row is None:
+            return False
+        if conn_id is None:
+            return row.stopped
+        return any(cid == conn_id and stopped for cid, _kind, stopped in row.connections)
+
+    def stop_selected(self) -> None:
+        """The kill switch: stop the selected extension or connection now, or turn it back on."""
+        row = self.selected()
+        if row is None or not self.workspace:
+            return
+        _ext, conn_id = extension_tree.selected_ids(self.tree)
+        what = row.name if conn_id is None else f"{conn_id} of {row.name}"
+        try:
+            if self.selected_is_stopped(row):
+                self.model.turn_on(self.workspace, row.id, conn_id)
+                set_plain(self.notice, f"Turned {what} back on.")
+            else:
+                cancelled = self.model.stop(self.workspace, row.id, conn_id)
+                set_plain(
+                    self.notice,
+                    f"Stopped {what}: its calls are refused; {cancelled} running call(s) cancelled.",
+                )
+        except HelmError as err:
+            set_plain(self.notice, str(err))
+        self.fill_tree(self.workspace)
+        self.update_buttons()
 
     def _change(self, action: Callable[[str, str], None], row: ExtensionRow) -> None:
         if not self.workspace:
@@ -235,26 +277,13 @@ class MainWindow(QMainWindow):
         self.open_tool(FrameSpec(self.workspace or "", row.manifest, f"{row.id}#tool"))
 
     def open_tool(self, frame: FrameSpec) -> QWidget:
-        ext_id = frame.manifest.id
-        if ext_id in self.tools:
-            page = self.tools[ext_id]
-        else:
-            page = self.factory(frame, self.tabs)
-            self.tools[ext_id] = page
-            self.tabs.addTab(page, elide(frame.manifest.name, 40))
-        self.tabs.setCurrentWidget(page)
-        return page
+        return self.tabs.open_tool(frame)
 
     def close_tab(self, index: int) -> None:
-        page = self.tabs.widget(index)
-        for ext_id, tool in list(self.tools.items()):
-            if tool is page:
-                self.close_tool(ext_id)
+        self.tabs.close_tab(index)
 
     def close_tool(self, ext_id: str) -> None:
-        page = self.tools.pop(ext_id)
-        self.tabs.removeTab(self.tabs.indexOf(page))
-        self.dashboard.dispose(page)
+        self.tabs.close_tool(ext_id)
 
     # -- install and review ------------------------------------------------------------
     def choose_extension(self) -> QFileDialog:

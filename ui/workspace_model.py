@@ -5,11 +5,14 @@
 the extension's ``broker.approval`` decision: whether it runs and what its review says.
 ``WidgetSettingsStore`` keeps the values of each widget's settings form in
 ``<home>/widget-settings.json`` — user preferences for a widget, not credentials, so they live
-apart from ``settings.json``.
+apart from ``settings.json`` — and ``LayoutStore`` the dashboard's layout and open tool tabs
+(``ui.layout_store``). Each row also says whether the user stopped the extension or one of its
+connections (the kill switch, ``broker.killswitch``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -21,9 +24,12 @@ from broker import approval, extensions
 from broker.approval import ApprovalDecision, Standing
 from broker.atomic import write_atomic
 from broker.broker import Broker
+from broker.errors import SettingsError
 from broker.extensions import Reviewed
 from broker.manifest import Manifest
 from broker.settings import Workspace
+from ui.layout_store import FILE_NAME as LAYOUT_FILE
+from ui.layout_store import LayoutStore
 
 
 class ExtensionState(StrEnum):
@@ -40,6 +46,10 @@ class ExtensionRow:
     kind: str
     enabled: bool
     decision: ApprovalDecision
+    stopped: bool = False
+    """The user stopped it (the kill switch): its calls are refused until they turn it on."""
+    connections: tuple[tuple[str, str, bool], ...] = ()
+    """Its connections: (id, kind, stopped by the user)."""
 
     @property
     def manifest(self) -> Manifest | None:
@@ -96,6 +106,8 @@ class WorkspaceModel:
         self.broker = broker
         self.home = broker.home
         self.widget_settings = store or WidgetSettingsStore(self.home.path / "widget-settings.json")
+        self.layouts = LayoutStore(self.home.path / LAYOUT_FILE)
+        """The dashboard's layout and the open tool tabs, per workspace."""
 
     def workspaces(self) -> list[str]:
         return sorted(self.home.settings().workspaces)
@@ -105,12 +117,19 @@ class WorkspaceModel:
 
     def extensions(self, workspace: str) -> list[ExtensionRow]:
         ws = self.workspace(workspace)
+        switch = self.broker.activity.switch
         rows = []
         for ext_id in sorted(ws.extensions):
             decision = approval.check(ws, ext_id)
             m = decision.manifest
             name, version, kind = (m.name, m.version, m.kind) if m is not None else (ext_id, "?", "?")
-            rows.append(ExtensionRow(ext_id, name, version, kind, ws.extensions[ext_id].enabled, decision))
+            conns = tuple(
+                (str(c["id"]), str(c["kind"]), switch.is_stopped(workspace, ext_id, str(c["id"])))
+                for c in (m.connections if m is not None else [])
+            )
+            stopped = switch.is_stopped(workspace, ext_id)
+            enabled = ws.extensions[ext_id].enabled
+            rows.append(ExtensionRow(ext_id, name, version, kind, enabled, decision, stopped, conns))
         return rows
 
     def row(self, workspace: str, extension: str) -> ExtensionRow | None:
@@ -137,3 +156,13 @@ class WorkspaceModel:
     def remove(self, workspace: str, extension: str) -> None:
         extensions.remove(self.home, workspace, extension)
         self.widget_settings.forget(workspace, extension)
+        with contextlib.suppress(SettingsError):  # a damaged layout file is reported on its own
+            self.layouts.forget(workspace, extension)
+
+    # -- the kill switch ---------------------------------------------------------------------
+    def stop(self, workspace: str, extension: str, connection: str | None = None) -> int:
+        """Stop an extension (or one of its connections) now; how many running calls were cancelled."""
+        return self.broker.activity.stop(workspace, extension, connection)
+
+    def turn_on(self, workspace: str, extension: str, connection: str | None = None) -> None:
+        self.broker.activity.resume(workspace, extension, connection)

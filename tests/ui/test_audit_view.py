@@ -1,43 +1,129 @@
-"""The audit view of write decisions."""
+"""The audit log window on real write decisions: local times, filters and a detail pane that
+shows what the dialog showed — title, field labels, digest — and never an argument value."""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
+from typing import Any
 
 from pytestqt.qtbot import QtBot
 
-from broker.audit import AuditLog, AuditRecord
+from broker import Broker, CallContext, Decision
+from broker.audit import AuditRecord
+from tests.helpers import ScriptedConfirmer, manifest_dict, new_broker, setup_extension
 from tests.ui.samples import HTML
 from ui.audit_view import AuditView
+from ui.qt import QLabel
+from ui.when import local_time_of
 
-
-def record(decision: str, time: str, title: str = "Confirm request") -> AuditRecord:
-    return AuditRecord("ws", "com.example.test", "gh", "http", "close", decision, "ok", title, "d" * 64, time)
+FILES = {
+    "id": "notes",
+    "kind": "files",
+    "root": "workspace",
+    "paths": ["*.md"],
+    "operations": ["read", "write"],
+}
+PRIVATE_TEXT = "my private diary entry 5d2a"
+PRIVATE_PATH = "diary-5d2a.md"
 
 
 def column(view: AuditView, c: int) -> list[str]:
     return [view.table.item(r, c).text() for r in range(view.table.rowCount())]
 
 
-def test_decisions_are_listed_newest_first_and_can_be_filtered(qtbot: QtBot, tmp_path: Path) -> None:
-    log = AuditLog(tmp_path / "audit.jsonl")
-    log.record(record("confirmed", "2026-01-01T10:00:00+00:00"))
-    log.record(record("declined", "2026-01-02T10:00:00+00:00"))
-    log.record(record("expired", "2026-01-03T10:00:00+00:00", HTML))
-    view = AuditView(log)
+async def decided(tmp_path: Path) -> tuple[Broker, CallContext]:
+    """Two real writes through the broker: one confirmed, one declined; and another extension's."""
+    broker = new_broker(tmp_path / "home")
+    ctx = await setup_extension(broker, tmp_path, manifest_dict([FILES], write=True))
+    (tmp_path / "root" / PRIVATE_PATH).write_text("old\n", encoding="utf-8")
+    args = {
+        "path": PRIVATE_PATH,
+        "text": PRIVATE_TEXT,
+        "expected_sha256": hashlib.sha256(b"old\n").hexdigest(),
+    }
+    assert (await broker.request(ctx, "notes", "write", args, ScriptedConfirmer(Decision.DECLINED)))[
+        "ok"
+    ] is False
+    assert (await broker.request(ctx, "notes", "write", args, ScriptedConfirmer()))["ok"] is True
+    other = manifest_dict([FILES], write=True, id="com.example.other", name="Other")
+    octx = await setup_extension(broker, tmp_path, other)
+    args = {"path": PRIVATE_PATH, "text": "x", "expected_sha256": "0" * 64}
+    assert (await broker.request(octx, "notes", "write", args, ScriptedConfirmer()))["ok"] is False
+    return broker, ctx
+
+
+def test_decisions_show_local_times_newest_first_and_filter_by_decision_extension_and_outcome(
+    qtbot: QtBot, run: Any, tmp_path: Path
+) -> None:
+    broker, _ctx = run(decided(tmp_path))
+    view = AuditView(broker.audit)
     qtbot.addWidget(view)
-    assert column(view, 1) == ["expired", "declined", "confirmed"]
-    assert column(view, 8)[0] == HTML
+    records = sorted(broker.audit.records(), key=lambda r: r.time, reverse=True)
+    assert column(view, 0) == [local_time_of(r.time) for r in records]
+    assert "T" not in column(view, 0)[0] and "+00:00" not in column(view, 0)[0]
+    assert view.table.item(0, 0).toolTip() == records[0].time  # the exact time stays at hand
     view.filter.setCurrentText("declined")
     assert column(view, 1) == ["declined"]
+    view.filter.setCurrentText("all")
+    view.extension_filter.setCurrentIndex(view.extension_filter.findData("com.example.other"))
+    assert column(view, 3) == ["com.example.other"]
+    assert column(view, 2) == ["conflict"]
+    view.extension_filter.setCurrentIndex(0)
+    view.outcome_filter.setCurrentIndex(view.outcome_filter.findData("ok"))
+    assert column(view, 1) == ["confirmed"]
     assert view.count.text() == "1 decision(s)"
+    run(broker.aclose())
 
 
-def test_refresh_picks_up_new_decisions(qtbot: QtBot, tmp_path: Path) -> None:
-    log = AuditLog(tmp_path / "audit.jsonl")
-    view = AuditView(log)
+def detail_texts(view: AuditView) -> dict[str, str]:
+    form = view.detail_form
+    out = {}
+    for row in range(form.rowCount()):
+        label = form.itemAt(row, form.ItemRole.LabelRole)
+        field = form.itemAt(row, form.ItemRole.FieldRole)
+        if label is not None and field is not None and isinstance(field.widget(), QLabel):
+            out[label.widget().text()] = field.widget().text()  # type: ignore[union-attr]
+    return out
+
+
+def test_the_detail_pane_shows_what_the_dialog_showed_and_no_argument_value(
+    qtbot: QtBot, run: Any, tmp_path: Path
+) -> None:
+    broker, ctx = run(decided(tmp_path))
+    view = AuditView(broker.audit)
+    qtbot.addWidget(view)
+    view.show()
+    view.outcome_filter.setCurrentIndex(view.outcome_filter.findData("ok"))
+    view.table.setCurrentCell(0, 0)
+    shown = detail_texts(view)
+    record = next(r for r in broker.audit.records() if r.outcome == "ok")
+    assert shown["Dialog title"] == "Confirm file change"
+    assert shown["Fields shown"].startswith("Workspace, Path — values are not kept")
+    assert shown["Request digest"] == record.request_digest and len(record.request_digest) == 64
+    assert shown["Extension"] == ctx.extension
+    assert shown["Connection"] == "notes (files)"
+    everything = " ".join(w.text() for w in view.findChildren(QLabel))
+    assert PRIVATE_TEXT not in everything and PRIVATE_PATH not in everything
+    assert PRIVATE_TEXT not in broker.audit.path.read_text("utf-8")
+    assert PRIVATE_PATH not in broker.audit.path.read_text("utf-8")
+    run(broker.aclose())
+
+
+def test_text_from_a_record_is_shown_as_text_and_refresh_picks_up_new_decisions(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    broker = new_broker(tmp_path / "home")
+    view = AuditView(broker.audit)
     qtbot.addWidget(view)
     assert view.table.rowCount() == 0
-    log.record(record("confirmed", "2026-01-01T10:00:00+00:00"))
+    broker.audit.record(
+        AuditRecord("ws", "com.example.test", "gh", "http", "close", "confirmed", "ok", HTML, "d" * 64,
+                    "2026-01-01T10:00:00+00:00", fields=("Service", "URL"))
+    )  # fmt: skip
     view.refresh_button.click()
     assert column(view, 1) == ["confirmed"]
+    assert column(view, 6) == [HTML]
+    view.table.setCurrentCell(0, 0)
+    assert detail_texts(view)["Dialog title"] == HTML
+    assert all(w.textFormat().name == "PlainText" for w in view.findChildren(QLabel) if w.text() == HTML)

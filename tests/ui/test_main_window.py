@@ -140,12 +140,12 @@ def test_a_tool_opens_as_a_full_page(qtbot: QtBot, window: MainWindow, frames: F
     select(window, "Editor")
     assert window.buttons["open"].isEnabled()
     qtbot.mouseClick(window.buttons["open"], Qt.MouseButton.LeftButton)
-    assert window.tabs.count() == 2
-    assert window.tabs.tabText(1) == "Editor"
+    assert window.tabs.count() == 3  # Dashboard, Activity, Editor
+    assert window.tabs.tabText(2) == "Editor"
     assert window.tabs.currentWidget() is window.tools["com.example.editor"]
     assert frames.made[-1].instance == "com.example.editor#tool"
-    window.close_tab(1)
-    assert window.tabs.count() == 1
+    window.close_tab(2)
+    assert window.tabs.count() == 2
 
 
 def test_disabling_takes_a_widget_off_the_dashboard_and_enabling_brings_it_back(

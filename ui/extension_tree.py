@@ -1,0 +1,80 @@
+"""The main window's list of a workspace's projects and extensions, with each one's state.
+
+Under each extension, its connections (folded until the user opens them, or one is stopped),
+so the kill switch can stop one connection as well as the whole extension; what the user
+stopped says so in the State column.
+"""
+
+from __future__ import annotations
+
+from ui.qt import QBrush, QColor, QFont, Qt, QTreeWidget, QTreeWidgetItem
+from ui.text import elide
+from ui.workspace_model import ExtensionRow, WorkspaceModel
+
+EXT_ROLE = Qt.ItemDataRole.UserRole
+CONN_ROLE = Qt.ItemDataRole.UserRole + 1
+STOPPED = "stopped by you"
+STOPPED_COLOUR = "#b3261e"
+
+
+def extension_state(row: ExtensionRow) -> str:
+    state = row.state.value if row.enabled else f"disabled, {row.state.value}"
+    return f"{STOPPED} · {state}" if row.stopped else state
+
+
+def fill(tree: QTreeWidget, model: WorkspaceModel, workspace: str) -> list[ExtensionRow]:
+    """Show ``workspace``'s projects and extensions in ``tree``; returns the extension rows."""
+    tree.clear()
+    ws = model.workspace(workspace)
+    projects = QTreeWidgetItem(tree, ["Projects", ""])
+    for pid, path in sorted(ws.projects.items()):
+        QTreeWidgetItem(projects, [pid, elide(str(path), 80)])
+    extensions = QTreeWidgetItem(tree, ["Extensions", ""])
+    rows = model.extensions(workspace)
+    for row in rows:
+        item = QTreeWidgetItem(extensions, [elide(f"{row.name} {row.version}", 60), extension_state(row)])
+        item.setData(0, EXT_ROLE, row.id)
+        item.setToolTip(1, elide(row.problem, 300))  # how to fix it, in the decision's words
+        _mark(item, row.stopped)
+        for conn_id, kind, stopped in row.connections:
+            child = QTreeWidgetItem(item, [elide(f"{conn_id} ({kind})", 60), STOPPED if stopped else "on"])
+            child.setData(0, EXT_ROLE, row.id)
+            child.setData(0, CONN_ROLE, conn_id)
+            child.setToolTip(0, f"Connection {conn_id} of {row.name}")
+            _mark(child, stopped)
+        # Its connections show when asked for, or when the user stopped one of them.
+        item.setExpanded(any(stopped for _cid, _kind, stopped in row.connections))
+    projects.setExpanded(True)
+    extensions.setExpanded(True)
+    tree.resizeColumnToContents(0)
+    return rows
+
+
+def _mark(item: QTreeWidgetItem, stopped: bool) -> None:
+    if stopped:
+        item.setForeground(1, QBrush(QColor(STOPPED_COLOUR)))
+        font = QFont(item.font(1))
+        font.setBold(True)
+        item.setFont(1, font)
+
+
+def selected_ids(tree: QTreeWidget) -> tuple[str | None, str | None]:
+    """The extension and, for a connection row, the connection of the current item."""
+    item = tree.currentItem()
+    if item is None:
+        return None, None
+    ext, conn = item.data(0, EXT_ROLE), item.data(0, CONN_ROLE)
+    return (str(ext) if ext else None), (str(conn) if conn else None)
+
+
+def find(tree: QTreeWidget, extension: str, connection: str | None = None) -> QTreeWidgetItem | None:
+    """The row of ``extension`` (or of one of its connections)."""
+    stack = [tree.topLevelItem(i) for i in range(tree.topLevelItemCount())]
+    while stack:
+        item = stack.pop()
+        if item is None:
+            continue
+        if item.data(0, EXT_ROLE) == extension and (item.data(0, CONN_ROLE) or None) == connection:
+            return item
+        stack += [item.child(j) for j in range(item.childCount())]
+    return None
