@@ -17,6 +17,7 @@ from broker.activity import KEEP, Activity, ActivityRecord
 from ui.qt import (
     QAbstractItemView,
     QAbstractTableModel,
+    QColor,
     QComboBox,
     QHBoxLayout,
     QHeaderView,
@@ -40,6 +41,7 @@ Names = Callable[[str, str], str]
 
 COLUMNS = ("Time", "Extension", "Connection", "Operation", "Duration", "Outcome", "Returned")
 ALL, FAILED = "", "\x00failed"
+FAILED_COLOUR = "#b3261e"
 Index = QModelIndex | QPersistentModelIndex
 
 
@@ -76,6 +78,8 @@ class ActivityTable(QAbstractTableModel):
             return self._tip(r, index.column())
         if role == Qt.ItemDataRole.TextAlignmentRole and index.column() in (4, 6):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ForegroundRole and index.column() == 5 and not r.ok:
+            return QColor(FAILED_COLOUR)
         return None
 
     def _text(self, r: ActivityRecord, column: int) -> str:
@@ -119,8 +123,9 @@ class ActivityFilter(QSortFilterProxyModel):
         self.extension = self.connection = self.outcome = ALL
 
     def set(self, *, extension: str, connection: str, outcome: str) -> None:
+        self.beginFilterChange()
         self.extension, self.connection, self.outcome = extension, connection, outcome
-        self.invalidateRowsFilter()
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
 
     def filterAcceptsRow(self, row: int, parent: Index) -> bool:
         table = self.sourceModel()
@@ -147,14 +152,14 @@ class ActivityView(QWidget):
         self.filtered = ActivityFilter(self)
         self.filtered.setSourceModel(self.table_model)
         col = QVBoxLayout(self)
-        col.addWidget(plain_label("Every call each extension made, newest first: what it read and wrote, "
-                                  "when, and how it ended.", self))  # fmt: skip
+        col.addWidget(plain_label("Every call of every extension, newest first.", self, wrap=False))
         col.addLayout(self._filters())
         split = QSplitter(self)
         split.addWidget(self._table())
         split.addWidget(self._counts())
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 1)
+        split.setSizes([700, 260])
         col.addWidget(split, 1)
         self.shown = plain_label("", self)
         col.addWidget(self.shown)
@@ -193,8 +198,7 @@ class ActivityView(QWidget):
         self.table.setModel(self.filtered)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.verticalHeader().hide()
-        self.table.setWordWrap(False)
+        _compact(self.table)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
@@ -205,8 +209,10 @@ class ActivityView(QWidget):
         self.counts.setAccessibleName("Calls per extension since Helm started")
         self.counts.setHorizontalHeaderLabels(["Extension", "Calls", "Failed"])
         self.counts.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.counts.verticalHeader().hide()
-        self.counts.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        _compact(self.counts)
+        header = self.counts.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.counts.setToolTip(f"Since Helm started ({full_local_time(self.activity.since)})")
         return self.counts
 
@@ -236,7 +242,7 @@ class ActivityView(QWidget):
             self.counts.setItem(r, 0, name)
             for c, value in ((1, count.calls), (2, count.failed)):
                 item = QTableWidgetItem(str(value))
-                item.setTextAlignment(int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter))
+                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.counts.setItem(r, c, item)
 
     def refilter(self) -> None:
@@ -252,3 +258,10 @@ class ActivityView(QWidget):
         total, shown = self.table_model.rowCount(), self.filtered.rowCount()
         text = f"{total} call(s)" if shown == total else f"{shown} of {total} call(s)"
         set_plain(self.shown, text)
+
+
+def _compact(table: QTableView) -> None:
+    """One line of text per row, rows as high as the text."""
+    table.verticalHeader().hide()
+    table.setWordWrap(False)
+    table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)

@@ -37,19 +37,21 @@ COLUMNS = (
     ("operation", "Operation"),
     ("title", "Dialog"),
 )
-DECISIONS = ("all", "confirmed", "declined", "expired", "refused", "cancelled", "redacted", "pinned")
+DECISIONS = ("confirmed", "declined", "expired", "refused", "cancelled", "redacted", "pinned")
+ALL_DECISIONS = "All decisions"
 ALL = ""
 NOT_KEPT = "values are not kept (they can hold personal data); the digest identifies them"
 
 
 def rows(
-    records: Iterable[AuditRecord], decision: str = "all", extension: str = ALL, outcome: str = ALL
+    records: Iterable[AuditRecord], decision: str = ALL, extension: str = ALL, outcome: str = ALL
 ) -> list[AuditRecord]:
-    """The records to show: newest first, only those that pass every filter."""
+    """The records to show: newest first, only those that pass every filter (``ALL`` lets
+    every value through)."""
     chosen = [
         r
         for r in records
-        if (decision == "all" or r.decision == decision)
+        if (not decision or r.decision == decision)
         and (not extension or r.extension == extension)
         and (not outcome or r.outcome == outcome)
     ]
@@ -95,6 +97,7 @@ class AuditView(QWidget):
         self.detail = QWidget(split)
         self.detail.setAccessibleName("The selected decision")
         self.detail_form = QFormLayout(self.detail)
+        self.detail_form.setLabelAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         split.addWidget(self.detail)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
@@ -108,7 +111,9 @@ class AuditView(QWidget):
         bar.addWidget(plain_label("Show", self, wrap=False))
         self.filter = QComboBox(self)
         self.filter.setAccessibleName("Show decisions of kind")
-        self.filter.addItems(list(DECISIONS))
+        self.filter.addItem(ALL_DECISIONS, ALL)
+        for decision in DECISIONS:
+            self.filter.addItem(decision, decision)
         self.extension_filter = QComboBox(self)
         self.extension_filter.setAccessibleName("Show decisions of extension")
         self.outcome_filter = QComboBox(self)
@@ -132,6 +137,8 @@ class AuditView(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().hide()
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.currentCellChanged.connect(lambda row, *_: self.show_detail(row))
@@ -143,7 +150,7 @@ class AuditView(QWidget):
         self._offer(self.outcome_filter, "All outcomes", sorted({r.outcome for r in records}))
         self.shown = rows(
             records,
-            self.filter.currentText(),
+            str(self.filter.currentData() or ""),
             str(self.extension_filter.currentData() or ""),
             str(self.outcome_filter.currentData() or ""),
         )
@@ -179,7 +186,7 @@ class AuditView(QWidget):
             )
             return
         for label, text in details(self.shown[row]):
-            value = plain_label(text, self.detail)
+            value = plain_label(text, self.detail, wrap=label == "Fields shown")
             value.setAccessibleName(label)
             if label == "Request digest":
                 value.setFont(monospace())

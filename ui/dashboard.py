@@ -21,6 +21,7 @@ from ui.dashboard_card import STYLE, WidgetCard
 from ui.dashboard_layout import (
     GAP,
     MAX_COLS,
+    MAX_ROWS,
     ROW_HEIGHT,
     Hint,
     Placement,
@@ -116,6 +117,9 @@ class Dashboard(QScrollArea):
 
     def _wire(self, card: WidgetCard) -> None:
         card.layoutAsked.connect(lambda key, c=card: self._layout_asked(c, key))
+        menu = card.layout_button.menu()
+        if menu is not None:
+            menu.aboutToShow.connect(lambda c=card: self._offer_layout(c))
         card.handle.dragging.connect(lambda at, c=card: self._dragging(c, at))
         card.handle.dropped.connect(lambda at, c=card: self._dropped(c, at))
         card.grip.resizing.connect(lambda by, c=card: self._resizing(c, by))
@@ -158,8 +162,8 @@ class Dashboard(QScrollArea):
         self._changed(by_id[ext_id])
 
     def resize_widget(self, ext_id: str, span: Span) -> None:
-        """Give widget ``ext_id`` a new span (kept within its minimum and the grid's limits)."""
-        span = Span(min(span.cols, max(self.columns, self.hints[ext_id].minimum.cols)), span.rows)
+        """Give widget ``ext_id`` a new span (kept within its minimum and the grid's limits; a
+        span wider than the window is kept, and drawn as wide as the window)."""
         span = span.clamped(self.hints[ext_id].minimum)
         if span == self.spans[ext_id]:
             return
@@ -180,10 +184,25 @@ class Dashboard(QScrollArea):
             return
         grow = {"narrower": (-1, 0), "wider": (1, 0), "shorter": (0, -1), "taller": (0, 1)}
         cols, rows = grow.get(key, (0, 0))
-        new = self.hints[ext_id].start if key == "reset" else Span(span.cols + cols, span.rows + rows)
-        self.resize_widget(ext_id, Span(min(new.cols, MAX_COLS), new.rows))
+        shown = min(span.cols, self.columns)  # the keys change what the user sees
+        new = self.hints[ext_id].start if key == "reset" else Span(shown + cols, span.rows + rows)
+        self.resize_widget(ext_id, Span(min(new.cols, self.columns, MAX_COLS), new.rows))
         if self.spans[ext_id] != span:
             self._changed(card)
+
+    def _offer_layout(self, card: WidgetCard) -> None:
+        """Enable what the Layout menu can do for ``card`` now (first cannot move earlier…)."""
+        ext_id = card.frame.manifest.id
+        index, span, least = self.order().index(ext_id), self.spans[ext_id], self.hints[ext_id].minimum
+        shown = min(span.cols, self.columns)
+        possible = {
+            "earlier": index > 0, "later": index < len(self.cards) - 1,
+            "narrower": shown > least.cols, "wider": shown < min(self.columns, MAX_COLS),
+            "shorter": span.rows > least.rows, "taller": span.rows < MAX_ROWS,
+            "reset": span != self.hints[ext_id].start,
+        }  # fmt: skip
+        for key, action in card.layout_actions.items():
+            action.setEnabled(possible[key])
 
     # -- the mouse -------------------------------------------------------------------------
     def _dragging(self, card: WidgetCard, at: QPoint) -> None:

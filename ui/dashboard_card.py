@@ -38,7 +38,8 @@ from ui.qt import (
 from ui.text import elide, plain_label, set_plain
 from ui.widgets.settings_form import SettingsForm
 
-MESSAGE_CHARS = 300
+MESSAGE_CHARS = 160
+"""The strip shows this much of the message (two or three lines); the tooltip has the rest."""
 QUIET_OUTCOMES = frozenset({"ok", "declined"})
 """Outcomes that are not a failure of the widget (``declined``: the user said no)."""
 
@@ -66,22 +67,25 @@ class ErrorStrip(QFrame):
         super().__init__(parent)
         self.setObjectName("errorStrip")
         self.setAccessibleName(f"Problem in {name}")
-        row = QHBoxLayout(self)
-        row.setContentsMargins(8, 4, 4, 4)
+        col = QVBoxLayout(self)
+        col.setContentsMargins(8, 4, 4, 4)
+        col.setSpacing(2)
+        row = QHBoxLayout()
         self.code = plain_label("", self, wrap=False)
         self.code.setObjectName("errorCode")
-        self.message = plain_label("", self)
         self.retry = QPushButton("Retry", self)
         self.retry.setAccessibleName(f"Retry {name}")
         self.retry.setToolTip("Load the widget again")
-        row.addWidget(self.code)
-        row.addWidget(self.message, 1)
+        row.addWidget(self.code, 1)
         row.addWidget(self.retry)
+        col.addLayout(row)
+        self.message = plain_label("", self)
+        col.addWidget(self.message)
         self.hide()
 
     def show_error(self, code: str, message: str) -> None:
         set_plain(self.code, code)
-        set_plain(self.message, elide(message, MESSAGE_CHARS))
+        set_plain(self.message, elide(message[:1].upper() + message[1:], MESSAGE_CHARS))
         self.message.setToolTip(elide(message, 2000))
         self.setAccessibleDescription(f"{code}: {elide(message, MESSAGE_CHARS)}")
         self.show()
@@ -241,9 +245,9 @@ class WidgetCard(QFrame):
 
     def _layout_key(self, event: QKeyEvent) -> bool:
         pressed = QKeySequence(event.keyCombination())
-        for action in self.layout_actions.values():
+        for key, action in self.layout_actions.items():
             if action.shortcut().matches(pressed) == QKeySequence.SequenceMatch.ExactMatch:
-                action.trigger()
+                self.layoutAsked.emit(key)  # the dashboard ignores what cannot be done now
                 event.accept()
                 return True
         return False

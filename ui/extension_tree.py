@@ -13,7 +13,8 @@ from ui.workspace_model import ExtensionRow, WorkspaceModel
 
 EXT_ROLE = Qt.ItemDataRole.UserRole
 CONN_ROLE = Qt.ItemDataRole.UserRole + 1
-STOPPED = "stopped by you"
+STOPPED = "stopped"
+STOPPED_TIP = "You stopped it: its calls are refused until you turn it back on (Turn on)."
 STOPPED_COLOUR = "#b3261e"
 
 
@@ -34,13 +35,15 @@ def fill(tree: QTreeWidget, model: WorkspaceModel, workspace: str) -> list[Exten
     for row in rows:
         item = QTreeWidgetItem(extensions, [elide(f"{row.name} {row.version}", 60), extension_state(row)])
         item.setData(0, EXT_ROLE, row.id)
-        item.setToolTip(1, elide(row.problem, 300))  # how to fix it, in the decision's words
+        # How to fix it, in the decision's words; else the whole state (the column is narrow).
+        item.setToolTip(1, elide(row.problem, 300) or (STOPPED_TIP if row.stopped else extension_state(row)))
         _mark(item, row.stopped)
         for conn_id, kind, stopped in row.connections:
             child = QTreeWidgetItem(item, [elide(f"{conn_id} ({kind})", 60), STOPPED if stopped else "on"])
             child.setData(0, EXT_ROLE, row.id)
             child.setData(0, CONN_ROLE, conn_id)
             child.setToolTip(0, f"Connection {conn_id} of {row.name}")
+            child.setToolTip(1, STOPPED_TIP if stopped else "On: select it and press Stop to stop it now")
             _mark(child, stopped)
         # Its connections show when asked for, or when the user stopped one of them.
         item.setExpanded(any(stopped for _cid, _kind, stopped in row.connections))

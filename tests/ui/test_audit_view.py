@@ -65,7 +65,7 @@ def test_decisions_show_local_times_newest_first_and_filter_by_decision_extensio
     assert view.table.item(0, 0).toolTip() == records[0].time  # the exact time stays at hand
     view.filter.setCurrentText("declined")
     assert column(view, 1) == ["declined"]
-    view.filter.setCurrentText("all")
+    view.filter.setCurrentIndex(0)
     view.extension_filter.setCurrentIndex(view.extension_filter.findData("com.example.other"))
     assert column(view, 3) == ["com.example.other"]
     assert column(view, 2) == ["conflict"]

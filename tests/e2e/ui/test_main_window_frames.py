@@ -97,3 +97,48 @@ def test_a_widget_runs_on_the_dashboard_gets_its_settings_and_calls_through_the_
         run(window.aclose())
         run(host.aclose())
         run(broker.aclose())
+
+
+def test_a_widget_whose_call_fails_gets_helms_error_strip_and_retry_loads_it_again(
+    qtbot: QtBot, run: Any, tmp_path: Path
+) -> None:
+    broker = new_broker(tmp_path / "home")
+    run(broker.__aenter__())
+    (tmp_path / "root").mkdir()
+    add_workspace(broker.home, "ws", tmp_path / "root")
+    install(broker.home, "ws", probe_extension(tmp_path / "ext"))
+    run(review_and_approve(broker, "ws", EXT))
+    host = ExtensionHost(broker, DialogConfirmer())
+    window = MainWindow(
+        WorkspaceModel(broker), HostViewFactory(host), BrokerConnections(broker), ExplorerLogic(broker)
+    )
+    qtbot.addWidget(window)
+    window.show()
+    try:
+        card = window.dashboard.cards[0]
+        view = card.view
+        assert isinstance(view, ExtensionView)
+
+        async def scenario() -> tuple[Any, bool, str, str]:
+            await ready(view)
+            failed = await evaluate(view, "probe.call('notes', 'remove', {})")
+            window.feed.deliver()
+            seen = card.strip.isVisible(), card.strip.code.text(), card.strip.message.text()
+            reloaded = asyncio.get_running_loop().create_future()
+            view.ready.connect(lambda: reloaded.done() or reloaded.set_result(None))
+            qtbot.mouseClick(card.strip.retry, Qt.MouseButton.LeftButton)
+            await asyncio.wait_for(reloaded, 20)
+            return failed, *seen
+
+        failed, visible, code, message = run(scenario(), 60)
+        assert failed["error"]["code"] == "refused"
+        assert (visible, code) == (True, "refused")
+        text = failed["error"]["message"]
+        assert message == text[:1].upper() + text[1:]  # Helm's message, as a sentence
+        assert card.view is view  # Retry loaded the same frame again
+        assert not card.strip.isVisible()
+    finally:
+        window.close()
+        run(window.aclose())
+        run(host.aclose())
+        run(broker.aclose())
