@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from broker.context import CallContext
 from broker.errors import CallError, ErrorCode
@@ -51,9 +51,11 @@ CANCELLED = "cancelled"
 Listener = Callable[["ActivityRecord"], None]
 
 
-@dataclass(frozen=True, slots=True)
-class ActivityRecord:
-    """One finished call. ``time`` is when it arrived (seconds since the epoch)."""
+class ActivityRecord(NamedTuple):
+    """One finished call. ``time`` is when it arrived (seconds since the epoch).
+
+    A named tuple: one is made for every call, so it must cost the call nothing to speak of.
+    """
 
     time: float
     workspace: str
@@ -72,13 +74,15 @@ class ActivityRecord:
     def ok(self) -> bool:
         return self.outcome == OK
 
-    def to_json(self) -> dict[str, Any]:
-        when = datetime.fromtimestamp(self.time, UTC).isoformat(timespec="milliseconds")
-        return {
-            "time": when, "workspace": self.workspace, "extension": self.extension,
-            "instance": self.instance, "connection": self.connection, "operation": self.operation,
-            "duration_ms": round(self.duration_ms, 3), "outcome": self.outcome, "bytes": self.bytes,
-        }  # fmt: skip
+    def line(self) -> str:
+        """The record as one line of the log: a JSON object, without the message."""
+        q = _quoted
+        return (
+            f'{{"time":"{_iso(self.time)}","workspace":{q(self.workspace)},"extension":{q(self.extension)},'
+            f'"instance":{q(self.instance)},"connection":{q(self.connection)},'
+            f'"operation":{q(self.operation)},"duration_ms":{self.duration_ms:.3f},'
+            f'"outcome":{q(self.outcome)},"bytes":{self.bytes}}}\n'
+        )
 
     @classmethod
     def from_json(cls, raw: Any) -> ActivityRecord | None:
@@ -96,26 +100,28 @@ class ActivityRecord:
             return None
 
 
-@dataclass(frozen=True, slots=True)
 class Count:
     """Calls of one extension since Helm started, and how many of them did not succeed."""
 
-    calls: int = 0
-    failed: int = 0
+    __slots__ = ("calls", "failed")
+
+    def __init__(self) -> None:
+        self.calls = self.failed = 0
 
 
-@dataclass(eq=False, slots=True)
 class Watch:
     """One call while it runs: what ``end`` needs, and whether the kill switch cancelled it."""
 
-    ctx: CallContext
-    connection: str
-    operation: str
-    time: float
-    started: float
-    task: asyncio.Task[Any] | None
-    refusal: CallError | None = None
-    stopped_by: Stop | None = None
+    __slots__ = ("connection", "ctx", "operation", "refusal", "started", "stopped_by", "task", "time")
+
+    def __init__(
+        self, ctx: CallContext, connection: str, operation: str, task: asyncio.Task[Any] | None,
+        refusal: CallError | None = None,
+    ) -> None:  # fmt: skip
+        self.ctx, self.connection, self.operation, self.task = ctx, connection, operation, task
+        self.time, self.started = time.time(), time.perf_counter()
+        self.refusal = refusal
+        self.stopped_by: Stop | None = None
 
     def cancelled_by_stop(self) -> CallError | None:
         """When the kill switch cancelled this call: the refusal to answer with (the
@@ -155,7 +161,7 @@ class _LogFile:
         pending, self.pending = self.pending, []
         if not pending:
             return
-        data = "".join(json.dumps(r.to_json(), ensure_ascii=False) + "\n" for r in pending).encode("utf-8")
+        data = "".join(r.line() for r in pending).encode("utf-8", "replace")
         try:
             self._append(data)
             self.written += len(pending)
@@ -204,13 +210,13 @@ class Activity:
         self._file = _LogFile(home / FILE_NAME, max_file_bytes)
         self._running: set[Watch] = set()
         self._listeners: list[Listener] = []
+        self._last: tuple[Mapping[str, Any] | None, str] | None = None
 
     # -- the hook ------------------------------------------------------------------------
     def begin(self, ctx: CallContext, connection: str, operation: str) -> Watch:
         """A call arrived; ``Watch.refusal`` is set when its extension or connection is stopped."""
         refusal = self.switch.refusal(ctx.workspace, ctx.extension, connection)
-        task = asyncio.current_task()
-        watch = Watch(ctx, connection, operation, time.time(), time.perf_counter(), task, refusal)
+        watch = Watch(ctx, connection, operation, asyncio.current_task(), refusal)
         self._running.add(watch)
         return watch
 
@@ -219,15 +225,22 @@ class Activity:
         self._running.discard(watch)
         duration = (time.perf_counter() - watch.started) * 1000
         ctx = watch.ctx
-        (outcome, message), size = _outcome(result), _size(result)
+        outcome, message = _outcome(result)
+        try:
+            text, size = envelope_text(result)
+            self._last = (result, text)
+        except (TypeError, ValueError, RecursionError):  # not JSON: the caller will say so
+            size, self._last = 0, None
         record = ActivityRecord(
             watch.time, ctx.workspace, ctx.extension, ctx.instance, watch.connection, watch.operation,
             duration, outcome, size, message,
         )  # fmt: skip
         self.recent.append(record)
-        key = (ctx.workspace, ctx.extension)
-        count = self.counts.get(key, Count())
-        self.counts[key] = Count(count.calls + 1, count.failed + (outcome != OK))
+        count = self.counts.get((ctx.workspace, ctx.extension))
+        if count is None:
+            count = self.counts[(ctx.workspace, ctx.extension)] = Count()
+        count.calls += 1
+        count.failed += outcome != OK
         self._file.add(record)
         for listener in list(self._listeners):
             try:
@@ -235,6 +248,15 @@ class Activity:
             except Exception:  # a listener's bug must not turn into a failed call
                 log.exception("an activity listener failed")
         return record
+
+    def text_of(self, result: Mapping[str, Any]) -> str:
+        """``result`` as the JSON text a frame receives — the text ``end`` measured, when it is
+        the envelope of the call that just ended (the bridge asks at once), so a call's
+        envelope is encoded once."""
+        last, self._last = self._last, None
+        if last is not None and last[0] is result:
+            return last[1]
+        return envelope_text(result)[0]
 
     # -- the kill switch -----------------------------------------------------------------
     def stop(self, workspace: str, extension: str, connection: str | None = None) -> int:
@@ -295,12 +317,28 @@ def _outcome(result: Mapping[str, Any] | None) -> tuple[str, str]:
     return (str(code) if code else ErrorCode.UNAVAILABLE.value), (message if isinstance(message, str) else "")
 
 
-def _size(result: Mapping[str, Any] | None) -> int:
-    """The envelope's size as the compact JSON text a frame receives, in UTF-8 bytes."""
+def envelope_text(result: Mapping[str, Any] | None) -> tuple[str, int]:
+    """The envelope as compact JSON text and its size in UTF-8 bytes (``("", 0)`` for a
+    cancelled call). A lone surrogate from a server is escaped, so the text stays UTF-8."""
     if result is None:
-        return 0
+        return "", 0
+    text = _compact(result)
     try:
-        text = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
-    except (TypeError, ValueError, RecursionError):
-        return 0
-    return len(text.encode("utf-8", "replace"))
+        return text, len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        text = _compact_ascii(result)
+        return text, len(text)
+
+
+def _iso(when: float) -> str:
+    """``when`` as UTC ISO 8601 with milliseconds; the seconds are formatted once per second."""
+    second = int(when)
+    if _SECOND[0] != second:
+        _SECOND[:] = [second, datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S")]
+    return f"{_SECOND[1]}.{int((when - second) * 1000):03d}+00:00"
+
+
+_SECOND: list[Any] = [None, ""]
+_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_compact_ascii = json.JSONEncoder(separators=(",", ":")).encode
+_quoted = json.encoder.encode_basestring

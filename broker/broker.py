@@ -147,15 +147,10 @@ class Broker:
                 args = loads_strict(args_json) if args_json else {}
             except (DuplicateKeyError, ValueError, RecursionError):
                 err = CallError(ErrorCode.REFUSED, "the arguments are not valid JSON (or repeat a key)")
-                result = envelope.failure(self._kind_hint(ctx, connection_id), err)
+                result = await self._admitted(ctx, connection_id, operation, {}, refusal=err)
             else:
                 result = await self.request(ctx, connection_id, operation, args, confirm)
-        text = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:  # a lone surrogate from a server: escaped, the text stays UTF-8
-            text = json.dumps(result, separators=(",", ":"))
-        return text
+        return self.activity.text_of(result)  # made once, when the call's size was recorded
 
     def manifest(self, workspace: str, extension: str) -> Manifest:
         """The current manifest of an installed extension (raises ManifestError/SettingsError)."""

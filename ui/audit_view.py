@@ -187,6 +187,7 @@ class AuditView(QWidget):
             return
         for label, text in details(self.shown[row]):
             value = plain_label(text, self.detail, wrap=label == "Fields shown")
+            value.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
             value.setAccessibleName(label)
             if label == "Request digest":
                 value.setFont(monospace())

@@ -13,7 +13,9 @@ EXPECTED = {
     "main-window", "main-window-widget-settings", "main-window-tool-page", "confirm-db", "confirm-http",
     "confirm-mcp", "confirm-files", "confirm-hostile", "confirm-expired", "review-install", "review-changed",
     "db-write-toggle", "settings-services", "settings-mcp", "settings-databases", "db-explorer", "audit-log",
-    "workspace-settings",
+    "workspace-settings", "main-window-narrow", "dashboard-moved-and-resized", "dashboard-layout-menu",
+    "dashboard-stopped-and-error-strip", "activity", "activity-failed-only", "audit-log-detail",
+    "dashboard-live", "dashboard-live-stopped", "activity-live",
 }  # fmt: skip
 
 

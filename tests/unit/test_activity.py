@@ -76,7 +76,7 @@ async def test_every_call_is_recorded_with_outcome_duration_and_bytes_but_no_arg
     assert (tmp_path / "home" / "activity.jsonl").stat().st_mode & 0o777 == 0o600
     assert broker.activity.history() == records
     later = Activity(tmp_path / "home")  # the next run of Helm reads them from disk
-    assert later.history() == [ActivityRecord.from_json(r.to_json()) for r in records]
+    assert later.history() == [ActivityRecord.from_json(json.loads(r.line())) for r in records]
     assert [r.message for r in later.history()] == ["", "", ""]
     count = broker.activity.counts[(ctx.workspace, ctx.extension)]
     assert (count.calls, count.failed) == (3, 2)
