@@ -33,10 +33,10 @@ if os.geteuid() == 0 and "--no-sandbox" not in os.environ.get("QTWEBENGINE_CHROM
 
 import qasync  # noqa: E402
 from screenshots_live import shoot_live  # noqa: E402
+from screenshots_pages import activity_screens, dashboard_screens  # noqa: E402
 
 from broker.audit import AuditRecord  # noqa: E402
 from broker.broker import Broker  # noqa: E402
-from broker.context import CallContext  # noqa: E402
 from broker.credentials import FileStore  # noqa: E402
 from broker.explorer import DbExplorer as ExplorerLogic  # noqa: E402
 from broker.extensions import install, review_and_approve  # noqa: E402
@@ -45,10 +45,8 @@ from broker.kinds.http import profiles as http_profiles  # noqa: E402
 from broker.kinds.mcp import profiles as mcp_profiles  # noqa: E402
 from broker.summary import Decision, WriteSummary  # noqa: E402
 from broker.workspaces import add_project, add_workspace  # noqa: E402
-from ui import extension_tree  # noqa: E402
 from ui.audit_view import AuditView  # noqa: E402
 from ui.dashboard import FrameSpec, placeholder_view  # noqa: E402
-from ui.dashboard_layout import Span  # noqa: E402
 from ui.db_explorer import DbExplorer  # noqa: E402
 from ui.dialogs.confirm import ConfirmDialog  # noqa: E402
 from ui.dialogs.review import ReviewDialog, ReviewReason  # noqa: E402
@@ -213,6 +211,12 @@ def build_home(root: Path, loop: asyncio.AbstractEventLoop) -> Broker:
         {"command": ["github-mcp", "--stdio"], "token_env": "GITHUB_TOKEN"},
         "x",
     )
+    _samples(broker, root, loop)
+    return broker
+
+
+def _samples(broker: Broker, root: Path, loop: asyncio.AbstractEventLoop) -> None:
+    """The sample extensions (approved, but for one) and audit records."""
     for ext_id, name, kind, connections in (
         ("com.example.clock", "World clock", "widget", [NOTES]),
         ("com.example.notes", "Notes", "widget", [NOTES]),
@@ -252,7 +256,6 @@ def build_home(root: Path, loop: asyncio.AbstractEventLoop) -> Broker:
                 f"2026-01-0{i + 1}T10:00:00+00:00",
             )
         )
-    return broker
 
 
 class Answer:
@@ -324,70 +327,17 @@ async def _shoot_all(out: Path, broker: Broker) -> list[Path]:
     written.append(await save(window, out, "main-window-widget-settings", (1280, 760)))
     board.settings_button.setChecked(False)
     written.append(await save(window, out, "main-window-narrow", (820, 760)))
-    written += await _dashboard(out, window)
+    written += await dashboard_screens(out, window, save)
     row = model.row("main", "com.example.editor")
     assert row is not None
     assert row.manifest is not None
     window.open_tool(FrameSpec("main", row.manifest, "editor#tool"))
     written.append(await save(window, out, "main-window-tool-page", (1280, 760)))
-    written += await _activity(out, window, broker)
+    written += await activity_screens(out, window, broker, save)
     written += await _dialogs(out, broker)
     written += await _windows(out, broker)
     window.close()
     await window.aclose()
-    return written
-
-
-async def _dashboard(out: Path, window: MainWindow) -> list[Path]:
-    """The grid after the user moved and resized widgets; the Layout menu; the kill switch."""
-    dash = window.dashboard
-    dash.resize_widget("com.example.board", Span(2, 4))
-    dash.move_widget("com.example.notes", 0)
-    written = [await save(window, out, "dashboard-moved-and-resized", (1280, 760))]
-    menu = dash.cards[0].layout_button.menu()
-    assert menu is not None
-    menu.popup(dash.cards[0].layout_button.mapToGlobal(dash.cards[0].layout_button.rect().bottomLeft()))
-    written.append(await save(menu, out, "dashboard-layout-menu"))
-    menu.hide()
-    broker = window.model.broker
-    window.model.stop("main", "com.example.notes")
-    window.model.stop("main", "com.example.board", "tools")
-    notes = CallContext("main", "com.example.notes", dash.cards[0].frame.instance)
-    await broker.call(notes, "notes", "list", {})
-    window.feed.deliver()
-    window.show_workspace_quietly("main")
-    window.dashboard.heard(list(broker.activity.recent))
-    item = extension_tree.find(window.tree, "com.example.board", "tools")
-    if item is not None:
-        window.tree.setCurrentItem(item)
-    written.append(await save(window, out, "dashboard-stopped-and-error-strip", (1280, 760)))
-    return written
-
-
-async def _activity(out: Path, window: MainWindow, broker: Broker) -> list[Path]:
-    """The Activity page after real calls: reads, a write, refusals and a query."""
-    board = CallContext("main", "com.example.board", "com.example.board#dashboard")
-    clock = CallContext("main", "com.example.clock", "com.example.clock#dashboard")
-    for _ in range(3):
-        await broker.call(clock, "notes", "list", {})
-    await broker.call(board, "app", "recent", {"limit": 5})
-    await broker.call(board, "notes", "read", {"path": "notes/today.md"})
-    await broker.call(board, "notes", "read", {"path": "../secrets.md"})
-    await broker.call(board, "app", "drop_tables", {})
-    await broker.request(board, "app", "close", {"id": 1}, Answer(Decision.CONFIRMED))
-    await broker.request(board, "app", "close", {"id": 2}, Answer(Decision.DECLINED))
-    window.feed.deliver()
-    window.tabs.setCurrentWidget(window.activity)
-    written = [await save(window, out, "activity", (1280, 760))]
-    outcome = window.activity.filters["outcome"]
-    outcome.setCurrentIndex(outcome.findText("Failed (anything but ok)"))
-    written.append(await save(window, out, "activity-failed-only", (1280, 760)))
-    outcome.setCurrentIndex(0)
-    audit = AuditView(broker.audit)
-    audit.outcome_filter.setCurrentIndex(audit.outcome_filter.findData("ok"))
-    audit.table.setCurrentCell(0, 0)
-    written.append(await save(audit, out, "audit-log-detail", (1100, 620)))
-    window.tabs.setCurrentWidget(window.dashboard)
     return written
 
 

@@ -47,9 +47,12 @@ async def shoot_live(out: Path, root: Path, save: Save) -> list[Path]:
                 print("the web engine did not load the demo's frames; live screens skipped", file=sys.stderr)
                 return []
             activity = broker.activity
-            seen = lambda: {r.extension for r in activity.recent}  # noqa: E731
-            idle = lambda: all(activity.running(workspace, e) == 0 for e in DEMO_IDS)  # noqa: E731
-            await until(lambda: set(DEMO_IDS) <= seen() and idle(), 60, "the demo's first calls")
+
+            def settled() -> bool:
+                called = {r.extension for r in activity.recent}
+                return set(DEMO_IDS) <= called and all(activity.running(workspace, e) == 0 for e in DEMO_IDS)
+
+            await until(settled, 60, "the demo's first calls")
             await asyncio.sleep(1.0)  # let the pages paint what they got
             written = [await save(main, out, "dashboard-live", (1280, 800))]
             written += await _stopped(out, main, workspace, save)

@@ -13,6 +13,7 @@ frame is made again with the new values.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -135,6 +136,15 @@ class Dashboard(QScrollArea):
             card.setGeometry(self._rect(p, column_width))
         rows = height_of(self.placements)
         self._canvas.setMinimumHeight(rows * (ROW_HEIGHT + GAP) + GAP if rows else 60)
+        self._tab_order()
+
+    def _tab_order(self) -> None:
+        """Tab goes through the widgets in the order the grid shows them."""
+        parts = [(c.handle, c.layout_button, c.settings_button, c.strip.retry, c.view) for c in self.cards]
+        # Qt links only widgets that take the focus (a placeholder frame does not).
+        chain = [w for part in parts for w in part if w.focusPolicy() != Qt.FocusPolicy.NoFocus]
+        for first, second in itertools.pairwise(chain):
+            QWidget.setTabOrder(first, second)
 
     def _rect(self, p: Placement, column_width: float) -> QRect:
         x = GAP + round(p.col * (column_width + GAP))

@@ -56,8 +56,12 @@ class Pages(QTabWidget):
     ) -> None:
         """The workspace's widgets and tools, as the user left them."""
         if name != self.workspace:
-            for ext_id in list(self.tools):
-                self.close_tool(ext_id)
+            self._restoring = True  # closing the last workspace's tabs is not the user's doing
+            try:
+                for ext_id in list(self.tools):
+                    self.close_tool(ext_id)
+            finally:
+                self._restoring = False
         self.workspace = name
         layout = self.layout_of(name) if name else WorkspaceLayout()
         frames = [

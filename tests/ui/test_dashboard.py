@@ -13,6 +13,7 @@ from broker.extensions import install, review_and_approve
 from broker.workspaces import add_workspace
 from tests.ui.dashboard_kit import Frames, home_with, manifest, open_main_window, settle
 from ui.dashboard import Dashboard, WidgetCard
+from ui.dashboard_card import DragHandle
 from ui.dashboard_layout import Span
 from ui.frame_spec import FrameSpec
 from ui.main_window import MainWindow
@@ -112,6 +113,16 @@ def test_dragging_a_widget_onto_another_moves_it_there_and_a_restart_keeps_the_o
     run(broker.aclose())
 
 
+def next_handle(card: WidgetCard) -> object:
+    """The first drag handle Tab reaches after ``card``'s own controls."""
+    widget = card.handle.nextInFocusChain()
+    while widget is not None and not (
+        isinstance(widget, DragHandle) and widget.focusPolicy() != Qt.FocusPolicy.NoFocus
+    ):
+        widget = widget.nextInFocusChain()
+    return widget
+
+
 def test_the_keyboard_moves_and_resizes_a_widget(qtbot: QtBot, run: Any, tmp_path: Path) -> None:
     broker = run(home_with(tmp_path, WIDGETS))
     window = open_main_window(qtbot, broker, size=(1500, 800))
@@ -123,6 +134,7 @@ def test_the_keyboard_moves_and_resizes_a_widget(qtbot: QtBot, run: Any, tmp_pat
     qtbot.keyClick(first.handle, Qt.Key.Key_Right, ctrl)
     assert ids(dash).index(first_id) == 1
     assert window.focusWidget() is first.handle  # the focus stays with the widget that moved
+    assert next_handle(dash.cards[0]) is first.handle  # Tab follows the grid's order
     width, height = first.width(), first.height()
     qtbot.keyClick(first.handle, Qt.Key.Key_Right, ctrl | shift)
     qtbot.keyClick(first.handle, Qt.Key.Key_Down, ctrl | shift)
@@ -236,4 +248,21 @@ def test_a_tool_that_may_no_longer_run_is_not_reopened(qtbot: QtBot, run: Any, t
     window.close()
     again: MainWindow = open_main_window(qtbot, broker)
     assert not again.tools
+    run(broker.aclose())
+
+
+def test_switching_workspaces_brings_back_each_ones_open_tools(
+    qtbot: QtBot, run: Any, tmp_path: Path
+) -> None:
+    broker = run(home_with(tmp_path, [EDITOR]))
+    add_workspace(broker.home, "other", tmp_path / "root")
+    window = open_main_window(qtbot, broker)
+    row = window.model.row("main", "com.example.editor")
+    assert row is not None and row.manifest is not None
+    window.open_tool(FrameSpec("main", row.manifest, "com.example.editor#tool"))
+    window.workspace_box.setCurrentText("other")
+    assert not window.tools
+    window.workspace_box.setCurrentText("main")
+    assert list(window.tools) == ["com.example.editor"]
+    assert window.tabs.currentWidget() is window.tools["com.example.editor"]
     run(broker.aclose())
