@@ -6,6 +6,7 @@ Real files on disk, the real broker; only the user's answer to a confirmation is
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Mapping
 from pathlib import Path
@@ -77,6 +78,18 @@ class ScriptedConfirmer:
     async def __call__(self, summary: WriteSummary) -> Decision:
         self.shown.append(summary)
         return self.decision
+
+
+class WaitingConfirmer:
+    """A user who has the write dialog open and has not answered yet (``asked`` is set then)."""
+
+    def __init__(self) -> None:
+        self.asked = asyncio.Event()
+
+    async def __call__(self, summary: WriteSummary) -> Decision:
+        self.asked.set()
+        await asyncio.Event().wait()
+        raise AssertionError("never answered")
 
 
 FROM_FILE_SERVER = str(Path(__file__).resolve().parent / "servers" / "mcp_from_file.py")

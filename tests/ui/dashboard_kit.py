@@ -49,7 +49,7 @@ class Frames:
 
     def __call__(self, frame: FrameSpec, parent: QWidget) -> QWidget:
         self.made.append(frame)
-        label = QLabel(f"frame {frame.manifest.id}", parent)
+        label = QLabel(f"frame {frame.manifest.id} {sorted(frame.settings.items())}", parent)
         label.setObjectName(f"frame:{frame.instance}")
         return label
 

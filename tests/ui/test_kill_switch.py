@@ -8,7 +8,8 @@ from typing import Any
 
 from pytestqt.qtbot import QtBot
 
-from broker import CallContext, Decision, WriteSummary
+from broker import CallContext
+from tests.helpers import WaitingConfirmer
 from tests.ui.dashboard_kit import home_with, manifest, open_main_window
 from ui import extension_tree
 from ui.main_window import MainWindow
@@ -81,22 +82,10 @@ def test_a_stopped_connection_is_refused_while_the_others_work(
     run(broker.aclose())
 
 
-class Waiting:
-    """A user looking at the write dialog who has not answered yet."""
-
-    def __init__(self) -> None:
-        self.asked = asyncio.Event()
-
-    async def __call__(self, summary: WriteSummary) -> Decision:
-        self.asked.set()
-        await asyncio.Event().wait()
-        return Decision.DECLINED
-
-
 def test_stop_cancels_the_calls_that_are_running(qtbot: QtBot, run: Any, tmp_path: Path) -> None:
     broker = run(home_with(tmp_path, [WRITER]))
     window = open_main_window(qtbot, broker)
-    user = Waiting()
+    user = WaitingConfirmer()
 
     async def scenario() -> dict[str, Any]:
         args = {"path": "a.md", "text": "new\n", "expected_sha256": "0" * 64}

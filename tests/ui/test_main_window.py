@@ -19,12 +19,12 @@ from broker.kinds.mcp.session import Limits
 from broker.summary import Decision
 from broker.workspaces import add_project, add_workspace
 from tests.helpers import from_file_command, new_broker, tools_file, write_extension
+from tests.ui.dashboard_kit import Frames
 from ui.audit_view import AuditView
-from ui.dashboard import FrameSpec
 from ui.db_explorer import DbExplorer
 from ui.dialogs.review import ReviewDialog
 from ui.main_window import MainWindow
-from ui.qt import QLabel, Qt, QTreeWidgetItem, QWidget
+from ui.qt import QLabel, Qt, QTreeWidgetItem
 from ui.settings.backend import BrokerConnections
 from ui.settings.connections import ConnectionsPage
 from ui.workspace_model import WorkspaceModel
@@ -49,19 +49,6 @@ def manifest(ext_id: str, name: str, kind: str = "widget", **extra: Any) -> dict
     }
     raw.update(extra)
     return raw
-
-
-class Frames:
-    """A view factory that records what it was asked to show."""
-
-    def __init__(self) -> None:
-        self.made: list[FrameSpec] = []
-
-    def __call__(self, frame: FrameSpec, parent: QWidget) -> QWidget:
-        self.made.append(frame)
-        label = QLabel(f"frame {frame.manifest.id} {sorted(frame.settings.items())}", parent)
-        label.setObjectName(f"frame:{frame.instance}")
-        return label
 
 
 @pytest.fixture

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from broker import Broker, CallContext, Decision, WriteSummary
+from broker import Broker, CallContext
 from broker.activity import Activity, ActivityRecord
 from broker.errors import SettingsError
-from tests.helpers import manifest_dict, new_broker, setup_extension
+from tests.helpers import WaitingConfirmer, manifest_dict, new_broker, setup_extension
 from tests.servers.services import HttpServer
 from tests.unit.kinds.http_setup import service_extension
 
@@ -178,22 +178,10 @@ async def test_stopping_cancels_a_read_that_is_waiting_for_a_slow_server(
     assert broker.activity.running(ctx.workspace, ctx.extension) == 0
 
 
-class Waiting:
-    """A user who has the write dialog open and has not answered yet."""
-
-    def __init__(self) -> None:
-        self.asked = asyncio.Event()
-
-    async def __call__(self, summary: WriteSummary) -> Decision:
-        self.asked.set()
-        await asyncio.Event().wait()
-        raise AssertionError("never answered")
-
-
 async def test_stopping_cancels_a_write_waiting_for_its_dialog_and_the_audit_log_says_so(
     broker: Broker, ctx: CallContext
 ) -> None:
-    user = Waiting()
+    user = WaitingConfirmer()
     args = {"path": "notes/a.md", "text": "changed\n", "expected_sha256": HELLO_SHA}
     call = asyncio.create_task(broker.request(ctx, "notes", "write", args, user))
     await asyncio.wait_for(user.asked.wait(), 5)
@@ -209,7 +197,7 @@ async def test_stopping_cancels_a_write_waiting_for_its_dialog_and_the_audit_log
 async def test_a_call_cancelled_by_its_caller_stays_cancelled_and_is_recorded(
     broker: Broker, ctx: CallContext
 ) -> None:
-    user = Waiting()
+    user = WaitingConfirmer()
     call = asyncio.create_task(
         broker.request(
             ctx, "notes", "write", {"path": "notes/a.md", "text": "x", "expected_sha256": HELLO_SHA}, user

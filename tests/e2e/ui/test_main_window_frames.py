@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -52,9 +54,10 @@ async def settings_seen(view: ExtensionView) -> Any:
     return json.loads(unquote(fragment[len("#settings=") :]))
 
 
-def test_a_widget_runs_on_the_dashboard_gets_its_settings_and_calls_through_the_bridge(
-    qtbot: QtBot, run: Any, tmp_path: Path
-) -> None:
+@contextlib.contextmanager
+def probe_window(qtbot: QtBot, run: Any, tmp_path: Path) -> Iterator[MainWindow]:
+    """The main window on a home where the probe widget is installed and approved, its frame
+    made by the real extension host; closed with everything it started."""
     broker = new_broker(tmp_path / "home")
     run(broker.__aenter__())
     (tmp_path / "root").mkdir()
@@ -69,6 +72,18 @@ def test_a_widget_runs_on_the_dashboard_gets_its_settings_and_calls_through_the_
     qtbot.addWidget(window)
     window.show()
     try:
+        yield window
+    finally:
+        window.close()
+        run(window.aclose())
+        run(host.aclose())
+        run(broker.aclose())
+
+
+def test_a_widget_runs_on_the_dashboard_gets_its_settings_and_calls_through_the_bridge(
+    qtbot: QtBot, run: Any, tmp_path: Path
+) -> None:
+    with probe_window(qtbot, run, tmp_path) as window:
         card = window.dashboard.cards[0]
         assert isinstance(card.view, ExtensionView)
         first = card.view
@@ -92,29 +107,12 @@ def test_a_widget_runs_on_the_dashboard_gets_its_settings_and_calls_through_the_
         assert listed["data"]["files"] == [{"path": "a.txt", "size": 1}]
         assert after == {"repo": "team/site"}
         assert card.view.ctx.instance == f"{EXT}#dashboard"  # type: ignore[attr-defined]
-    finally:
-        window.close()
-        run(window.aclose())
-        run(host.aclose())
-        run(broker.aclose())
 
 
 def test_a_widget_whose_call_fails_gets_helms_error_strip_and_retry_loads_it_again(
     qtbot: QtBot, run: Any, tmp_path: Path
 ) -> None:
-    broker = new_broker(tmp_path / "home")
-    run(broker.__aenter__())
-    (tmp_path / "root").mkdir()
-    add_workspace(broker.home, "ws", tmp_path / "root")
-    install(broker.home, "ws", probe_extension(tmp_path / "ext"))
-    run(review_and_approve(broker, "ws", EXT))
-    host = ExtensionHost(broker, DialogConfirmer())
-    window = MainWindow(
-        WorkspaceModel(broker), HostViewFactory(host), BrokerConnections(broker), ExplorerLogic(broker)
-    )
-    qtbot.addWidget(window)
-    window.show()
-    try:
+    with probe_window(qtbot, run, tmp_path) as window:
         card = window.dashboard.cards[0]
         view = card.view
         assert isinstance(view, ExtensionView)
@@ -137,8 +135,3 @@ def test_a_widget_whose_call_fails_gets_helms_error_strip_and_retry_loads_it_aga
         assert message == text[:1].upper() + text[1:]  # Helm's message, as a sentence
         assert card.view is view  # Retry loaded the same frame again
         assert not card.strip.isVisible()
-    finally:
-        window.close()
-        run(window.aclose())
-        run(host.aclose())
-        run(broker.aclose())
