@@ -1,20 +1,28 @@
-"""``helm``: the GUI with no subcommand; every action scriptable as a subcommand."""
+"""``helm``: the GUI with no subcommand; every action scriptable as a subcommand.
+
+The desktop is the common case and its start is timed by users: ``helm`` alone (with
+``--home`` or ``--self-test`` at most) opens it without importing any subcommand, whose
+modules pull in every kind's libraries. Anything else builds the full parser.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
-from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING
 
-from app.commands import agent, app, audit, call, db, dev, ext, mcp, project, service, workspace
-from app.commands.common import CommandFailed, add_home_option
-from broker.errors import CredentialStoreError, SettingsError
-from broker.visible import visible
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
-GROUPS = [workspace, project, ext, app, audit, call, service, dev, mcp, db, agent]
+
+COMMANDS = ("workspace", "project", "ext", "app", "audit", "call", "service", "dev", "mcp", "db", "agent")
+"""The subcommand groups, each a module of ``app.commands`` with a ``register(subparsers)``."""
 
 
 def helm_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
         return version("helm-desktop")
     except PackageNotFoundError:
@@ -22,6 +30,8 @@ def helm_version() -> str:
 
 
 def parser() -> argparse.ArgumentParser:
+    from app.commands.common import add_home_option
+
     p = argparse.ArgumentParser(
         prog="helm",
         description="Helm hosts extensions and brokers every call they make. "
@@ -31,20 +41,50 @@ def parser() -> argparse.ArgumentParser:
     add_home_option(p, top=True)
     p.add_argument("--self-test", action="store_true", help=argparse.SUPPRESS)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    for group in GROUPS:
-        group.register(sub)
+    for name in COMMANDS:
+        importlib.import_module(f"app.commands.{name}").register(sub)
     return p
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+def desktop_args(argv: Sequence[str]) -> argparse.Namespace | None:
+    """The options of a desktop start, or None when ``argv`` asks for anything else (a
+    command, help, the version, a mistake): the full parser handles those."""
+    p = argparse.ArgumentParser(prog="helm", add_help=False, exit_on_error=False)
+    p.add_argument("--home", default=None)
+    p.add_argument("--self-test", action="store_true")
+    try:
+        args, rest = p.parse_known_args(list(argv))
+    except argparse.ArgumentError:
+        return None
+    return None if rest else args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    args = desktop_args(argv)
+    if args is not None:
+        if args.self_test:
+            from app.selftest import main as self_test  # Qt is imported only for the GUI
+
+            return self_test(args)
+        from app.gui import main as gui_main  # Qt is imported only for the GUI
+
+        return gui_main(args)
+    return run_command(parser().parse_args(argv))
+
+
+def run_command(args: argparse.Namespace) -> int:
+    from app.commands.common import CommandFailed
+    from broker.errors import CredentialStoreError, SettingsError
+    from broker.visible import visible
+
     handler = getattr(args, "handler", None)
     if args.self_test:
-        from app.selftest import main as self_test  # Qt is imported only for the GUI
+        from app.selftest import main as self_test
 
         return self_test(args)
     if handler is None:
-        from app.gui import main as gui_main  # Qt is imported only for the GUI
+        from app.gui import main as gui_main
 
         return gui_main(args)
     try:

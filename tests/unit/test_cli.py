@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from app.cli import main
+from app.cli import desktop_args, main
 from tests.helpers import manifest_dict, write_extension
 
 FILES = {
@@ -191,3 +191,32 @@ def test_lists_as_json(home: Path, tmp_path: Path, capsys: pytest.CaptureFixture
     _, out, _ = run(capsys, "workspace", "list", "--json")
     rows: list[dict[str, Any]] = json.loads(out)
     assert rows[0]["name"] == "w" and rows[0]["projects"] == ["web"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "desktop"),
+    [
+        pytest.param([], {"home": None, "self_test": False}, id="bare"),
+        pytest.param(["--home", "h"], {"home": "h", "self_test": False}, id="home"),
+        pytest.param(["--home=h", "--self-test"], {"home": "h", "self_test": True}, id="self-test"),
+        pytest.param(["--home"], None, id="home-without-a-value"),
+        pytest.param(["--help"], None, id="help"),
+        pytest.param(["--version"], None, id="version"),
+        pytest.param(["ext", "lint", "x"], None, id="command"),
+        pytest.param(["--home", "h", "audit"], None, id="command-after-home"),
+    ],
+)
+def test_only_a_desktop_start_skips_the_full_parser(argv: list[str], desktop: dict[str, Any] | None) -> None:
+    args = desktop_args(argv)
+    assert (None if args is None else vars(args)) == desktop
+
+
+def test_the_desktop_start_imports_no_subcommand() -> None:
+    code = (
+        "import sys; from app.cli import desktop_args; desktop_args(['--home', 'h']); "
+        "print(sorted(m for m in sys.modules if m.startswith(('app.commands', 'broker', 'ui'))))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert result.stdout.strip() == "[]"
