@@ -18,6 +18,7 @@ import logging
 import socket
 import threading
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -183,9 +184,22 @@ class EngineCheck:
         self._first = asyncio.Event()
         self._final = asyncio.Event()
         self._watchers: weakref.WeakSet[Any] = weakref.WeakSet()
+        self._deciding: list[Callable[[bool], None]] = []
         self.outcome: EgressCheck | None = None
         self.canary_port: int | None = None
         """Where the probe's preconnect goes (for tests that play a late one)."""
+
+    @property
+    def passed(self) -> bool | None:
+        """The first verdict, None before it."""
+        return None if self.outcome is None else self.outcome.passed
+
+    def when_decided(self, callback: Callable[[bool], None]) -> None:
+        """Call ``callback(passed)`` with the first verdict (at once if there is one)."""
+        if self.outcome is not None:
+            callback(self.outcome.passed)
+        else:
+            self._deciding.append(callback)
 
     def start(self) -> None:
         """Begin the check now, if a loop runs (the host starts it early so frames wait less)."""
@@ -231,6 +245,8 @@ class EngineCheck:
                         frame.engine_check_failed(self.outcome)
         finally:
             canary.close()
+            if self.outcome is None:  # the check itself broke off: nothing was shown safe
+                self._settle(EgressCheck(False, ()))
             self._first.set()
             self._final.set()
 
@@ -240,6 +256,9 @@ class EngineCheck:
             log.info("start-up check: %s", outcome.message)
         else:
             log.error("start-up check failed: %s", outcome.message)
+        deciding, self._deciding = self._deciding, []
+        for callback in deciding:
+            callback(outcome.passed)
         self._first.set()
 
 

@@ -6,7 +6,10 @@ A thin adapter: the decisions (which file, which MIME type, which policy) are in
 
 from __future__ import annotations
 
+import weakref
+from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 from ui.host.files import NotServed, read_served
 from ui.host.policy import SCHEME, content_security_policy
@@ -50,15 +53,65 @@ RESPONSE_HEADERS: dict[bytes, list[bytes]] = {
 }
 
 
+class Gate(Protocol):
+    """A decision files wait for (the start-up check): None until it is made."""
+
+    @property
+    def passed(self) -> bool | None: ...
+
+    def when_decided(self, callback: Callable[[bool], None]) -> None:
+        """Call ``callback(passed)`` once, when the decision is made."""
+
+
 class ExtensionSchemeHandler(QWebEngineUrlSchemeHandler):
-    """Serves the files of one extension folder, and only for that extension's host."""
+    """Serves the files of one extension folder, and only for that extension's host.
+
+    Behind a gate (``hold_until``), a request waits while the gate is undecided and is answered
+    when it decides: served if it passed, refused if not (and every later request too). So a
+    frame can start — its process, its navigation — while the start-up check runs, and no file
+    of the extension reaches the engine before the check has passed.
+    """
 
     def __init__(self, root: Path, host: str, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._root = root
         self._host = host
+        self._gate: Gate | None = None
+        self._waiting: list[QWebEngineUrlRequestJob] = []
+
+    def hold_until(self, gate: Gate) -> None:
+        if self._gate is gate:
+            return
+        self._gate = gate
+        if gate.passed is None:
+            own = weakref.WeakMethod(self._decided)  # the gate outlives a closed frame's handler
+
+            def decided(passed: bool) -> None:
+                method = own()
+                if method is not None:
+                    method(passed)
+
+            gate.when_decided(decided)
+
+    def _decided(self, passed: bool) -> None:
+        waiting, self._waiting = self._waiting, []
+        for job in waiting:
+            try:
+                self._answer(job, passed)
+            except RuntimeError:  # the engine dropped the request meanwhile (a new navigation)
+                continue
 
     def requestStarted(self, job: QWebEngineUrlRequestJob) -> None:
+        passed = None if self._gate is None else self._gate.passed
+        if self._gate is not None and passed is None:
+            self._waiting.append(job)
+            return
+        self._answer(job, passed is not False)
+
+    def _answer(self, job: QWebEngineUrlRequestJob, allowed: bool) -> None:
+        if not allowed:
+            job.fail(QWebEngineUrlRequestJob.Error.RequestDenied)
+            return
         url = job.requestUrl()
         if url.host().lower() != self._host or bytes(job.requestMethod().data()) != b"GET":
             job.fail(QWebEngineUrlRequestJob.Error.RequestDenied)

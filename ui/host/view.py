@@ -2,9 +2,11 @@
 
 It ties together the extension's profile, a page that stays home, the page-side ``helm``
 scripts and a bridge whose identity is fixed here. The instance id is given by the caller and
-kept across reloads, so the broker's rate limit for the frame survives a reload. Nothing loads
-before the process's start-up check (``egress_check``) passed; if it failed, the frame shows
-why instead of the extension.
+kept across reloads, so the broker's rate limit for the frame survives a reload. Nothing of the
+extension loads before the process's start-up check (``egress_check``) passed: a frame started
+while the check runs gets its process and its navigation under way, and the profile's file
+server holds the extension's files until the verdict. If the check failed, the frame shows why
+instead of the extension.
 """
 
 from __future__ import annotations
@@ -72,7 +74,7 @@ class ExtensionView(QWidget):
         self.channel = QWebChannel(self.page)
         self.channel.registerObject(BRIDGE_OBJECT, self.bridge)
         self.page.setWebChannel(self.channel, QWebEngineScript.ScriptWorldId.ApplicationWorld.value)
-        self._loaded = self._connected = self._left_home = False
+        self._loaded = self._connected = self._left_home = self._refused = False
         self.bridge.pageReady.connect(self._bridge_connected)
         self.page.loadStarted.connect(self._load_started)
         self.page.loadFinished.connect(self._load_finished)
@@ -82,7 +84,6 @@ class ExtensionView(QWidget):
         self.refusal.setWordWrap(True)
         self.refusal.hide()
         self._waiting: asyncio.Task[None] | None = None
-        self._pending: list[Callable[[], None]] = []
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.web)
@@ -117,16 +118,20 @@ class ExtensionView(QWidget):
         if outcome is not None:
             self._go_if_passed(outcome, go)
             return
-        self._pending.append(go)
+        # Undecided: start now, with the extension's files held until the verdict.
+        self._profile.handler.hold_until(ENGINE_CHECK)
+        go()
         if self._waiting is None:
             self._waiting = asyncio.ensure_future(self._after_check())
 
     async def _after_check(self) -> None:
         outcome = await ENGINE_CHECK.result()
         self._waiting = None
-        pending, self._pending = self._pending, []
-        for go in pending:
-            self._go_if_passed(outcome, go)
+        if outcome.passed:
+            self._go_if_passed(outcome, lambda: None)
+        elif not self._refused:  # the refused files may have ended the load first
+            self._refuse(outcome)
+            self.loadFailed.emit()
 
     def _go_if_passed(self, outcome: EgressCheck, go: Callable[[], None]) -> None:
         if outcome.passed:
@@ -135,9 +140,14 @@ class ExtensionView(QWidget):
             self.web.show()
             go()
             return
-        log.error("frame of %s not loaded: %s", self.ctx.extension, outcome.message)
-        self._show_refusal(outcome.message)
+        self._refuse(outcome)
         self.loadFailed.emit()
+
+    def _refuse(self, outcome: EgressCheck) -> None:
+        log.error("frame of %s not loaded: %s", self.ctx.extension, outcome.message)
+        self._refused = True
+        self.page.triggerAction(self.page.WebAction.Stop)
+        self._show_refusal(outcome.message)
 
     def engine_check_failed(self, outcome: EgressCheck) -> None:
         """The start-up check failed late: cut the page off from Helm and stop it."""
@@ -171,6 +181,11 @@ class ExtensionView(QWidget):
 
     def _load_finished(self, ok: bool) -> None:
         if not ok:
+            if self._refused:  # the refusal for the check has said so already
+                return
+            outcome = ENGINE_CHECK.outcome
+            if outcome is not None and not outcome.passed:  # its files were refused
+                self._refuse(outcome)
             self.loadFailed.emit()
             return
         self._loaded = True

@@ -1,13 +1,23 @@
-"""The start-up check in Helm's own process: it passes here, and a late preconnect revokes it."""
+"""The start-up check in Helm's own process: it passes here, a late preconnect revokes it, and no
+file of an extension is served before it has passed."""
 
 from __future__ import annotations
 
+import asyncio
 import socket
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+import ui.host.view as view_module
 from tests.e2e.host.kit import EchoHandler, copy_page, evaluate, wait_ready
+from ui.host import ExtensionProfile, entry_url, extension_host
 from ui.host.egress_check import ENGINE_CHECK, EngineCheck
+from ui.host.page import HostPage
+from ui.qt import QUrl
 
 
 def test_frames_load_once_the_check_found_that_a_preconnect_reaches_nothing(
@@ -44,3 +54,75 @@ def test_a_preconnect_that_arrives_late_fails_the_check_and_cuts_every_frame_off
     assert view.refusal.isVisible()
     assert "QTWEBENGINE_CHROMIUM_FLAGS" in view.refusal.text()
     assert run(evaluate(view, "1 + 1")) == 2, "the page itself is left alone, only cut off"
+
+
+class PageOnly:
+    def __init__(self, page: HostPage) -> None:
+        self.page = page
+
+
+class ScriptedGate:
+    """A verdict the test gives; ``asked`` is set once a file waits for it."""
+
+    def __init__(self) -> None:
+        self.verdict: bool | None = None
+        self.asked = asyncio.Event()
+        self._callbacks: list[Callable[[bool], None]] = []
+
+    @property
+    def passed(self) -> bool | None:
+        if self.verdict is None:
+            self.asked.set()
+        return self.verdict
+
+    def when_decided(self, callback: Callable[[bool], None]) -> None:
+        self._callbacks.append(callback)
+
+    def decide(self, passed: bool) -> None:
+        self.verdict = passed
+        for callback in self._callbacks:
+            callback(passed)
+
+
+@pytest.mark.parametrize("passed", [True, False], ids=["passed", "failed"])
+def test_a_frames_files_wait_for_the_verdict_and_are_refused_after_a_failed_one(
+    run: Any, tmp_path: Path, passed: bool
+) -> None:
+    folder = copy_page("probe", tmp_path / "ext")
+    profile = ExtensionProfile(folder, extension_host("ws", "com.example.held"))
+    gate = ScriptedGate()
+    profile.handler.hold_until(gate)
+    page = HostPage(profile.profile, profile.host)
+    finished: list[bool] = []
+
+    async def scenario() -> bool:
+        loaded: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        page.loadFinished.connect(lambda ok: finished.append(ok) or loaded.done() or loaded.set_result(ok))
+        page.load(QUrl(entry_url(profile.host, "index.html")))
+        await asyncio.wait_for(gate.asked.wait(), 20)
+        assert finished == [], "nothing loads while the verdict is out"
+        gate.decide(passed)
+        return await asyncio.wait_for(loaded, 20)
+
+    try:
+        assert run(scenario()) is passed
+        if passed:
+            assert run(evaluate(PageOnly(page), "document.getElementById('out').textContent")) == "probe"
+    finally:
+        page.deleteLater()
+        profile.deleteLater()
+
+
+def test_a_frame_started_while_the_check_runs_loads_only_after_it_passed(
+    run: Any, frames: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    check = EngineCheck()
+    monkeypatch.setattr(view_module, "ENGINE_CHECK", check)
+    decided: list[float] = []
+    check.when_decided(lambda passed: decided.append(time.monotonic()))
+    view = frames(copy_page("probe", tmp_path / "ext"), EchoHandler())
+    loaded: list[float] = []
+    view.page.loadFinished.connect(lambda ok: loaded.append(time.monotonic()))
+    run(wait_ready(view))
+    assert check.passed is True
+    assert len(decided) == 1 and loaded and loaded[0] > decided[0]
