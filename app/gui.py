@@ -1,22 +1,24 @@
 """Start the desktop app (Qt is imported only from here on).
 
-The composition root of the GUI: engine set-up before the QApplication, one qasync loop for
-the life of the process (the Qt event loop is entered once), the broker on the Helm home, the
-demo workspace for a user who has none, and the window.
+The composition root of the GUI, in the order that gets a window on the screen soonest: the
+engine set-up and the QApplication first, then the frames' start-up check, which needs nothing
+else and runs while the rest of Helm is imported; then the broker on the Helm home and the
+window. The demo workspace is set up, for a user who has none, once the window is showing;
+the frames load when the check has passed. The Qt event loop is entered once.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import sys
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from app.commands.common import home_path
-from app.demo import needs_demo, set_up_demo
-from broker import Broker
-from broker.credentials import open_store
+if TYPE_CHECKING:
+    from app.window import Window
+    from broker import Broker
 
 
 def main(args: argparse.Namespace) -> int:
@@ -46,7 +48,10 @@ def run_qt(body: Callable[[], Coroutine[Any, Any, int]]) -> int:
     asyncio.set_event_loop(loop)
 
     async def checked() -> int:
-        ENGINE_CHECK.start()  # the frames' start-up check, while the rest of Helm starts
+        ENGINE_CHECK.start()
+        # One turn of the loop: the check's probe page starts loading (in the engine's own
+        # threads and processes) before ``body`` imports the rest of Helm.
+        await asyncio.sleep(0)
         return await body()
 
     try:
@@ -57,16 +62,39 @@ def run_qt(body: Callable[[], Coroutine[Any, Any, int]]) -> int:
         dead_end.close()
 
 
-async def run(args: argparse.Namespace) -> int:
-    from app.window import open_window
+async def run(args: argparse.Namespace, opened: Callable[[Window], object] | None = None) -> int:
+    """The desktop on the home ``args`` names; ``opened`` is told when the window shows."""
+    # Helm's modules are imported in a worker thread: meanwhile the event loop serves the
+    # start-up check's page, and the keychain is looked up (D-Bus, the keyring's plugins).
+    await asyncio.to_thread(importlib.import_module, "app.commands.common")
+    from app.commands.common import home_path
+    from broker.credentials import open_store
 
     path = home_path(args)
-    async with Broker(path, credentials=open_store(path)) as broker:
-        if needs_demo(broker):
-            await set_up_demo(broker)
+    store = asyncio.ensure_future(asyncio.to_thread(open_store, path))
+    try:
+        await asyncio.to_thread(importlib.import_module, "app.window")
+    finally:
+        credentials = await store
+    from app.window import open_window
+    from broker import Broker
+
+    async with Broker(path, credentials=credentials) as broker:
         window = open_window(broker)
+        if opened is not None:
+            opened(window)
         try:
+            await demo_if_new(broker, window)
             await window.closed.wait()
             return 0
         finally:
             await window.aclose()
+
+
+async def demo_if_new(broker: Broker, window: Window) -> None:
+    """Set up the demo workspace for a user who has none, once the window shows."""
+    from app.demo import needs_demo, set_up_demo
+
+    if needs_demo(broker):
+        await set_up_demo(broker)
+        window.window.reload_workspaces()

@@ -16,11 +16,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import TYPE_CHECKING
 
 from broker import Broker, CallContext, Confirmer
 from broker.errors import HelmError
 from broker.kinds import KINDS
-from broker.ratelimit import MAX_IN_FLIGHT_PER_INSTANCE
+from broker.ratelimit import MAX_IN_FLIGHT_PER_INSTANCE, InstanceKey, instance_key
+
+if TYPE_CHECKING:
+    from ui.host.bridge import CallHandler
 
 log = logging.getLogger(__name__)
 
@@ -29,13 +33,15 @@ LOAD_SECONDS = 60.0
 
 
 class KindLoader:
-    """The broker as a frame's call handler, each kind imported in a worker thread first."""
+    """A frame's call handler (the broker's, ``handler``) with each call's kind imported in a
+    worker thread first; ``broker`` says which kind a frame's connection is."""
 
-    def __init__(self, broker: Broker) -> None:
+    def __init__(self, handler: CallHandler, broker: Broker) -> None:
+        self._handler = handler
         self._broker = broker
         self._loads: dict[str, asyncio.Task[None]] = {}
         self._kinds: dict[tuple[str, str, str], str | None] = {}
-        self._waiting: dict[str, int] = {}
+        self._waiting: dict[InstanceKey, int] = {}
 
     async def request_json(
         self, ctx: CallContext, connection_id: str, operation: str, args_json: str, confirm: Confirmer
@@ -43,9 +49,10 @@ class KindLoader:
         kind = self._kind(ctx, connection_id)
         if kind is not None:
             load = self._load(kind)
-            if not load.done() and self._waiting.get(ctx.instance, 0) < MAX_IN_FLIGHT_PER_INSTANCE:
-                await self._wait(ctx.instance, load)
-        return await self._broker.request_json(ctx, connection_id, operation, args_json, confirm)
+            frame = instance_key(ctx)
+            if not load.done() and self._waiting.get(frame, 0) < MAX_IN_FLIGHT_PER_INSTANCE:
+                await self._wait(frame, load)
+        return await self._handler.request_json(ctx, connection_id, operation, args_json, confirm)
 
     def _load(self, kind: str) -> asyncio.Task[None]:
         load = self._loads.get(kind)
@@ -60,14 +67,14 @@ class KindLoader:
         except Exception:  # the broker imports it again on the call and reports what failed
             log.warning("the %s kind could not be imported in the background", kind, exc_info=True)
 
-    async def _wait(self, instance: str, load: asyncio.Task[None]) -> None:
-        self._waiting[instance] = self._waiting.get(instance, 0) + 1
+    async def _wait(self, frame: InstanceKey, load: asyncio.Task[None]) -> None:
+        self._waiting[frame] = self._waiting.get(frame, 0) + 1
         try:
             await asyncio.wait([load], timeout=LOAD_SECONDS)
         finally:
-            self._waiting[instance] -= 1
-            if not self._waiting[instance]:
-                del self._waiting[instance]
+            self._waiting[frame] -= 1
+            if not self._waiting[frame]:
+                del self._waiting[frame]
 
     def _kind(self, ctx: CallContext, connection_id: str) -> str | None:
         """The kind of a frame's connection as its manifest says (None: not one Helm knows,

@@ -3,12 +3,17 @@
 The composition of the GUI's parts: the broker behind the workspace model, the connections
 and DB explorer backends, the extension host and the MCP Apps host behind the dashboard, the
 state store behind ``helm.state``, and Helm's own write dialog behind every frame.
+
+The window shows first: its workspaces, their extensions and the dashboard's frames are filled
+in once it has been painted (reading every manifest and making the frames takes longer than
+drawing an empty window). The frames then load as soon as the start-up check has passed.
 """
 
 from __future__ import annotations
 
 import asyncio
 
+from app.kind_loader import KindLoader
 from broker import Broker, Confirmer
 from broker.explorer import DbExplorer
 from broker.widget_state import StatefulCalls, StateStore
@@ -19,14 +24,46 @@ from ui.extension_frames import HostViewFactory
 from ui.host.host import ExtensionHost
 from ui.host.view import ExtensionView
 from ui.main_window import MainWindow
-from ui.qt import QAction, QCloseEvent, QMenu, QWidget, Signal
+from ui.qt import QAction, QCloseEvent, QMenu, QPaintEvent, QShowEvent, QTimer, QWidget, Signal
 from ui.settings.backend import BrokerConnections
 from ui.settings.oauth import BrokerOAuth
 from ui.workspace_model import WorkspaceModel
 
+FILL_WITHIN_MS = 200
+"""A window that is not painted at once (minimised, on no screen) is filled in after this."""
+
 
 class HelmWindow(MainWindow):
     closing = Signal()
+    painted = Signal()
+    """The window was painted for the first time."""
+
+    # Class defaults: MainWindow.__init__ calls reload_workspaces before this class's own code.
+    _painted = False
+    _filled = False
+
+    def reload_workspaces(self) -> None:
+        if self._filled:
+            super().reload_workspaces()
+        else:
+            self.dashboard.empty.hide()  # not "no widgets": they are on their way
+
+    def fill(self) -> None:
+        """Read the workspaces and make the dashboard's frames (once; later through reload)."""
+        if not self._filled:
+            self._filled = True
+            super().reload_workspaces()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        QTimer.singleShot(FILL_WITHIN_MS, self, self.fill)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        if not self._painted:
+            self._painted = True
+            self.painted.emit()
+            QTimer.singleShot(0, self, self.fill)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         super().closeEvent(event)
@@ -61,7 +98,8 @@ class Window:
             confirm = dialogs = DialogConfirmer()
         self.confirm = confirm
         state = StateStore(broker.home.path)
-        self.host = ExtensionHost(StatefulCalls(broker, state), self.confirm)
+        self.kinds = KindLoader(StatefulCalls(broker, state), broker)
+        self.host = ExtensionHost(self.kinds, self.confirm)
         self.apps = AppHost(broker, state)
         self.ready_frames: list[ExtensionView] = []
         self._changed = asyncio.Event()
@@ -111,6 +149,7 @@ class Window:
         await self.window.aclose()
         await self.apps.aclose()
         await self.host.aclose()
+        await self.kinds.aclose()
         self.window.deleteLater()
 
 

@@ -42,9 +42,6 @@ class CountingBroker:
         self.broker = broker
         self.reached = 0
 
-    def manifest(self, workspace: str, extension: str) -> Any:
-        return self.broker.manifest(workspace, extension)
-
     async def request_json(self, *args: Any) -> str:
         self.reached += 1
         return await self.broker.request_json(*args)
@@ -58,7 +55,7 @@ async def setting(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
         ctx = await setup_extension(broker, tmp_path, manifest_dict([FILES]))
         (tmp_path / "root" / "a.md").write_text("hello\n")
         counting = CountingBroker(broker)
-        yield KindLoader(counting), counting, ctx, released  # type: ignore[arg-type]
+        yield KindLoader(counting, broker), counting, ctx, released  # type: ignore[arg-type]
         released.set()
 
 

@@ -4,17 +4,23 @@ Connect asks for the scopes that the current workspace's enabled, approved exten
 for the service, opens the provider's page in the system browser (never in a web view inside
 Helm), and waits for the redirect to Helm's one-shot listener on 127.0.0.1. The page shows the
 exact redirect URI while it waits; Cancel stops the wait and closes the listener.
+
+The http kind's sign-in code (and its HTTP client) is imported on first use, not when the main
+window is built.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from broker.broker import Broker
 from broker.errors import HelmError
-from broker.kinds.http.connect import ConnectError, ConnectSession, connect_status, disconnect, start_connect
 from ui.qt import QDesktopServices, QUrl
 from ui.settings.backend import TestResult
+
+if TYPE_CHECKING:
+    from broker.kinds.http.connect import ConnectSession
 
 SIGN_IN_SECONDS = 300.0
 REDIRECT_PATTERN = "http://127.0.0.1:<port>/oauth/callback (Helm picks the port when you click Connect)"
@@ -45,12 +51,16 @@ class BrokerOAuth:
         return session.redirect_uri if session is not None else REDIRECT_PATTERN
 
     def status(self, name: str) -> str:
+        from broker.kinds.http.connect import connect_status
+
         try:
             return str(connect_status(self.broker.credentials, name)["summary"])
         except HelmError as err:
             return f"unknown ({err})"
 
     async def connect(self, name: str, progress: Progress | None = None) -> TestResult:
+        from broker.kinds.http.connect import ConnectError, start_connect
+
         workspace = self.workspace()
         if workspace is None:
             return TestResult(
@@ -80,6 +90,8 @@ class BrokerOAuth:
             await session.cancel()
 
     async def disconnect(self, name: str) -> TestResult:
+        from broker.kinds.http.connect import disconnect
+
         try:
             disconnect(self.broker.home, self.broker.credentials, name)
         except HelmError as err:

@@ -1,0 +1,37 @@
+"""The desktop window at start-up: painted first, then filled with the workspace's widgets."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from app.demo import EXTENSIONS, set_up_demo
+from app.window import open_window
+from tests.helpers import new_broker
+
+
+def test_the_window_is_painted_before_it_reads_the_workspaces_and_makes_frames(
+    run: Any, tmp_path: Path
+) -> None:
+    async def scenario() -> tuple[Any, ...]:
+        async with new_broker(tmp_path / "home") as broker:
+            await set_up_demo(broker)
+            window = open_window(broker)
+            painted: asyncio.Future[tuple[Any, int]] = asyncio.get_running_loop().create_future()
+            helm = window.window
+            helm.painted.connect(
+                lambda: painted.done() or painted.set_result((helm.workspace, len(helm.dashboard.cards)))
+            )
+            at_open = (helm.workspace, len(helm.dashboard.cards), helm.dashboard.empty.isVisible())
+            try:
+                at_paint = await asyncio.wait_for(painted, 20)
+                ready = await window.wait_ready(len(EXTENSIONS), 30)
+                return at_open, at_paint, ready, helm.workspace
+            finally:
+                await window.aclose()
+
+    at_open, at_paint, ready, workspace = run(scenario(), timeout=60)
+    assert at_open == (None, 0, False), "nothing read yet, and no 'no widgets' notice meanwhile"
+    assert at_paint == (None, 0)
+    assert ready and workspace == "demo"
