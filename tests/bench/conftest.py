@@ -7,14 +7,23 @@ they mean the same on a fast laptop and a loaded CI machine. Use the ``bench`` f
         helm = bench.time(lambda: do_it_through_helm(), repeat=200)
         raw = bench.time(lambda: do_it_with_the_library(), repeat=200)
         bench.record("x: Helm vs library", helm, raw)
+
+With ``HELM_BENCH_JSON`` set to a path, the run also writes every row there as JSON: a list of
+``{"name", "helm", "baseline", "ratio", "unit", "note"}`` (``ratio`` is null when the baseline
+is zero), for tools that track the numbers over time.
 """
 
 from __future__ import annotations
 
+import json
+import math
+import os
 import statistics
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,6 +41,17 @@ class Row:
     @property
     def ratio(self) -> float:
         return self.helm / self.baseline if self.baseline else float("inf")
+
+    def as_json(self) -> dict[str, Any]:
+        ratio = self.ratio
+        return {
+            "name": self.name,
+            "helm": self.helm,
+            "baseline": self.baseline,
+            "ratio": ratio if math.isfinite(ratio) else None,
+            "unit": self.unit,
+            "note": self.note,
+        }
 
 
 @dataclass
@@ -89,8 +109,21 @@ def _fmt(value: float, unit: str) -> str:
     return f"{value:.2f} {unit}"
 
 
+JSON_VARIABLE = "HELM_BENCH_JSON"
+
+
+def write_json(rows: list[Row], path: Path) -> None:
+    """Every row as JSON at ``path``, written whole (a reader never sees half a file)."""
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps([row.as_json() for row in rows], indent=2) + "\n", encoding="utf-8")
+    partial.replace(path)
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     rows = _BENCH.rows
+    target = os.environ.get(JSON_VARIABLE)
+    if target:
+        write_json(rows, Path(target))
     if not rows:
         return
     header = ("benchmark", "Helm", "baseline", "ratio", "note")

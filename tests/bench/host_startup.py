@@ -1,8 +1,10 @@
-"""Child process for the start-up benchmark: time from interpreter start to the first frame ready.
+"""Child process for the start-up benchmark: milestones from the moment the parent started it.
 
-``helm HOME``: Helm's GUI start on a Helm home (the demo is set up first if the home is new;
-the benchmark sets it up beforehand so it is not counted). ``raw DIR``: a bare QWebEngineView
-on a custom scheme serving DIR. Prints ``READY <seconds>`` and exits at once.
+``helm HOME SPAWNED``: the desktop start ``helm --home HOME`` runs (app.gui), on a home whose demo
+is already set up. ``raw DIR SPAWNED``: a bare QWebEngineView in a plain window, on a custom
+scheme serving DIR. ``SPAWNED`` is the parent's ``time.monotonic()`` just before it started this
+process (the clock is the system's, shared by both). Prints ``PAINTED <seconds>`` when the
+window is first painted and ``READY <seconds>`` when the first page is ready, then exits.
 """
 
 from __future__ import annotations
@@ -12,12 +14,17 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
-START = time.perf_counter()
+SPAWNED = float(sys.argv[3])
+
+
+def milestone(name: str) -> None:
+    print(f"{name} {time.monotonic() - SPAWNED:.4f}", flush=True)
 
 
 def ready() -> None:
-    print(f"READY {time.perf_counter() - START:.4f}", flush=True)
+    milestone("READY")
     os._exit(0)
 
 
@@ -29,7 +36,7 @@ def raw(folder: Path) -> None:
         QWebEngineUrlSchemeHandler,
     )
     from PySide6.QtWebEngineWidgets import QWebEngineView
-    from PySide6.QtWidgets import QApplication
+    from PySide6.QtWidgets import QApplication, QVBoxLayout, QWidget
 
     scheme = QWebEngineUrlScheme(b"bench")
     scheme.setSyntax(QWebEngineUrlScheme.Syntax.Host)
@@ -44,39 +51,45 @@ def raw(folder: Path) -> None:
             buf.open(QIODevice.OpenModeFlag.ReadOnly)
             job.reply(b"text/html", buf)
 
+    class Window(QWidget):
+        painted = False
+
+        def paintEvent(self, event):  # type: ignore[no-untyped-def]
+            super().paintEvent(event)
+            if not self.painted:
+                self.painted = True
+                milestone("PAINTED")
+
     profile = QWebEngineProfile(app)
     handler = Handler(profile)
     profile.installUrlSchemeHandler(b"bench", handler)
-    view = QWebEngineView(profile)
+    window = Window()
+    window.resize(1200, 760)
+    view = QWebEngineView(profile, window)
+    QVBoxLayout(window).addWidget(view)
     view.loadFinished.connect(lambda _ok: ready())
-    view.show()
+    window.show()
     view.load(QUrl("bench://x/index.html"))
     app.exec()
 
 
 def helm(home: Path) -> None:
-    from ui.host import prepare_engine
+    from app.cli import desktop_args
+    from app.gui import run, run_qt
 
-    prepare_engine()
-    import qasync
+    args = desktop_args(["--home", str(home)])
+    assert args is not None
+    waiting: list[asyncio.Task[None]] = []
 
-    from app.window import open_window
-    from broker import Broker
-    from broker.credentials import open_store
-    from ui.qt import QApplication
-
-    app = QApplication(sys.argv[:1])
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
-
-    async def run() -> None:
-        async with Broker(home, credentials=open_store(home, use_keychain=False)) as broker:
-            window = open_window(broker)
-            await window.wait_ready(1, 60)
+    async def first_frame(window: Any) -> None:
+        if await window.wait_ready(1, 60):
             ready()
 
-    with loop:
-        loop.run_until_complete(run())
+    def opened(window: Any) -> None:
+        window.window.painted.connect(lambda: milestone("PAINTED"))
+        waiting.append(asyncio.ensure_future(first_frame(window)))
+
+    run_qt(lambda: run(args, opened))
 
 
 if __name__ == "__main__":

@@ -2,57 +2,32 @@
 
 Rows: a bridge round trip (1000 sequential and 200 concurrent no-op calls), a 1 MiB result
 delivered to the page, the event loop's worst lag while a page floods calls (how long the UI
-could not repaint), start-up time to the first extension ready, memory per extension frame.
-The no-op handler answers at once, so the rows measure the bridge alone (the isolated world,
-the private port, the owned task, the JSON text) against a bare channel object.
+could not repaint), and while a dashboard works (one widget receiving 1 MiB results through the
+real broker, three polling at the rate limit), and one 128 MiB call. The no-op handler answers
+at once, so the bridge rows measure the bridge alone (the isolated world, the private port, the
+owned task, the JSON text) against a bare channel object. Start-up and memory rows are in
+test_bench_host_start.py and test_bench_host_memory.py.
 """
 
 from __future__ import annotations
 
-import asyncio
-import os
-import statistics
-import subprocess
-import sys
-import time
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from app.demo import set_up_demo
+from broker.extensions import approve, install
+from broker.workspaces import add_workspace
 from tests.bench.conftest import Bench
+from tests.bench.host_kit import MIB, RawFrame, median_of, worst_loop_lag
 from tests.e2e.conftest import QT_NOISE, qloop  # noqa: F401 (fixture; engine set-up)
 from tests.e2e.conftest import run as run
 from tests.e2e.host.kit import EchoHandler, copy_page, evaluate, make_view, wait_ready
-from tests.helpers import new_broker
+from tests.helpers import manifest_dict, new_broker
 from ui.host import ExtensionProfile, extension_host
-from ui.host.page import HostPage
-from ui.host.shim import _qwebchannel_js
-from ui.qt import QObject, QUrl, QWebChannel, QWebEngineScript, QWebEngineView, Signal, Slot
 
 pytestmark = pytest.mark.qt_log_ignore(*QT_NOISE)
-
-MIB = 1024 * 1024
-FRAMES = 4
-
-RAW_SHIM = """
-(function () {
-  var pending = Object.create(null), next = 0, obj = null, queued = [];
-  new QWebChannel(qt.webChannelTransport, function (ch) {
-    obj = ch.objects.raw;
-    obj.done.connect(function (id, text) { var r = pending[id]; delete pending[id]; r(JSON.parse(text)); });
-    queued.splice(0).forEach(function (f) { f(); });
-  });
-  window.helm = { call: function (c, o, a) {
-    return new Promise(function (resolve) {
-      next += 1; var id = String(next); pending[id] = resolve;
-      var send = function () { obj.call(id, c, o, JSON.stringify(a)); };
-      if (obj) send(); else queued.push(send);
-    });
-  } };
-})();
-"""
 
 SEQUENTIAL = """(async () => { const t = performance.now();
   for (let i = 0; i < 1000; i++) { const r = await helm.call('c', 'noop', {}); if (!r.ok) throw r; }
@@ -63,55 +38,6 @@ CONCURRENT = """(async () => { const t = performance.now();
 BIG = f"""(async () => {{ const t = performance.now();
   const r = await helm.call('c', 'big', {{bytes: {MIB}}}); if (r.data.length !== {MIB}) throw r.data.length;
   return (performance.now() - t) / 1000; }})()"""
-
-
-class RawObject(QObject):
-    """A bare channel object: answers every call synchronously from the slot."""
-
-    done = Signal(str, str)
-
-    @Slot(str, str, str, str)
-    def call(self, request_id: str, _connection: str, operation: str, args_json: str) -> None:
-        if operation == "big":
-            self.done.emit(request_id, '{"ok":true,"data":"' + "x" * MIB + '","error":null}')
-        else:
-            self.done.emit(request_id, '{"ok":true,"data":null,"error":null}')
-
-
-class RawFrame:
-    """A page on the same kind of profile, with qwebchannel.js in the page's own world."""
-
-    def __init__(self, profile: ExtensionProfile) -> None:
-        self.profile = profile  # a collected profile would take the page down with it
-        self.web = QWebEngineView()
-        self.page = HostPage(profile.profile, profile.host, self.web)
-        self.web.setPage(self.page)
-        script = QWebEngineScript()
-        script.setSourceCode(_qwebchannel_js() + RAW_SHIM)
-        script.setWorldId(QWebEngineScript.ScriptWorldId.MainWorld.value)
-        script.setInjectionPoint(QWebEngineScript.InjectionPoint.DocumentCreation)
-        self.page.scripts().insert(script)
-        self.raw = RawObject()
-        self.channel = QWebChannel(self.page)
-        self.channel.registerObject("raw", self.raw)
-        self.page.setWebChannel(self.channel, QWebEngineScript.ScriptWorldId.MainWorld.value)
-        self.url = f"helm-ext://{profile.host}/index.html"
-
-    async def load(self) -> None:
-        loaded = asyncio.get_running_loop().create_future()
-        self.page.loadFinished.connect(lambda ok: loaded.done() or loaded.set_result(ok))
-        self.page.load(QUrl(self.url))
-        assert await asyncio.wait_for(loaded, 20)
-
-    def close(self) -> None:
-        self.web.setPage(None)  # type: ignore[arg-type]
-        self.page.deleteLater()
-        self.web.deleteLater()
-        self.profile.deleteLater()
-
-
-async def median_of(n: int, measure: Any) -> float:
-    return statistics.median([await measure() for _ in range(n)])
 
 
 def test_bridge_round_trips_against_a_raw_channel(run: Any, bench: Bench, tmp_path: Path) -> None:
@@ -142,29 +68,6 @@ def test_bridge_round_trips_against_a_raw_channel(run: Any, bench: Bench, tmp_pa
 FLOOD = """(async () => { for (let k = 0; k < 5; k++) {
   const rs = await Promise.all(Array.from({length: 200}, () => helm.call('c', 'noop', {})));
   if (!rs.every(r => r.ok)) throw rs; } return 0; })()"""
-PROBE_PERIOD = 0.005
-
-
-async def worst_loop_lag(work: Any) -> float:
-    """The longest the event loop (Qt's, which also paints the window) was late while ``work``
-    ran: a 5 ms timer that records how late each tick fires."""
-    loop = asyncio.get_running_loop()
-    lags: list[float] = []
-    done = asyncio.Event()
-
-    async def probe() -> None:
-        while not done.is_set():
-            start = loop.time()
-            await asyncio.sleep(PROBE_PERIOD)
-            lags.append(loop.time() - start - PROBE_PERIOD)
-
-    task = asyncio.create_task(probe())
-    try:
-        await work()
-    finally:
-        done.set()
-        await task
-    return max(lags)
 
 
 def test_event_loop_lag_under_many_concurrent_calls(run: Any, bench: Bench, tmp_path: Path) -> None:
@@ -189,141 +92,88 @@ def test_event_loop_lag_under_many_concurrent_calls(run: Any, bench: Bench, tmp_
     )
 
 
-def test_start_up_to_first_extension_ready(run: Any, bench: Bench, tmp_path: Path) -> None:
-    folder = copy_page("probe", tmp_path / "ext")
-
-    async def helm_once(i: int) -> float:
-        start = time.perf_counter()
-        view = make_view(folder, EchoHandler(), extension=f"com.example.start{i}")
-        await wait_ready(view)
-        elapsed = time.perf_counter() - start
-        await view.aclose()
-        return elapsed
-
-    async def raw_once(i: int) -> float:
-        start = time.perf_counter()
-        frame = RawFrame(ExtensionProfile(folder, extension_host("ws", f"raw.start{i}")))
-        await frame.load()
-        elapsed = time.perf_counter() - start
-        frame.close()
-        return elapsed
-
-    async def scenario() -> tuple[float, float]:
-        await helm_once(-1)
-        await raw_once(-1)
-        helm = statistics.median([await helm_once(i) for i in range(5)])
-        raw = statistics.median([await raw_once(i) for i in range(5)])
-        return helm, raw
-
-    helm, raw = run(scenario(), timeout=300)
-    bench.record(
-        "start-up: new extension frame to ready", helm, raw, note="new profile + page load, raw channel page"
-    )
+POLL_MS = 1000
+"""Each poller's period: the broker's rate limit, 60 calls a minute per frame."""
+BIG_READS = 10
+QUARTER = 256 * 1024 - 64
+"""One file of the 1 MiB result (the files kind reads files up to 256 KiB)."""
+DASHBOARD_FILES = {**{f"big{i}.txt": "x" * QUARTER for i in range(4)}, "small.txt": "poll"}
+FILES_MANIFEST = {
+    "id": "notes",
+    "kind": "files",
+    "root": "workspace",
+    "paths": ["*.txt"],
+    "operations": ["read"],
+}
 
 
-def _tree_pss_mib() -> float:
-    """Proportional memory of this process and every descendant (the engine's processes)."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            children.setdefault(int(stat[1]), []).append(int(entry))
-    total_kib, todo = 0, [os.getpid()]
-    while todo:
-        pid = todo.pop()
-        todo.extend(children.get(pid, []))
-        try:
-            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-                if line.startswith("Pss:"):
-                    total_kib += int(line.split()[1])
-        except OSError:
-            continue
-    return total_kib / 1024
+def _big_reads(call: str) -> str:
+    return f"""(async () => {{ for (let i = 0; i < {BIG_READS}; i++) {{
+      const r = await {call}; if (!r.ok) throw JSON.stringify(r.error); }} return 0; }})()"""
 
 
-def test_memory_per_extension_frame(run: Any, bench: Bench, tmp_path: Path) -> None:
-    folder = copy_page("probe", tmp_path / "ext")
+def _poll(call: str) -> str:
+    return f"(window.__poll = setInterval(() => {call}, {POLL_MS}), true)"
 
-    async def scenario() -> tuple[float, float]:
-        # One frame of each kind first, kept open, so the engine's shared processes (browser
-        # side, GPU, compositor) are paid before either side is measured. Then raw pages, left
-        # open, and Helm frames on top: no process of the other side is still shutting down.
-        warm_view = make_view(folder, EchoHandler(), extension="com.example.warm")
-        warm_view.show()
-        await wait_ready(warm_view)
-        warm_raw = RawFrame(ExtensionProfile(folder, extension_host("ws", "raw.warm")))
-        warm_raw.web.show()
-        await warm_raw.load()
-        before = _tree_pss_mib()
-        frames = []
-        for i in range(FRAMES):
-            frame = RawFrame(ExtensionProfile(folder, extension_host("ws", f"raw.mem{i}")))
-            frame.web.show()
-            await frame.load()
-            await evaluate(frame, "helm.call('c', 'noop', {})")
-            frames.append(frame)
-        raw = (_tree_pss_mib() - before) / FRAMES
-        before = _tree_pss_mib()
-        views = []
-        for i in range(FRAMES):
-            view = make_view(folder, EchoHandler(), extension=f"com.example.mem{i}")
+
+HELM_BIG = _big_reads("helm.call('notes', 'read', {paths: ['big0.txt', 'big1.txt', 'big2.txt', 'big3.txt']})")
+HELM_POLL = _poll("helm.call('notes', 'read', {path: 'small.txt'})")
+RAW_BIG = _big_reads("helm.call('notes', 'big', {})")
+RAW_POLL = _poll("helm.call('notes', 'poll', {})")
+
+
+async def _dashboard_lag(frames: list[Any], big: str, poll: str) -> float:
+    """Worst loop lag while frames[0] receives 1 MiB results and the others poll."""
+    for frame in frames[1:]:
+        await evaluate(frame, poll)
+    try:
+        return await worst_loop_lag(lambda: evaluate(frames[0], big, timeout=120))
+    finally:
+        for frame in frames[1:]:
+            await evaluate(frame, "(clearInterval(window.__poll), true)")
+
+
+async def _helm_dashboard(tmp_path: Path, folder: Path) -> float:
+    root = tmp_path / "root"
+    root.mkdir()
+    for name, text in DASHBOARD_FILES.items():
+        (root / name).write_text(text, encoding="utf-8")
+    manifest = manifest_dict([FILES_MANIFEST], id="com.example.dashboard")
+    (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    async with new_broker(tmp_path / "home") as broker:
+        add_workspace(broker.home, "ws", root)
+        install(broker.home, "ws", folder)
+        await approve(broker, "ws", manifest["id"])
+        views = [make_view(folder, broker, extension=manifest["id"], instance=f"dash-{i}") for i in range(4)]
+        for view in views:
             view.show()
             await wait_ready(view)
-            await evaluate(view, "helm.call('c', 'noop', {})")
-            views.append(view)
-        helm = (_tree_pss_mib() - before) / FRAMES
+        lag = await median_of(3, lambda: _dashboard_lag(views, HELM_BIG, HELM_POLL))
         for view in views:
             await view.aclose()
-        for frame in [*frames, warm_raw]:
-            frame.close()
-        await warm_view.aclose()
-        return helm, raw
+        return lag
 
-    helm, raw = run(scenario(), timeout=300)
+
+async def _raw_dashboard(folder: Path) -> float:
+    frames = [RawFrame(ExtensionProfile(folder, extension_host("ws", f"raw.dash{i}"))) for i in range(4)]
+    for frame in frames:
+        frame.web.show()
+        await frame.load()
+    lag = await median_of(3, lambda: _dashboard_lag(frames, RAW_BIG, RAW_POLL))
+    for frame in frames:
+        frame.close()
+    return lag
+
+
+def test_event_loop_lag_while_a_dashboard_works(run: Any, bench: Bench, tmp_path: Path) -> None:
+    folder = copy_page("probe", tmp_path / "ext")
+    helm = run(_helm_dashboard(tmp_path, folder), timeout=300)
+    raw = run(_raw_dashboard(folder), timeout=300)
     bench.record(
-        "memory: per extension frame (PSS, own origin)",
+        "UI: worst event-loop lag, 1 MiB results + 3 frames polling",
         helm,
         raw,
-        unit="MiB",
-        note=f"{FRAMES} frames vs raw channel pages",
-    )
-
-
-def _cold_start(mode: str, target: Path) -> float:
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    started = time.perf_counter()
-    out = subprocess.run(
-        [sys.executable, str(Path(__file__).with_name("host_startup.py")), mode, str(target)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-        check=True,
-        cwd=Path(__file__).resolve().parents[2],
-    ).stdout
-    assert "READY" in out, out
-    return time.perf_counter() - started
-
-
-def test_cold_start_to_first_extension_ready(run: Any, bench: Bench, tmp_path: Path) -> None:
-    home = tmp_path / "home"
-
-    async def set_up() -> None:
-        async with new_broker(home) as broker:
-            await set_up_demo(broker)
-
-    run(set_up())
-    folder = copy_page("probe", tmp_path / "raw")
-    helm = statistics.median([_cold_start("helm", home) for _ in range(3)])
-    raw = statistics.median([_cold_start("raw", folder) for _ in range(3)])
-    bench.record(
-        "start-up: process start to first extension ready",
-        helm,
-        raw,
-        note="demo home vs bare QWebEngineView page",
+        note=f"{BIG_READS} x 1 MiB files.read, polls at 1/s; raw QWebChannel",
     )
 
 
