@@ -10,6 +10,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from broker.context import CallContext
+from broker.summary import Confirmer
 from ui.host import ExtensionProfile
 from ui.host.page import HostPage
 from ui.host.shim import _qwebchannel_js
@@ -38,6 +40,13 @@ RAW_SHIM = """
 """
 
 
+def raw_answer(operation: str) -> str:
+    """The result text both sides send: 1 MiB of data for ``big``, none for anything else."""
+    if operation == "big":
+        return '{"ok":true,"data":"' + "x" * MIB + '","error":null}'
+    return '{"ok":true,"data":null,"error":null}'
+
+
 class RawObject(QObject):
     """A bare channel object: answers every call synchronously from the slot."""
 
@@ -45,10 +54,17 @@ class RawObject(QObject):
 
     @Slot(str, str, str, str)
     def call(self, request_id: str, _connection: str, operation: str, args_json: str) -> None:
-        if operation == "big":
-            self.done.emit(request_id, '{"ok":true,"data":"' + "x" * MIB + '","error":null}')
-        else:
-            self.done.emit(request_id, '{"ok":true,"data":null,"error":null}')
+        self.done.emit(request_id, raw_answer(operation))
+
+
+class RawAnswers:
+    """A call handler for Helm's bridge that answers as ``RawObject`` does, at once: the
+    bridge rows then measure the bridge alone."""
+
+    async def request_json(
+        self, ctx: CallContext, connection_id: str, operation: str, args_json: str, confirm: Confirmer
+    ) -> str:
+        return raw_answer(operation)
 
 
 class RawFrame:
@@ -86,6 +102,18 @@ class RawFrame:
 
 async def median_of(n: int, measure: Callable[[], Awaitable[float]]) -> float:
     return statistics.median([await measure() for _ in range(n)])
+
+
+async def paired_medians(
+    n: int, helm: Callable[[], Awaitable[float]], raw: Callable[[], Awaitable[float]]
+) -> tuple[float, float]:
+    """Medians of ``n`` runs of each, taken in turns, so a machine that gets busier or quieter
+    during the run weighs on both sides alike."""
+    helms, raws = [], []
+    for _ in range(n):
+        helms.append(await helm())
+        raws.append(await raw())
+    return statistics.median(helms), statistics.median(raws)
 
 
 PROBE_PERIOD = 0.005

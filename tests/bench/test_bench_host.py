@@ -5,7 +5,8 @@ delivered to the page, the event loop's worst lag while a page floods calls (how
 could not repaint), and while a dashboard works (one widget receiving 1 MiB results through the
 real broker, three polling at the rate limit), and one 128 MiB call. The no-op handler answers
 at once, so the bridge rows measure the bridge alone (the isolated world, the private port, the
-owned task, the JSON text) against a bare channel object. Start-up and memory rows are in
+owned task, the JSON text) against a bare channel object; both sides build the same answer
+text the same way. Start-up and memory rows are in
 test_bench_host_start.py and test_bench_host_memory.py.
 """
 
@@ -20,10 +21,10 @@ import pytest
 from broker.extensions import approve, install
 from broker.workspaces import add_workspace
 from tests.bench.conftest import Bench
-from tests.bench.host_kit import MIB, RawFrame, median_of, worst_loop_lag
+from tests.bench.host_kit import MIB, RawAnswers, RawFrame, median_of, paired_medians, worst_loop_lag
 from tests.e2e.conftest import QT_NOISE, qloop  # noqa: F401 (fixture; engine set-up)
 from tests.e2e.conftest import run as run
-from tests.e2e.host.kit import EchoHandler, copy_page, evaluate, make_view, wait_ready
+from tests.e2e.host.kit import copy_page, evaluate, make_view, wait_ready
 from tests.helpers import manifest_dict, new_broker
 from ui.host import ExtensionProfile, extension_host
 
@@ -44,7 +45,7 @@ def test_bridge_round_trips_against_a_raw_channel(run: Any, bench: Bench, tmp_pa
     folder = copy_page("probe", tmp_path / "ext")
 
     async def scenario() -> dict[str, tuple[float, float]]:
-        view = make_view(folder, EchoHandler())
+        view = make_view(folder, RawAnswers())
         raw = RawFrame(ExtensionProfile(folder, extension_host("ws", "raw")))
         await wait_ready(view)
         await raw.load()
@@ -52,9 +53,11 @@ def test_bridge_round_trips_against_a_raw_channel(run: Any, bench: Bench, tmp_pa
         for name, code in (("seq", SEQUENTIAL), ("conc", CONCURRENT), ("big", BIG)):
             await evaluate(view, code, timeout=120)  # warm-up
             await evaluate(raw, code, timeout=120)
-            helm = await median_of(5, lambda code=code: evaluate(view, code, timeout=120))
-            base = await median_of(5, lambda code=code: evaluate(raw, code, timeout=120))
-            out[name] = (helm, base)
+            out[name] = await paired_medians(
+                7,
+                lambda code=code: evaluate(view, code, timeout=120),
+                lambda code=code: evaluate(raw, code, timeout=120),
+            )
         await view.aclose()
         raw.close()
         return out
@@ -74,14 +77,17 @@ def test_event_loop_lag_under_many_concurrent_calls(run: Any, bench: Bench, tmp_
     folder = copy_page("probe", tmp_path / "ext")
 
     async def scenario() -> tuple[float, float]:
-        view = make_view(folder, EchoHandler())
+        view = make_view(folder, RawAnswers())
         raw = RawFrame(ExtensionProfile(folder, extension_host("ws", "raw.lag")))
         await wait_ready(view)
         await raw.load()
         await evaluate(view, FLOOD, timeout=120)  # warm-up
         await evaluate(raw, FLOOD, timeout=120)
-        helm = await median_of(5, lambda: worst_loop_lag(lambda: evaluate(view, FLOOD, timeout=120)))
-        base = await median_of(5, lambda: worst_loop_lag(lambda: evaluate(raw, FLOOD, timeout=120)))
+        helm, base = await paired_medians(
+            5,
+            lambda: worst_loop_lag(lambda: evaluate(view, FLOOD, timeout=120)),
+            lambda: worst_loop_lag(lambda: evaluate(raw, FLOOD, timeout=120)),
+        )
         await view.aclose()
         raw.close()
         return helm, base

@@ -32,9 +32,6 @@ class EchoHandler:
         self, ctx: CallContext, connection_id: str, operation: str, args_json: str, confirm: Confirmer
     ) -> str:
         self.seen.append(ctx)
-        if operation == "big":
-            size = int(json.loads(args_json)["bytes"])
-            return json.dumps({"ok": True, "data": "x" * size, "error": None})
         return (
             '{"ok":true,"data":{"connection":'
             + json.dumps(connection_id)
