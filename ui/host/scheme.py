@@ -93,18 +93,21 @@ class ExtensionSchemeHandler(QWebEngineUrlSchemeHandler):
 
             gate.when_decided(decided)
 
+    def _forget(self, job: QWebEngineUrlRequestJob) -> None:
+        self._waiting = [held for held in self._waiting if held is not job]
+
     def _decided(self, passed: bool) -> None:
         waiting, self._waiting = self._waiting, []
         for job in waiting:
-            try:
-                self._answer(job, passed)
-            except RuntimeError:  # the engine dropped the request meanwhile (a new navigation)
-                continue
+            self._answer(job, passed)
 
     def requestStarted(self, job: QWebEngineUrlRequestJob) -> None:
         passed = None if self._gate is None else self._gate.passed
         if self._gate is not None and passed is None:
             self._waiting.append(job)
+            # The engine deletes a job whose navigation ended meanwhile (a frame closed while it
+            # waited): it must not be answered then.
+            job.destroyed.connect(lambda _=None, held=job: self._forget(held))
             return
         self._answer(job, passed is not False)
 
