@@ -9,6 +9,7 @@ approves them; plugin review still shows what each may do.
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 import sys
@@ -28,6 +29,12 @@ EXTENSIONS = ("tasks", "notes", "clock", "status")
 """The demo widgets, in the order the dashboard shows them."""
 
 SOURCE = resources.path("demo")
+
+
+def kinds() -> set[str]:
+    """The kinds of connection the demo's widgets use."""
+    manifests = (SOURCE / "extensions" / name / "manifest.json" for name in EXTENSIONS)
+    return {str(c["kind"]) for m in manifests for c in json.loads(m.read_text("utf-8"))["connections"]}
 
 
 def needs_demo(broker: Broker) -> bool:

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from app.window import Window
-    from broker import Broker
 
 
 def main(args: argparse.Namespace) -> int:
@@ -80,21 +79,28 @@ async def run(args: argparse.Namespace, opened: Callable[[Window], object] | Non
     from broker import Broker
 
     async with Broker(path, credentials=credentials) as broker:
-        window = open_window(broker)
+        from app.demo import needs_demo
+
+        new_user = needs_demo(broker)
+        window = open_window(broker, fill=not new_user)
         if opened is not None:
             opened(window)
         try:
-            await demo_if_new(broker, window)
+            if new_user:
+                await set_up_demo(window)
             await window.closed.wait()
             return 0
         finally:
             await window.aclose()
 
 
-async def demo_if_new(broker: Broker, window: Window) -> None:
-    """Set up the demo workspace for a user who has none, once the window shows."""
-    from app.demo import needs_demo, set_up_demo
+async def set_up_demo(window: Window) -> None:
+    """The demo workspace for a user who has none, set up once the (empty) window is on the
+    screen (setting it up keeps the loop busy); the window is filled in once it is complete."""
+    from app import demo
+    from app.window import FILL_WITHIN_MS
 
-    if needs_demo(broker):
-        await set_up_demo(broker)
-        window.window.reload_workspaces()
+    await window.wait_painted(FILL_WITHIN_MS / 1000)
+    await window.kinds.preload(demo.kinds())  # approving the demo loads its kinds
+    await demo.set_up_demo(window.broker)
+    window.window.fill()

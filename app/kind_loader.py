@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from broker import Broker, CallContext, Confirmer
@@ -53,6 +54,12 @@ class KindLoader:
             if not load.done() and self._waiting.get(frame, 0) < MAX_IN_FLIGHT_PER_INSTANCE:
                 await self._wait(frame, load)
         return await self._handler.request_json(ctx, connection_id, operation, args_json, confirm)
+
+    async def preload(self, kinds: Iterable[str]) -> None:
+        """Import these kinds now, in worker threads (before something imports them on the loop)."""
+        loads = [self._load(kind) for kind in set(kinds) if kind in KINDS]
+        if loads:
+            await asyncio.wait(loads, timeout=LOAD_SECONDS)
 
     def _load(self, kind: str) -> asyncio.Task[None]:
         load = self._loads.get(kind)

@@ -41,6 +41,8 @@ class HelmWindow(MainWindow):
     # Class defaults: MainWindow.__init__ calls reload_workspaces before this class's own code.
     _painted = False
     _filled = False
+    fill_when_shown = True
+    """False: the window waits for ``fill()`` (the demo is being set up for a new user)."""
 
     def reload_workspaces(self) -> None:
         if self._filled:
@@ -56,14 +58,16 @@ class HelmWindow(MainWindow):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        QTimer.singleShot(FILL_WITHIN_MS, self, self.fill)
+        if self.fill_when_shown:
+            QTimer.singleShot(FILL_WITHIN_MS, self, self.fill)
 
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
         if not self._painted:
             self._painted = True
             self.painted.emit()
-            QTimer.singleShot(0, self, self.fill)
+            if self.fill_when_shown:
+                QTimer.singleShot(0, self, self.fill)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         super().closeEvent(event)
@@ -97,6 +101,7 @@ class Window:
         if confirm is None:
             confirm = dialogs = DialogConfirmer()
         self.confirm = confirm
+        self.broker = broker
         state = StateStore(broker.home.path)
         self.kinds = KindLoader(StatefulCalls(broker, state), broker)
         self.host = ExtensionHost(self.kinds, self.confirm)
@@ -115,11 +120,21 @@ class Window:
             dialogs.set_parent(self.window)
         self.closed = asyncio.Event()
         self.window.closing.connect(self.closed.set)
+        self._painted = asyncio.Event()
+        self.window.painted.connect(self._painted.set)
 
     def _frame_ready(self, view: ExtensionView) -> None:
         if view not in self.ready_frames:
             self.ready_frames.append(view)
         self._changed.set()
+
+    async def wait_painted(self, within: float) -> bool:
+        """Whether the window was painted within ``within`` seconds."""
+        try:
+            await asyncio.wait_for(self._painted.wait(), within)
+        except TimeoutError:
+            return False
+        return True
 
     async def wait_ready(self, count: int, within: float) -> bool:
         """Whether ``count`` frames loaded and connected within ``within`` seconds."""
@@ -153,7 +168,11 @@ class Window:
         self.window.deleteLater()
 
 
-def open_window(broker: Broker, confirm: Confirmer | None = None) -> Window:
+def open_window(broker: Broker, confirm: Confirmer | None = None, *, fill: bool = True) -> Window:
+    """Show Helm's window; it fills itself in once painted, or, with ``fill=False``, when its
+    ``window.fill()`` is called (after the demo is set up, so no half-installed extension is
+    shown or reviewed)."""
     window = Window(broker, confirm)
+    window.window.fill_when_shown = fill
     window.window.show()
     return window

@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from app.demo import EXTENSIONS, set_up_demo
-from app.window import open_window
+from app.gui import set_up_demo as set_up_demo_in
+from app.window import FILL_WITHIN_MS, open_window
 from tests.helpers import new_broker
 
 
@@ -35,3 +36,30 @@ def test_the_window_is_painted_before_it_reads_the_workspaces_and_makes_frames(
     assert at_open == (None, 0, False), "nothing read yet, and no 'no widgets' notice meanwhile"
     assert at_paint == (None, 0)
     assert ready and workspace == "demo"
+
+
+def test_a_new_users_window_waits_for_the_demo_before_it_shows_or_reviews_anything(
+    run: Any, tmp_path: Path
+) -> None:
+    async def scenario() -> tuple[Any, ...]:
+        async with new_broker(tmp_path / "home") as broker:
+            window = open_window(broker, fill=False)
+            helm = window.window
+            painted = asyncio.Event()
+            helm.painted.connect(painted.set)
+            try:
+                await asyncio.wait_for(painted.wait(), 20)
+                # Past the moment a window fills itself when nothing holds it.
+                await asyncio.sleep(FILL_WITHIN_MS / 1000 * 2)
+                before = (helm.workspace, len(helm.dashboard.cards))
+                await set_up_demo_in(window)
+                ready = await window.wait_ready(len(EXTENSIONS), 30)
+                reviews = [key for key in helm.windows if key.startswith("review:")]
+                return before, ready, helm.workspace, reviews
+            finally:
+                await window.aclose()
+
+    before, ready, workspace, reviews = run(scenario(), timeout=60)
+    assert before == (None, 0)
+    assert ready and workspace == "demo"
+    assert reviews == [], "the demo comes approved: nothing to review"
