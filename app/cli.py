@@ -61,6 +61,9 @@ def desktop_args(argv: Sequence[str]) -> argparse.Namespace | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if list(argv) == ["--version"]:  # as the full parser says it, without importing every command
+        print(f"helm {helm_version()}")
+        return 0
     args = desktop_args(argv)
     if args is not None:
         if args.self_test:
