@@ -2,9 +2,10 @@
 
 The composition root of the GUI, in the order that gets a window on the screen soonest: the
 engine set-up and the QApplication first, then the frames' start-up check, which needs nothing
-else and runs while the rest of Helm is imported; then the broker on the Helm home and the
-window. The demo workspace is set up, for a user who has none, once the window is showing;
-the frames load when the check has passed. The Qt event loop is entered once.
+else and runs while the rest of Helm is imported in a worker thread; then the broker on the
+Helm home and the window. The keychain is looked up once the window is painted (nothing reads
+a secret before), and the demo workspace is set up, for a user who has none, in the window
+already showing; the frames load when the check has passed. The Qt event loop is entered once.
 """
 
 from __future__ import annotations
@@ -64,25 +65,21 @@ def run_qt(body: Callable[[], Coroutine[Any, Any, int]]) -> int:
 async def run(args: argparse.Namespace, opened: Callable[[Window], object] | None = None) -> int:
     """The desktop on the home ``args`` names; ``opened`` is told when the window shows."""
     # Helm's modules are imported in a worker thread: meanwhile the event loop serves the
-    # start-up check's page, and the keychain is looked up (D-Bus, the keyring's plugins).
-    await asyncio.to_thread(importlib.import_module, "app.commands.common")
+    # start-up check's page.
+    await asyncio.to_thread(importlib.import_module, "app.window")
     from app.commands.common import home_path
+    from app.demo import needs_demo
+    from app.keychain import OpeningStore
+    from app.window import open_window
+    from broker import Broker
     from broker.credentials import open_store
 
     path = home_path(args)
-    store = asyncio.ensure_future(asyncio.to_thread(open_store, path))
-    try:
-        await asyncio.to_thread(importlib.import_module, "app.window")
-    finally:
-        credentials = await store
-    from app.window import open_window
-    from broker import Broker
-
+    credentials = OpeningStore(lambda: open_store(path))
     async with Broker(path, credentials=credentials) as broker:
-        from app.demo import needs_demo
-
         new_user = needs_demo(broker)
         window = open_window(broker, fill=not new_user)
+        window.window.painted.connect(credentials.start)  # the keychain once the window shows
         if opened is not None:
             opened(window)
         try:
