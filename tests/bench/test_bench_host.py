@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from broker.extensions import approve, install
+from broker.extensions import install, review_and_approve
 from broker.workspaces import add_workspace
 from tests.bench.conftest import Bench
 from tests.bench.host_kit import MIB, RawAnswers, RawFrame, median_of, paired_medians, worst_loop_lag
@@ -149,7 +149,7 @@ async def _helm_dashboard(tmp_path: Path, folder: Path) -> float:
     async with new_broker(tmp_path / "home") as broker:
         add_workspace(broker.home, "ws", root)
         install(broker.home, "ws", folder)
-        await approve(broker, "ws", manifest["id"])
+        await review_and_approve(broker, "ws", manifest["id"])
         views = [make_view(folder, broker, extension=manifest["id"], instance=f"dash-{i}") for i in range(4)]
         for view in views:
             view.show()

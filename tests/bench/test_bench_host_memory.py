@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from app.demo import EXTENSIONS, set_up_demo
-from broker.extensions import approve, install
+from broker.extensions import install, review_and_approve
 from tests.bench.conftest import Bench
 from tests.e2e.conftest import QT_NOISE, qloop  # noqa: F401 (fixture; engine set-up)
 from tests.e2e.conftest import run as run
@@ -93,7 +93,7 @@ async def _demo_with(home: Path, count: int) -> None:
             manifest["id"] = f"{manifest['id']}{n}"
             (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
             install(broker.home, workspace, folder)
-            await approve(broker, workspace, manifest["id"])
+            await review_and_approve(broker, workspace, manifest["id"])
 
 
 @pytest.mark.parametrize("count", [4, 8])
