@@ -17,7 +17,6 @@ from app.kind_loader import KindLoader
 from broker import Broker, Confirmer
 from broker.explorer import DbExplorer
 from broker.widget_state import StatefulCalls, StateStore
-from ui.apps.add import AddAppWindow
 from ui.apps.host import AppAwareFactory, AppHost
 from ui.dialogs.confirm import DialogConfirmer
 from ui.extension_frames import HostViewFactory
@@ -83,6 +82,8 @@ class HelmWindow(MainWindow):
         self.menu_actions["add_app"] = action
 
     def open_add_app(self, broker: Broker) -> QWidget | None:
+        from ui.apps.add import AddAppWindow  # with the MCP SDK, when the user asks for it
+
         if not self.workspace:
             return None
         workspace = self.workspace

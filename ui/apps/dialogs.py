@@ -7,11 +7,15 @@ shown as plain characters — the link in full, hidden characters made visible.
 
 from __future__ import annotations
 
-from broker.apps.review import AppReview
+from typing import TYPE_CHECKING
+
 from ui.dialogs.base import GUARD_MS, QuestionDialog
 from ui.dialogs.review import WARNING_STYLE, WRITE_STYLE
 from ui.qt import QCheckBox, QFrame, QGroupBox, QScrollArea, QVBoxLayout, QWidget
 from ui.text import elide, plain_box, plain_label
+
+if TYPE_CHECKING:  # the review itself imports the MCP SDK, which the window need not wait for
+    from broker.apps.review import AppReview
 
 BLOCKED = {
     "connectDomains": "blocked — an app reaches servers only through Helm's tool calls",

@@ -15,7 +15,6 @@ from collections.abc import Callable
 from typing import Any
 
 from broker.apps.errors import AppChanged, AppError
-from broker.apps.verify import open_app
 from broker.context import CallContext
 from broker.errors import CallError, HelmError
 from broker.summary import WriteSummary
@@ -83,6 +82,8 @@ class AppFrame(QWidget):
             set_plain(self.notice, check.message)
             return
         try:
+            from broker.apps.verify import open_app  # the MCP SDK, once an app frame opens
+
             opened = await open_app(self._services.broker, self.ctx.workspace, self.ctx.extension)
         except AppChanged as err:
             set_plain(self.notice, f"{err}\n" + "\n".join(f"• {c}" for c in err.changes))

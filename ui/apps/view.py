@@ -10,10 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from broker.apps.rpc import AppSession
-from broker.apps.verify import OpenedApp
 from broker.broker import Broker
 from broker.context import CallContext
 from broker.summary import Confirmer
@@ -36,6 +34,9 @@ from ui.qt import (
     QWidget,
     Signal,
 )
+
+if TYPE_CHECKING:  # the app's session imports the MCP SDK: only once an app opens
+    from broker.apps.verify import OpenedApp
 
 TEARDOWN_SECONDS = 3.0
 AskLink = Callable[[str, str, QWidget], Awaitable[bool]]
@@ -81,6 +82,8 @@ class AppView(QWidget):
         self.web.setPage(self.page)
         self.web.setContextMenuPolicy(self.web.contextMenuPolicy().NoContextMenu)
         self.page.scripts().insert(host_script())
+        from broker.apps.rpc import AppSession  # the MCP SDK, once an app opens
+
         self.session = AppSession(
             services.broker, ctx, opened.spec, self, confirm, services.state, services.contexts
         )
