@@ -42,7 +42,7 @@ async def frames(side: str, count: int, folder: Path) -> list[Any]:
 
 
 async def measure(side: str, count: int) -> None:
-    from tests.bench.host_kit import tree_pss_mib
+    from tests.bench.processes import tree_pss_mib
     from tests.e2e.host.kit import copy_page
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -1,60 +1,22 @@
-"""What the host benchmarks share: the raw channel page they compare against, the event-loop
-lag probe and the memory of a process tree."""
+"""What the host benchmarks share in their own process: the raw channel page next to Helm's
+frames, the same answers on both sides, paired measurements and the event-loop lag probe."""
 
 from __future__ import annotations
 
 import asyncio
-import os
 import statistics
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any
 
 from broker.context import CallContext
 from broker.summary import Confirmer
+from tests.bench.raw_page import MIB, RawObject, raw_answer, raw_script
 from ui.host import ExtensionProfile
 from ui.host.page import HostPage
-from ui.host.shim import _qwebchannel_js
-from ui.qt import QObject, QUrl, QWebChannel, QWebEngineScript, QWebEngineView, Signal, Slot
+from ui.qt import QUrl, QWebChannel, QWebEngineScript, QWebEngineView
 
-MIB = 1024 * 1024
 FRAME_SIZE = (640, 480)
 """Every frame measured, Helm's and raw, is shown at this size: memory grows with it."""
-
-RAW_SHIM = """
-(function () {
-  var pending = Object.create(null), next = 0, obj = null, queued = [];
-  new QWebChannel(qt.webChannelTransport, function (ch) {
-    obj = ch.objects.raw;
-    obj.done.connect(function (id, text) { var r = pending[id]; delete pending[id]; r(JSON.parse(text)); });
-    queued.splice(0).forEach(function (f) { f(); });
-  });
-  window.helm = { call: function (c, o, a) {
-    return new Promise(function (resolve) {
-      next += 1; var id = String(next); pending[id] = resolve;
-      var send = function () { obj.call(id, c, o, JSON.stringify(a)); };
-      if (obj) send(); else queued.push(send);
-    });
-  } };
-})();
-"""
-
-
-def raw_answer(operation: str) -> str:
-    """The result text both sides send: 1 MiB of data for ``big``, none for anything else."""
-    if operation == "big":
-        return '{"ok":true,"data":"' + "x" * MIB + '","error":null}'
-    return '{"ok":true,"data":null,"error":null}'
-
-
-class RawObject(QObject):
-    """A bare channel object: answers every call synchronously from the slot."""
-
-    done = Signal(str, str)
-
-    @Slot(str, str, str, str)
-    def call(self, request_id: str, _connection: str, operation: str, args_json: str) -> None:
-        self.done.emit(request_id, raw_answer(operation))
 
 
 class RawAnswers:
@@ -76,11 +38,7 @@ class RawFrame:
         self.web.resize(*FRAME_SIZE)
         self.page = HostPage(profile.profile, profile.host, self.web)
         self.web.setPage(self.page)
-        script = QWebEngineScript()
-        script.setSourceCode(_qwebchannel_js() + RAW_SHIM)
-        script.setWorldId(QWebEngineScript.ScriptWorldId.MainWorld.value)
-        script.setInjectionPoint(QWebEngineScript.InjectionPoint.DocumentCreation)
-        self.page.scripts().insert(script)
+        self.page.scripts().insert(raw_script())
         self.raw = RawObject()
         self.channel = QWebChannel(self.page)
         self.channel.registerObject("raw", self.raw)
@@ -141,45 +99,13 @@ async def worst_loop_lag(work: Callable[[], Awaitable[Any]]) -> float:
     return max(lags)
 
 
-def _children() -> dict[int, list[int]]:
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            children.setdefault(int(stat[1]), []).append(int(entry))
-    return children
-
-
-def _pss_kib(pid: int) -> int:
-    try:
-        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-            if line.startswith("Pss:"):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
-def _is_engine(pid: int) -> bool:
-    try:
-        return b"QtWebEngineProcess" in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]
-    except OSError:
-        return False
-
-
-def tree_pss_mib(root: int | None = None, *, engine_only: bool = False) -> float:
-    """Proportional memory of ``root`` (this process) and its descendants, MiB; with
-    ``engine_only``, of the web engine's processes alone below it (not, say, MCP servers)."""
-    children = _children()
-    top = os.getpid() if root is None else root
-    total_kib, todo = _pss_kib(top), list(children.get(top, []))
-    while todo:
-        pid = todo.pop()
-        if engine_only and not _is_engine(pid):
-            continue
-        todo.extend(children.get(pid, []))
-        total_kib += _pss_kib(pid)
-    return total_kib / 1024
+__all__ = [
+    "FRAME_SIZE",
+    "MIB",
+    "RawAnswers",
+    "RawFrame",
+    "RawObject",
+    "median_of",
+    "paired_medians",
+    "worst_loop_lag",
+]

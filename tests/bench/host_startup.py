@@ -1,10 +1,11 @@
 """Child process for the start-up benchmark: milestones from the moment the parent started it.
 
-``helm HOME SPAWNED``: the desktop start ``helm --home HOME`` runs (app.gui), on a home whose demo
-is already set up. ``raw DIR SPAWNED``: a bare QWebEngineView in a plain window, on a custom
-scheme serving DIR. ``SPAWNED`` is the parent's ``time.monotonic()`` just before it started this
-process (the clock is the system's, shared by both). Prints ``PAINTED <seconds>`` when the
-window is first painted and ``READY <seconds>`` when the first page is ready, then exits.
+``python -m tests.bench.host_startup helm HOME SPAWNED``: the desktop start ``helm --home HOME``
+runs (app.gui), on a home whose demo is already set up. ``... raw DIR SPAWNED``: a bare
+QWebEngineView in a plain window, on a custom scheme serving DIR. ``SPAWNED`` is the parent's
+``time.monotonic()`` just before it started this process (the clock is the system's, shared by
+both). Prints ``PAINTED <seconds>`` when the window is first painted and ``READY <seconds>``
+when the first page is ready, then exits.
 """
 
 from __future__ import annotations
@@ -29,27 +30,17 @@ def ready() -> None:
 
 
 def raw(folder: Path) -> None:
-    from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QUrl
-    from PySide6.QtWebEngineCore import (
-        QWebEngineProfile,
-        QWebEngineUrlScheme,
-        QWebEngineUrlSchemeHandler,
-    )
+    from PySide6.QtCore import QUrl
+    from PySide6.QtWebEngineCore import QWebEngineProfile, QWebEngineUrlScheme
     from PySide6.QtWebEngineWidgets import QWebEngineView
     from PySide6.QtWidgets import QApplication, QVBoxLayout, QWidget
+
+    from tests.bench.raw_page import FolderHandler
 
     scheme = QWebEngineUrlScheme(b"bench")
     scheme.setSyntax(QWebEngineUrlScheme.Syntax.Host)
     QWebEngineUrlScheme.registerScheme(scheme)
     app = QApplication(sys.argv[:1])
-
-    class Handler(QWebEngineUrlSchemeHandler):
-        def requestStarted(self, job):  # type: ignore[no-untyped-def]
-            data = (folder / (job.requestUrl().path().lstrip("/") or "index.html")).read_bytes()
-            buf = QBuffer(job)
-            buf.setData(QByteArray(data))
-            buf.open(QIODevice.OpenModeFlag.ReadOnly)
-            job.reply(b"text/html", buf)
 
     class Window(QWidget):
         painted = False
@@ -61,7 +52,7 @@ def raw(folder: Path) -> None:
                 milestone("PAINTED")
 
     profile = QWebEngineProfile(app)
-    handler = Handler(profile)
+    handler = FolderHandler(folder, profile)
     profile.installUrlSchemeHandler(b"bench", handler)
     window = Window()
     window.resize(1200, 760)

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.bench.host_kit import RAW_SHIM, RawObject, tree_pss_mib
+from tests.bench.processes import tree_pss_mib
 
 SAMPLES = 3
 SAMPLE_SECONDS = 0.5
@@ -56,18 +56,13 @@ def helm(home: Path, count: int) -> None:
 
 def raw(folder: Path, count: int) -> None:
     import qasync
-    from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QUrl
+    from PySide6.QtCore import QUrl
     from PySide6.QtWebChannel import QWebChannel
-    from PySide6.QtWebEngineCore import (
-        QWebEngineProfile,
-        QWebEngineScript,
-        QWebEngineUrlScheme,
-        QWebEngineUrlSchemeHandler,
-    )
+    from PySide6.QtWebEngineCore import QWebEngineProfile, QWebEngineUrlScheme
     from PySide6.QtWebEngineWidgets import QWebEngineView
     from PySide6.QtWidgets import QApplication, QHBoxLayout, QScrollArea, QWidget
 
-    from ui.host.shim import _qwebchannel_js
+    from tests.bench.raw_page import FolderHandler, RawObject, raw_script
 
     scheme = QWebEngineUrlScheme(b"bench")
     scheme.setSyntax(QWebEngineUrlScheme.Syntax.Host)
@@ -75,22 +70,9 @@ def raw(folder: Path, count: int) -> None:
     app = QApplication(sys.argv[:1])
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-
-    class Handler(QWebEngineUrlSchemeHandler):
-        def requestStarted(self, job):  # type: ignore[no-untyped-def]
-            name = job.requestUrl().path().lstrip("/") or "index.html"
-            buf = QBuffer(job)
-            buf.setData(QByteArray((folder / name).read_bytes()))
-            buf.open(QIODevice.OpenModeFlag.ReadOnly)
-            mime = {"js": b"text/javascript", "css": b"text/css"}.get(name.rsplit(".")[-1], b"text/html")
-            job.reply(mime, buf)
-
     profile = QWebEngineProfile(app)
-    handler = Handler(profile)
+    handler = FolderHandler(folder, profile)
     profile.installUrlSchemeHandler(b"bench", handler)
-    script = QWebEngineScript()
-    script.setSourceCode(_qwebchannel_js() + RAW_SHIM)
-    script.setInjectionPoint(QWebEngineScript.InjectionPoint.DocumentCreation)
     window = QScrollArea()
     window.resize(1200, 760)
     window.setWidgetResizable(True)
@@ -103,7 +85,7 @@ def raw(folder: Path, count: int) -> None:
         for _ in range(count):
             view = QWebEngineView(profile, inner)
             view.setMinimumSize(320, 240)
-            view.page().scripts().insert(script)
+            view.page().scripts().insert(raw_script())
             channel, obj = QWebChannel(view.page()), RawObject()
             channel.registerObject("raw", obj)
             view.page().setWebChannel(channel)

@@ -11,10 +11,7 @@ the ratios do not.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,27 +20,18 @@ import pytest
 from app.demo import EXTENSIONS, set_up_demo
 from broker.extensions import install, review_and_approve
 from tests.bench.conftest import Bench
+from tests.bench.processes import run_child
 from tests.e2e.conftest import QT_NOISE, qloop  # noqa: F401 (fixture; engine set-up)
 from tests.e2e.conftest import run as run
 from tests.helpers import new_broker
 
 pytestmark = pytest.mark.qt_log_ignore(*QT_NOISE)
 
-ROOT = Path(__file__).resolve().parents[2]
 FRAMES = 8
 
 
 def _frames(side: str, count: int) -> float:
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    out = subprocess.run(
-        [sys.executable, "-m", "tests.bench.host_frames", side, str(count)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env,
-        check=True,
-        cwd=ROOT,
-    ).stdout
+    out = run_child(["-m", "tests.bench.host_frames", side, str(count)])
     lines = [line for line in out.splitlines() if line.startswith("PSS")]
     assert lines, out
     return float(lines[0].split()[1])
@@ -64,16 +52,7 @@ def test_memory_per_extension_frame(bench: Bench) -> None:
 
 
 def _tree(mode: str, target: Path, count: int) -> dict[str, float]:
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    out = subprocess.run(
-        [sys.executable, "-m", "tests.bench.host_tree", mode, str(target), str(count)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env,
-        check=True,
-        cwd=ROOT,
-    ).stdout
+    out = run_child(["-m", "tests.bench.host_tree", mode, str(target), str(count)])
     figures = dict(line.split() for line in out.splitlines() if line.startswith(("PSS", "ALL")))
     assert set(figures) == {"PSS", "ALL"}, out
     return {name: float(value) for name, value in figures.items()}

@@ -8,10 +8,7 @@ plain window. Both children run with their bytecode cached, as a user's second s
 
 from __future__ import annotations
 
-import os
 import statistics
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -21,6 +18,7 @@ import pytest
 from app.demo import set_up_demo
 from tests.bench.conftest import Bench
 from tests.bench.host_kit import RawFrame
+from tests.bench.processes import run_child
 from tests.e2e.conftest import QT_NOISE, qloop  # noqa: F401 (fixture; engine set-up)
 from tests.e2e.conftest import run as run
 from tests.e2e.host.kit import EchoHandler, copy_page, make_view, wait_ready
@@ -29,7 +27,6 @@ from ui.host import ExtensionProfile, extension_host
 
 pytestmark = pytest.mark.qt_log_ignore(*QT_NOISE)
 
-ROOT = Path(__file__).resolve().parents[2]
 COLD_RUNS = 5
 
 
@@ -67,19 +64,12 @@ def test_start_up_to_first_extension_ready(run: Any, bench: Bench, tmp_path: Pat
 
 def _cold_start(mode: str, target: Path, cache: Path) -> dict[str, float]:
     """The milestones a child reports, in seconds since it was started."""
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPYCACHEPREFIX": str(cache)}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    script = Path(__file__).with_name("host_startup.py")
-    spawned = time.monotonic()
-    out = subprocess.run(
-        [sys.executable, str(script), mode, str(target), repr(spawned)],
-        capture_output=True,
-        text=True,
+    out = run_child(
+        ["-m", "tests.bench.host_startup", mode, str(target), repr(time.monotonic())],
+        env={"PYTHONPYCACHEPREFIX": str(cache)},
+        unset=("PYTHONDONTWRITEBYTECODE",),
         timeout=120,
-        env=env,
-        check=True,
-        cwd=ROOT,
-    ).stdout
+    )
     milestones = dict(line.split() for line in out.splitlines() if line.startswith(("PAINTED", "READY")))
     assert set(milestones) == {"PAINTED", "READY"}, out
     return {name: float(value) for name, value in milestones.items()}
