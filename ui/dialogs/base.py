@@ -6,7 +6,9 @@ Esc or closing the window gives ``DECLINED``; a deadline running out gives ``EXP
 
 The input guard exists because a dialog can appear under a click or key press the user aimed
 at something else a moment before (a button in a widget, Enter in a form). For a short time
-after the dialog is shown, mouse and key events addressed to it are dropped.
+after the dialog is shown, mouse and key events addressed to it are dropped. The guard filters
+the dialog's own widgets, never the whole application: a Python filter on the application sees
+every event of the web engine's objects too, and PySide crashes on some of them.
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ import contextlib
 
 from broker.summary import Decision
 from ui.qt import (
-    QApplication,
     QDialog,
     QEvent,
     QHBoxLayout,
@@ -54,27 +55,28 @@ class InputGuard(QObject):
         self._timer.setSingleShot(True)
         self._timer.setInterval(ms)
         self._timer.timeout.connect(self.release)
+        self._watched: list[QWidget] = []
         self.active = False
 
     def arm(self) -> None:
-        app = QApplication.instance()
-        if app is None or self._timer.interval() <= 0:
+        if self._timer.interval() <= 0:
             return
         if not self.active:
-            app.installEventFilter(self)
+            self._watched = [self._dialog, *self._dialog.findChildren(QWidget)]
+            for widget in self._watched:
+                widget.installEventFilter(self)
         self.active = True
         self._timer.start()
 
     def release(self) -> None:
-        app = QApplication.instance()
-        if self.active and app is not None:
-            app.removeEventFilter(self)
+        for widget in self._watched:
+            with contextlib.suppress(RuntimeError):  # a child already deleted
+                widget.removeEventFilter(self)
+        self._watched = []
         self.active = False
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() not in _GUARDED_EVENTS or not isinstance(watched, QWidget):
-            return False
-        return watched is self._dialog or self._dialog.isAncestorOf(watched)
+        return self.active and event.type() in _GUARDED_EVENTS
 
 
 class QuestionDialog(QDialog):
