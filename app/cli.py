@@ -16,8 +16,9 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 
-COMMANDS = ("workspace", "project", "ext", "app", "audit", "call", "service", "dev", "mcp", "db", "agent")
-"""The subcommand groups, each a module of ``app.commands`` with a ``register(subparsers)``."""
+COMMANDS = ("workspace", "project", "ext", "app", "audit", "call", "dev", "agent")
+"""Helm's own subcommand groups, each a module of ``app.commands`` with a ``register(subparsers)``;
+each connection kind adds its group too (``KindSpec.cli``)."""
 
 
 def helm_version() -> str:
@@ -30,7 +31,8 @@ def helm_version() -> str:
 
 
 def parser() -> argparse.ArgumentParser:
-    from app.commands.common import add_home_option
+    from app.commands.common import TERMINAL, add_home_option
+    from broker.kinds import KINDS
 
     p = argparse.ArgumentParser(
         prog="helm",
@@ -43,6 +45,10 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"app.commands.{name}").register(sub)
+    for spec in KINDS.values():
+        register = spec.load_cli()
+        if register is not None:
+            register(sub, TERMINAL)
     return p
 
 

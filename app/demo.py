@@ -18,9 +18,8 @@ from pathlib import Path
 import resources
 from broker import Broker
 from broker.extensions import install, review_and_approve
-from broker.kinds.db.profiles import DbProfile
-from broker.kinds.db.profiles import save as save_database
-from broker.kinds.mcp import profiles as mcp_profiles
+from broker.kinds.db.profiles import DATABASES, DbProfile
+from broker.kinds.mcp.profiles import MCP_SERVERS, StdioProfile
 from broker.workspaces import add_workspace, set_tdt_command
 
 WORKSPACE = "demo"
@@ -69,8 +68,10 @@ async def set_up_demo(broker: Broker) -> str:
     extensions = base / "extensions"
     for name in EXTENSIONS:
         shutil.copytree(SOURCE / "extensions" / name, extensions / name, dirs_exist_ok=True)
-    save_database(home, broker.credentials, DbProfile(PROFILE, "sqlite", path=str(base / "tasks.db")), None)
-    mcp_profiles.add(home, broker.credentials, PROFILE, {"command": server_command("demo_mcp.py")}, None)
+    DATABASES.store(home, broker.credentials).save(DbProfile(PROFILE, "sqlite", path=str(base / "tasks.db")))
+    MCP_SERVERS.store(home, broker.credentials).save(
+        StdioProfile(PROFILE, tuple(server_command("demo_mcp.py")), None)
+    )
     if WORKSPACE not in home.settings().workspaces:
         add_workspace(home, WORKSPACE, root)
     set_tdt_command(home, WORKSPACE, server_command("demo_tdt.py"))

@@ -92,8 +92,8 @@ class KindLoader:
                 connection = self._broker.manifest(ctx.workspace, ctx.extension).connection(connection_id)
             except HelmError:
                 return None
-            kind = None if connection is None else connection.get("kind")
-            self._kinds[key] = kind if isinstance(kind, str) and kind in KINDS else None
+            kind = None if connection is None else connection.kind
+            self._kinds[key] = kind if kind in KINDS else None
         return self._kinds[key]
 
     async def aclose(self) -> None:

@@ -22,10 +22,10 @@ from ui.dialogs.confirm import DialogConfirmer
 from ui.extension_frames import HostViewFactory
 from ui.host.host import ExtensionHost
 from ui.host.view import ExtensionView
+from ui.kinds.http.oauth import BrokerOAuth
 from ui.main_window import MainWindow
 from ui.qt import QAction, QCloseEvent, QMenu, QPaintEvent, QShowEvent, QTimer, QWidget, Signal
 from ui.settings.backend import BrokerConnections
-from ui.settings.oauth import BrokerOAuth
 from ui.workspace_model import WorkspaceModel
 
 FILL_WITHIN_MS = 200

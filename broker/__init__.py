@@ -3,6 +3,26 @@
 async with Broker(home) as broker:
     envelope = await broker.request(ctx, "gh", "issues", {"owner": "me"}, confirm)
 
+One entry point per caller. Each returns the kind's envelope and never raises for anything an
+extension or a server can cause:
+
+* ``Broker.request_json(ctx, connection, operation, args_json, confirm)`` — for the web bridge
+  (``ui.host``, widget state, the dev window's inspector): JSON text in and out, so a page's
+  malformed or oversized message still gets an envelope, counted against the rate limit.
+* ``Broker.request(ctx, connection, operation, args, confirm)`` — for Helm's own callers that
+  hold the arguments as a dict and a ``Confirmer`` (the CLI's ``helm call``, MCP Apps): the
+  whole flow, a write asked and sent in one await.
+* ``Broker.call(ctx, connection, operation, args, confirmation=token)`` with
+  ``Broker.describe_write(...)`` — the two-step flow, for a caller that shows the dialog itself
+  and passes the token only from its Confirm button (the self-test, tests). A read needs no
+  token.
+
+Typed access to one kind's own operations goes through its spec: ``Broker.kind(spec)`` returns
+the running kind typed by the spec (``broker.kind(MCP).list_tools(...)``,
+``broker.kind(HTTP).connect(...)``); ``Broker.database()`` is ``kind(DB)``, for the DB explorer.
+The kinds themselves, their specs and their profile stores: ``broker.kinds`` and
+``broker.profiles`` (docs/architecture.md).
+
 The decisions and pipelines other parts of Helm reuse:
 
 * ``broker.approval`` — whether an extension may call: ``Broker.standing(workspace, id)`` or

@@ -29,7 +29,8 @@ from broker.credentials import CredentialStore, open_store
 from broker.errors import CallError, ErrorCode, ManifestError, SettingsError
 from broker.jsonutil import DuplicateKeyError, digest, loads_strict
 from broker.kinds import KINDS
-from broker.kinds.base import Call, Kind, KindEnv, PinReviewer
+from broker.kinds.base import Call, Connection, Kind, KindEnv, PinReviewer
+from broker.kinds.spec import KindSpec
 from broker.manifest import Manifest
 from broker.manifest import load as load_manifest
 from broker.ratelimit import CallAdmission, instance_key
@@ -51,7 +52,7 @@ MAX_CALL_BYTES = 256 * 1024
 class _Resolved:
     ctx: CallContext
     manifest: Manifest
-    call: Call
+    call: Call[Connection]
     kind: str
 
 
@@ -68,7 +69,7 @@ class Broker:
         """Every call's record, and the kill switch (``broker.activity``)."""
         self.writes = WritePipeline(self.tokens, self.audit, self._settings_version)
         """The one write pipeline; Helm's own writers (the DB explorer) use it too."""
-        self._adapters: dict[str, Kind] = {}
+        self._kinds: dict[str, Any] = {}
         self._manifests: dict[Path, tuple[tuple[int, int], Manifest]] = {}
 
     async def __aenter__(self) -> Self:
@@ -82,10 +83,10 @@ class Broker:
 
     async def aclose(self) -> None:
         self.activity.flush()
-        adapters, self._adapters = self._adapters, {}
-        for name, adapter in adapters.items():
+        kinds, self._kinds = self._kinds, {}
+        for name, kind in kinds.items():
             try:
-                await adapter.aclose()
+                await kind.aclose()
             except Exception:
                 log.exception("closing the %s kind failed", name)
 
@@ -136,7 +137,7 @@ class Broker:
         """``request`` with JSON text in and out, for the web bridge; always an envelope."""
         if not all(isinstance(v, str) for v in (connection_id, operation, args_json)):
             err = CallError(ErrorCode.REFUSED, "the connection, operation and arguments must be text")
-            result = envelope.failure("files", err)
+            result = envelope.failure("", err)
         elif len(args_json) > MAX_CALL_BYTES:
             # Refused unread (the bridge passes at most one character past the limit), and
             # counted against the rate limit like any other call.
@@ -165,25 +166,29 @@ class Broker:
         workspace that does not exist)."""
         return approval.check(self.home.settings().workspace(workspace), extension, self._load_manifest)
 
-    def adapter(self, kind: str) -> Kind:
-        """The running adapter of a kind, created on first use."""
-        adapter = self._adapters.get(kind)
-        if adapter is None:
-            spec = KINDS.get(kind)
-            if spec is None:
-                raise CallError(ErrorCode.UNAVAILABLE, f"the {kind} kind is not available in this Helm")
+    def kind[K](self, spec: KindSpec[Any, Any, K]) -> K:
+        """The running part of a kind, typed by its spec (created on first use, one per broker):
+        ``broker.kind(MCP)`` is an ``McpKind``, so ``await broker.kind(MCP).list_tools(ws, name)``
+        needs no cast. The call pipeline reaches kinds the same way, by their registered spec."""
+        running = self._kinds.get(spec.name)
+        if running is None:
             env = KindEnv(self.home, self.credentials, self.audit)
-            adapter = self._adapters[kind] = spec.load()(env)
-        return adapter
+            running = self._kinds[spec.name] = spec.load()(env)
+        found: K = running
+        return found
 
     def database(self) -> DbKind:
         """The ``db`` kind, typed: profiles and statements for Helm's own DB explorer."""
-        from broker.kinds.db.adapter import DbKind
+        from broker.kinds.db import DB
 
-        kind = self.adapter("db")
-        if not isinstance(kind, DbKind):
-            raise CallError(ErrorCode.UNAVAILABLE, "the db kind is not available in this Helm")
-        return kind
+        return self.kind(DB)
+
+    def _running(self, kind: str) -> Kind[Any]:
+        spec = KINDS.get(kind)
+        if spec is None:
+            raise CallError(ErrorCode.UNAVAILABLE, f"the {kind} kind is not available in this Helm")
+        running: Kind[Any] = self.kind(spec)
+        return running
 
     # -- the pipeline --------------------------------------------------------------------
     async def _admitted(
@@ -241,7 +246,7 @@ class Broker:
             resolved = self._resolve(ctx, connection_id, operation, args)
             resolved = await self._pinned(resolved)
             if not resolved.call.write:
-                return await self._execute(self.adapter(resolved.kind), resolved.call)
+                return await self._execute(self._running(resolved.kind), resolved.call)
             if confirm is not None:
                 return await self.writes.request(self._target(resolved), confirm)
             return await self.writes.send(self._target(resolved), confirmation)
@@ -271,25 +276,23 @@ class Broker:
         conn = manifest.connection(connection_id)
         if conn is None:
             raise CallError(ErrorCode.REFUSED, f"connection {connection_id!r} is not declared")
-        ops = manifest.operations(conn)
-        if operation not in ops:
+        write = conn.operations.get(operation)
+        if write is None:
             raise CallError(
                 ErrorCode.REFUSED, f"operation {operation!r} is not declared for {connection_id!r}"
             )
-        kind = str(conn["kind"])
-        _check_arguments(args, KINDS[kind].scalar_args)
-        write = ops[operation]
+        _check_arguments(args, KINDS[conn.kind].scalar_args)
         if write and not manifest.may_write:
             raise CallError(ErrorCode.REFUSED, "the manifest does not declare permissions.write")
         pins = decision.pins(connection_id)
         call = Call(ctx, workspace, conn, operation, dict(args), write, pins)
-        return _Resolved(ctx, manifest, call, kind)
+        return _Resolved(ctx, manifest, call, conn.kind)
 
     async def _pinned(self, r: _Resolved) -> _Resolved:
         """Pin what the kind pins, at the connection's first contact, if approval could not."""
         if r.call.approval:
             return r
-        adapter = self.adapter(r.kind)
+        adapter = self._running(r.kind)
         if not isinstance(adapter, PinReviewer):
             return r
         when = datetime.now(UTC).isoformat(timespec="seconds")
@@ -317,7 +320,7 @@ class Broker:
         return replace(r, call=replace(r.call, approval=pinned))
 
     def _target(self, r: _Resolved) -> WriteTarget:
-        adapter = self.adapter(r.kind)
+        adapter = self._running(r.kind)
 
         async def prepare() -> Prepared:
             details = await adapter.describe(r.call)
@@ -328,13 +331,13 @@ class Broker:
             r.kind, prepare,
         )  # fmt: skip
 
-    async def _execute(self, adapter: Kind, call: Call) -> dict[str, Any]:
+    async def _execute(self, adapter: Kind[Any], call: Call[Connection]) -> dict[str, Any]:
         try:
             return await adapter.execute(call)
         except CallError:
             raise
         except Exception as exc:
-            log.exception("the %s kind failed unexpectedly", call.connection.get("kind"))
+            log.exception("the %s kind failed unexpectedly", call.connection.kind)
             raise CallError(
                 ErrorCode.UNAVAILABLE, "Helm could not complete this call (internal error)"
             ) from exc
@@ -360,7 +363,7 @@ class Broker:
         self._manifests[folder] = (stamp, manifest)
         return manifest
 
-    def _connection_hint(self, ctx: CallContext, connection_id: str) -> Mapping[str, Any] | None:
+    def _connection_hint(self, ctx: CallContext, connection_id: str) -> Connection | None:
         try:
             manifest = self.manifest(ctx.workspace, ctx.extension)
         except (SettingsError, ManifestError):
@@ -368,14 +371,14 @@ class Broker:
         return manifest.connection(connection_id)
 
     def _kind_hint(self, ctx: CallContext, connection_id: str) -> str:
+        """The kind whose envelope a refusal takes ("" when the connection is unknown: the
+        plain envelope)."""
         conn = self._connection_hint(ctx, connection_id)
-        return str(conn["kind"]) if conn is not None else "files"
+        return conn.kind if conn is not None else ""
 
     def _is_write_hint(self, ctx: CallContext, connection_id: str, operation: str) -> bool:
         conn = self._connection_hint(ctx, connection_id)
-        if conn is None:
-            return False
-        return bool(KINDS[conn["kind"]].rules.operations(conn).get(operation, False))
+        return conn is not None and conn.operations.get(operation, False)
 
 
 def _check_arguments(args: Any, scalars_only: bool) -> None:

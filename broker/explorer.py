@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 from broker import envelope
 from broker.errors import CallError, ErrorCode
 from broker.kinds.base import WriteDetails
-from broker.kinds.db import profiles
+from broker.kinds.db import DB
 from broker.kinds.db.profiles import DbProfile
 from broker.kinds.db.sqlscan import scan
 from broker.summary import Confirmer, Decision, WriteSummary
@@ -53,7 +53,6 @@ if TYPE_CHECKING:
 EXPLORER_ID = "helm.db-explorer"
 EXPLORER_NAME = "DB explorer"
 ENABLE_TITLE = "Allow database writes"
-WRITE_TITLE = "Confirm database write"
 MAX_SQL = 65536
 
 
@@ -77,7 +76,7 @@ class DbExplorer:
     def profiles(self) -> list[ExplorerProfile]:
         return [
             ExplorerProfile(p.name, p.engine, p.where, self._enabled(p))
-            for p in profiles.all_profiles(self._broker.home)
+            for p in self._broker.database().profiles.all()
         ]
 
     def writes_enabled(self, profile: str) -> bool:
@@ -165,8 +164,7 @@ class DbExplorer:
                 raise CallError(
                     ErrorCode.REFUSED, f"writes are off for database {p.name}; turn them on first"
                 )
-            details = WriteDetails(
-                title=WRITE_TITLE,
+            details = DB.confirm.details(
                 fields=(
                     ("Query", "ad-hoc SQL"),
                     ("Connection", f"{p.name} ({p.engine}: {p.where})"),

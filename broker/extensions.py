@@ -30,7 +30,8 @@ from typing import Any
 from broker.approval import ApprovalDecision, Standing
 from broker.broker import Broker
 from broker.errors import ApprovalChanged, CallError, SettingsError
-from broker.kinds.base import PinReviewer
+from broker.kinds import KINDS
+from broker.kinds.base import Connection, PinReviewer
 from broker.manifest import Manifest, Review
 from broker.manifest import load as load_manifest
 from broker.settings import Approval, Home, InstalledExtension, Workspace
@@ -91,7 +92,7 @@ async def review(broker: Broker, workspace: str, extension: str) -> Reviewed:
     changes: list[str] = []
     pinning: list[str] = []
     for conn in manifest.connections:
-        cid, adapter = str(conn["id"]), _pinning(broker, conn)
+        cid, adapter = conn.id, _pinning(broker, conn)
         old = previous.pins.get(cid) if previous is not None else None
         if adapter is None:
             continue
@@ -136,8 +137,8 @@ async def approve(broker: Broker, reviewed: Reviewed) -> Approval:
     return approval
 
 
-async def _still_pinned(broker: Broker, ws: Workspace, conn: Mapping[str, Any], reviewed: Reviewed) -> None:
-    cid, adapter = str(conn["id"]), _pinning(broker, conn)
+async def _still_pinned(broker: Broker, ws: Workspace, conn: Connection, reviewed: Reviewed) -> None:
+    cid, adapter = conn.id, _pinning(broker, conn)
     pinned = reviewed.pins.get(cid)
     if adapter is None or not pinned:
         return
@@ -157,12 +158,12 @@ async def review_and_approve(broker: Broker, workspace: str, extension: str) -> 
     return await approve(broker, await review(broker, workspace, extension))
 
 
-def _pinning(broker: Broker, conn: Mapping[str, Any]) -> PinReviewer | None:
-    try:
-        adapter = broker.adapter(str(conn["kind"]))
-    except CallError:
+def _pinning(broker: Broker, conn: Connection) -> PinReviewer | None:
+    spec = KINDS.get(conn.kind)
+    if spec is None:
         return None  # a kind not in this build has nothing to pin
-    return adapter if isinstance(adapter, PinReviewer) else None
+    running = broker.kind(spec)
+    return running if isinstance(running, PinReviewer) else None
 
 
 def set_enabled(home: Home, workspace: str, extension: str, enabled: bool) -> None:

@@ -1,12 +1,16 @@
 """Extension manifests: loading, validation (schema + cross-field rules), review and digest.
 
 Validation reports every problem at once, each with its JSON path (``$.connections[1].calls``).
-The JSON Schema (``resources/manifest.schema.json``) covers shapes and limits; the rules that
-span fields live with each kind (``broker/kinds/<kind>/rules.py``) plus the generic ones here.
+The JSON Schema covers shapes and limits: the manifest's own part is
+``resources/manifest.schema.json``, each kind adds its connection's ``$defs`` (``KindSpec.schema``,
+composed in ``schema()``; the published file carries the same, for editors). The rules that span
+fields live with each kind (``KindSpec.lint``) plus the generic ones here. A valid manifest's
+connections are parsed once, into each kind's frozen connection model (``KindSpec.parse``).
 """
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 from collections.abc import Iterator, Mapping
@@ -21,7 +25,7 @@ from broker.apps import spec as app_spec
 from broker.errors import ManifestError
 from broker.jsonutil import DuplicateKeyError, digest, loads_strict
 from broker.kinds import KINDS
-from broker.kinds.base import ConnectionReview, Issue
+from broker.kinds.base import Connection, ConnectionReview, Issue
 
 MANIFEST_FILE = "manifest.json"
 MAX_MANIFEST_BYTES = 1024 * 1024
@@ -58,22 +62,24 @@ class Manifest:
     def may_write(self) -> bool:
         return bool(self.raw.get("permissions", {}).get("write", False))
 
-    @property
-    def connections(self) -> list[Mapping[str, Any]]:
-        return list(self.raw.get("connections", []))
+    @functools.cached_property
+    def connections(self) -> tuple[Connection, ...]:
+        """Each declared connection as its kind's typed model, parsed once."""
+        return tuple(KINDS[c["kind"]].parse(c) for c in self.raw.get("connections", []))
+
+    @functools.cached_property
+    def _by_id(self) -> dict[str, Connection]:
+        return {conn.id: conn for conn in self.connections}
 
     @property
     def settings_form(self) -> Mapping[str, Any]:
         return dict(self.raw.get("settings", {}))
 
-    def connection(self, connection_id: str) -> Mapping[str, Any] | None:
-        for conn in self.connections:
-            if conn["id"] == connection_id:
-                return conn
-        return None
+    def connection(self, connection_id: str) -> Connection | None:
+        return self._by_id.get(connection_id)
 
-    def operations(self, conn: Mapping[str, Any]) -> Mapping[str, bool]:
-        return KINDS[conn["kind"]].rules.operations(conn)
+    def operations(self, conn: Connection) -> Mapping[str, bool]:
+        return conn.operations
 
     def review(self) -> Review:
         return Review(
@@ -81,7 +87,7 @@ class Manifest:
             name=self.name,
             version=self.version,
             may_write=self.may_write,
-            connections=tuple(KINDS[c["kind"]].rules.review(c) for c in self.connections),
+            connections=tuple(KINDS[c.kind].review(c) for c in self.connections),
             digest=self.digest(),
         )
 
@@ -114,17 +120,47 @@ class Review:
 
 
 @functools.cache
-def schema() -> dict[str, Any]:
+def published_schema() -> dict[str, Any]:
+    """``resources/manifest.schema.json`` as shipped (for editors)."""
     loaded: dict[str, Any] = json.loads(resources.path("manifest.schema.json").read_text("utf-8"))
     return loaded
 
 
-@functools.cache
+def schema() -> dict[str, Any]:
+    """The manifest JSON Schema of the kinds registered now: the published manifest part, with
+    each kind's ``$defs`` and a ``kind`` enum and ``allOf`` branch per kind."""
+    return _compiled()[0]
+
+
 def _validator() -> jsonschema.protocols.Validator:
-    cls = jsonschema.validators.validator_for(schema())
-    cls.check_schema(schema())
-    validator: jsonschema.protocols.Validator = cls(schema())
-    return validator
+    return _compiled()[1]
+
+
+_COMPILED: dict[tuple[int, ...], tuple[dict[str, Any], jsonschema.protocols.Validator]] = {}
+
+
+def _compiled() -> tuple[dict[str, Any], jsonschema.protocols.Validator]:
+    key = tuple(id(spec) for spec in KINDS.values())  # the registry changes only in tests
+    found = _COMPILED.get(key)
+    if found is None:
+        composed = _composed()
+        cls = jsonschema.validators.validator_for(composed)
+        cls.check_schema(composed)
+        found = _COMPILED[key] = (composed, cls(composed))
+    return found
+
+
+def _composed() -> dict[str, Any]:
+    composed = copy.deepcopy(published_schema())
+    defs = composed["$defs"]
+    for spec in KINDS.values():
+        defs.update(copy.deepcopy(dict(spec.schema)))
+    defs["connection"]["properties"]["kind"] = {"enum": list(KINDS)}
+    defs["connection"]["allOf"] = [
+        {"if": {"properties": {"kind": {"const": name}}}, "then": {"$ref": f"#/$defs/{spec.schema_def}"}}
+        for name, spec in KINDS.items()
+    ]
+    return composed
 
 
 def json_path(parts: Any) -> str:
@@ -156,9 +192,9 @@ def _rule_issues(raw: Mapping[str, Any], broken: set[str]) -> Iterator[Issue]:
                 f"duplicate connection id {conn['id']!r} (also at $.connections[{seen[conn['id']]}])",
             )
         seen.setdefault(conn["id"], i)
-        rules = KINDS[conn["kind"]].rules
-        yield from rules.lint(conn, path, raw)
-        writes = [op for op, w in rules.operations(conn).items() if w]
+        spec = KINDS[conn["kind"]]
+        yield from spec.lint(conn, path, raw)
+        writes = [op for op, w in spec.parse(conn).operations.items() if w]
         if writes and not may_write:
             yield Issue(
                 path,
@@ -219,4 +255,6 @@ def load(folder: Path) -> Manifest:
         issues.append(Issue("$.entry", f"{entry} does not exist in the extension folder"))
     if issues:
         raise ManifestError(issues)
-    return Manifest(raw, folder.resolve())
+    manifest = Manifest(raw, folder.resolve())
+    manifest.connections  # noqa: B018 - parsed now, once, not at the first call
+    return manifest

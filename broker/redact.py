@@ -135,7 +135,7 @@ class Scrubber:
 
 
 async def scrubbed(
-    env: KindEnv, call: Call, secrets: Iterable[str], work: Awaitable[dict[str, Any]]
+    env: KindEnv, call: Call[Any], secrets: Iterable[str], work: Awaitable[dict[str, Any]]
 ) -> dict[str, Any]:
     """Await ``work`` (a kind's call), scrub ``secrets`` from its envelope or its CallError,
     and record in the audit log that the call had a redaction."""
@@ -152,7 +152,7 @@ async def scrubbed(
     return result
 
 
-def _record(env: KindEnv, call: Call, count: int, outcome: str) -> None:
+def _record(env: KindEnv, call: Call[Any], count: int, outcome: str) -> None:
     if not count:
         return
     log = env.audit if env.audit is not None else AuditLog.in_home(env.home.path)
@@ -161,7 +161,7 @@ def _record(env: KindEnv, call: Call, count: int, outcome: str) -> None:
             workspace=call.ctx.workspace,
             extension=call.ctx.extension,
             connection=call.connection_id,
-            kind=str(call.connection.get("kind")),
+            kind=call.connection.kind,
             operation=call.operation,
             decision="redacted",
             outcome=outcome,

@@ -16,11 +16,15 @@ Format (``settings.json``, version 1)::
                                                                   "pins": {...}} | null}}}}
     }
 
-Profiles are stored as plain JSON objects and validated by their kind (agent profiles by
-``broker.agents.profiles``); the ``agents`` section carries its own version, so its format can
-change without touching the rest of the file. Secrets never go here:
-they live in the credential store. Every change is written atomically under a lock; a file
-that cannot be read is reported and left exactly as it is.
+Every top-level key but ``version``, ``workspaces`` and ``agents`` is a **profile section**:
+the profiles of one connection kind, by name, as plain JSON objects. A kind declares its
+section (``broker.profiles.ProfileSpec``) and reads and writes it only through its
+``ProfileStore``; ``services``, ``mcp_servers`` and ``databases`` are the sections of the
+http, mcp and db kinds. A section no kind of this Helm declares (a kind of a newer Helm) is
+kept exactly as it is. Agent profiles live in the
+``agents`` section, which carries its own version, so its format can change without touching
+the rest of the file. Secrets never go here: they live in the credential store. Every change is
+written atomically under a lock; a file that cannot be read is reported and left exactly as it is.
 """
 
 from __future__ import annotations
@@ -39,8 +43,9 @@ from broker.errors import SettingsError
 from broker.jsonutil import DuplicateKeyError, loads_strict
 
 VERSION = 1
-PROFILE_SECTIONS = ("services", "mcp_servers", "databases")
 AGENTS_VERSION = 1
+AGENTS = "agents"
+_RESERVED = frozenset({"version", "workspaces", AGENTS})
 
 
 @dataclass
@@ -70,9 +75,8 @@ class Workspace:
 
 @dataclass
 class Settings:
-    services: dict[str, dict[str, Any]] = field(default_factory=dict)
-    mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
-    databases: dict[str, dict[str, Any]] = field(default_factory=dict)
+    sections: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    """Profile sections by name (``services``, ``mcp_servers``…), each: profile name → JSON."""
     workspaces: dict[str, Workspace] = field(default_factory=dict)
     agents: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Coding-agent profiles by name (the ``agents.profiles`` section)."""
@@ -84,20 +88,21 @@ class Settings:
             raise SettingsError(f"no workspace named {name!r}") from None
 
     def profiles(self, section: str) -> dict[str, dict[str, Any]]:
-        if section not in PROFILE_SECTIONS:
-            raise ValueError(section)
-        profiles: dict[str, dict[str, Any]] = getattr(self, section)
-        return profiles
+        """The profiles of one section by name (``agents`` is the agent profiles), created
+        empty on first use; a ``ProfileStore`` is the way to read and change them."""
+        if section == AGENTS:
+            return self.agents
+        if section in _RESERVED:
+            raise ValueError(f"{section!r} is not a profile section")
+        return self.sections.setdefault(section, {})
 
     # -- serialisation -------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
         return {
             "version": VERSION,
-            "services": self.services,
-            "mcp_servers": self.mcp_servers,
-            "databases": self.databases,
+            **self.sections,
             "workspaces": {n: _workspace_to_json(w) for n, w in sorted(self.workspaces.items())},
-            "agents": {"version": AGENTS_VERSION, "profiles": self.agents},
+            AGENTS: {"version": AGENTS_VERSION, "profiles": self.agents},
         }
 
     @classmethod
@@ -111,12 +116,12 @@ class Settings:
             )
         try:
             settings = cls(
-                **{s: _profiles(raw.get(s, {}), s) for s in PROFILE_SECTIONS},
+                sections={str(s): _profiles(v, str(s)) for s, v in raw.items() if s not in _RESERVED},
                 workspaces={
                     str(n): _workspace_from_json(str(n), w)
                     for n, w in _object(raw.get("workspaces", {}), "workspaces").items()
                 },
-                agents=_agents(raw.get("agents", {"version": AGENTS_VERSION})),
+                agents=_agents(raw.get(AGENTS, {"version": AGENTS_VERSION})),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise SettingsError(f"malformed settings: {exc}") from exc

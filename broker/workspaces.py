@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from broker.errors import SettingsError
+from broker.names import NAME_RULE, valid_name
 from broker.settings import Home, Workspace
-
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
 def _check_name(what: str, name: str) -> None:
-    if not NAME.match(name):
-        raise SettingsError(
-            f"{what} {name!r} is not a valid name: use letters, digits, '_', '.', '-' "
-            "(up to 64, starting with a letter or digit)"
-        )
+    if not valid_name(name):
+        raise SettingsError(f"{what} {name!r} is not a valid name: {NAME_RULE}")
 
 
 def _existing_folder(what: str, path: Path) -> Path:

@@ -178,6 +178,30 @@ SUMMARIES = {
 }
 
 
+def sample_database(db: Path) -> Path:
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE tickets (id INTEGER PRIMARY KEY, title TEXT, status TEXT)")
+        conn.executemany(
+            "INSERT INTO tickets (title, status) VALUES (?, ?)",
+            [("Crash on start", "open"), ("Typo in menu", "closed"), ("<b>not bold</b>", "open")],
+        )
+    return db
+
+
+def add_profiles(broker: Broker, db: Path) -> None:
+    """One sample profile per kind with profiles (the secrets are sample data)."""
+    db_profiles.DATABASES.store(broker.home, broker.credentials).save(
+        db_profiles.DbProfile("local-app", "sqlite", path=str(db))
+    )
+    http_profiles.SERVICES.store(broker.home, broker.credentials).save(
+        http_profiles.ServiceProfile("github", "https://api.github.com"),
+        {"token": "sample"},  # sample data
+    )
+    mcp_profiles.MCP_SERVERS.store(broker.home, broker.credentials).save(
+        mcp_profiles.StdioProfile("github", ("github-mcp", "--stdio"), "GITHUB_TOKEN"), {"token": "x"}
+    )
+
+
 def build_home(root: Path, loop: asyncio.AbstractEventLoop) -> Broker:
     home = root / "home"
     broker = Broker(home, credentials=FileStore(home / "credentials.json"))
@@ -188,29 +212,7 @@ def build_home(root: Path, loop: asyncio.AbstractEventLoop) -> Broker:
     (ws_root / "app").mkdir()
     add_workspace(broker.home, "main", ws_root)
     add_project(broker.home, "main", "app", ws_root / "app")
-    db = root / "app.db"
-    with sqlite3.connect(db) as conn:
-        conn.execute("CREATE TABLE tickets (id INTEGER PRIMARY KEY, title TEXT, status TEXT)")
-        conn.executemany(
-            "INSERT INTO tickets (title, status) VALUES (?, ?)",
-            [("Crash on start", "open"), ("Typo in menu", "closed"), ("<b>not bold</b>", "open")],
-        )
-    db_profiles.save(
-        broker.home, broker.credentials, db_profiles.DbProfile("local-app", "sqlite", path=str(db)), None
-    )
-    http_profiles.save_profile(
-        broker.home,
-        broker.credentials,
-        http_profiles.ServiceProfile("github", "https://api.github.com"),
-        token="sample",  # noqa: S106 - sample data
-    )
-    mcp_profiles.add(
-        broker.home,
-        broker.credentials,
-        "github",
-        {"command": ["github-mcp", "--stdio"], "token_env": "GITHUB_TOKEN"},
-        "x",
-    )
+    add_profiles(broker, sample_database(root / "app.db"))
     _samples(broker, root, loop)
     return broker
 
@@ -364,27 +366,27 @@ async def _dialogs(out: Path, broker: Broker) -> list[Path]:
 async def _windows(out: Path, broker: Broker) -> list[Path]:
     written = []
     page = ConnectionsPage(BrokerConnections(broker))
-    page.services.list.setCurrentRow(0)
+    page.pages["http"].list.setCurrentRow(0)
     written.append(await save(page, out, "settings-services", (920, 620)))
-    page.services.new()
-    page.services.fields["name"].set("calendar")
-    page.services.fields["base_url"].set("http://calendar.example.com")
-    page.services.fields["auth"].set("oauth2")
+    page.pages["http"].new()
+    page.pages["http"].fields["name"].set("calendar")
+    page.pages["http"].fields["base_url"].set("http://calendar.example.com")
+    page.pages["http"].fields["auth"].set("oauth2")
     written.append(await save(page, out, "settings-services-oauth2-invalid", (920, 620)))
-    page.tabs.setCurrentWidget(page.mcp)
-    page.mcp.list.setCurrentRow(0)
-    page.mcp.fields["token_env"].set("LD_PRELOAD")
+    page.tabs.setCurrentWidget(page.pages["mcp"])
+    page.pages["mcp"].list.setCurrentRow(0)
+    page.pages["mcp"].fields["token_env"].set("LD_PRELOAD")
     written.append(await save(page, out, "settings-mcp", (920, 620)))
-    page.tabs.setCurrentWidget(page.databases)
-    page.databases.list.setCurrentRow(0)
-    test = page.databases.start_test()
+    page.tabs.setCurrentWidget(page.pages["db"])
+    page.pages["db"].list.setCurrentRow(0)
+    test = page.pages["db"].start_test()
     if test is not None:
         await test
     written.append(await save(page, out, "settings-databases", (920, 620)))
-    page.databases.new()
-    page.databases.fields["engine"].set("postgres")
-    page.databases.fields["host"].set("postgres://db")
-    page.databases.fields["port"].set("99999")
+    page.pages["db"].new()
+    page.pages["db"].fields["engine"].set("postgres")
+    page.pages["db"].fields["host"].set("postgres://db")
+    page.pages["db"].fields["port"].set("99999")
     written.append(await save(page, out, "settings-databases-server-invalid", (920, 620)))
     logic = ExplorerLogic(broker)
     explorer = DbExplorer(logic)

@@ -124,7 +124,7 @@ class WorkspaceModel:
             m = decision.manifest
             name, version, kind = (m.name, m.version, m.kind) if m is not None else (ext_id, "?", "?")
             conns = tuple(
-                (str(c["id"]), str(c["kind"]), switch.is_stopped(workspace, ext_id, str(c["id"])))
+                (c.id, c.kind, switch.is_stopped(workspace, ext_id, c.id))
                 for c in (m.connections if m is not None else [])
             )
             stopped = switch.is_stopped(workspace, ext_id)

@@ -89,13 +89,13 @@ def _add(args: argparse.Namespace) -> int:
         fail("--arg is for --command agents; an installed adapter is started by Helm")
     command = (args.command or "helm", *args.arg)
     profile = AgentProfile(args.name, command, args.key_env, args.allow_reads)
-    profiles.check_name(args.name)
-    profiles.parse(args.name, profile.as_json())  # report a wrong profile before asking for a key
+    store = profiles.AGENTS.store(home(args), credentials(args))
+    store.check(profile)  # report a wrong profile before asking for a key
     key = read_secret(f"Key for {args.name} (put in ${args.key_env}): ") if args.key_env else None
     if args.package is not None:
         command = tuple(agent_provision.install(args))
         profile = AgentProfile(args.name, command, args.key_env, args.allow_reads)
-    profiles.add(home(args), credentials(args), profile, key)
+    store.save(profile, {"key": key})
     print(f"agent {args.name} saved" + (" (key in the credential store)" if key else ""))
     if args.package is not None:
         print("agent command: " + " ".join(command))
@@ -103,9 +103,9 @@ def _add(args: argparse.Namespace) -> int:
 
 
 def _list(args: argparse.Namespace) -> int:
-    found = profiles.all_profiles(home(args))
+    found = profiles.AGENTS.store(home(args)).all()
     if args.json:
-        print_json([{"name": p.name, **p.as_json()} for p in found])
+        print_json([{"name": p.name, **p.to_json()} for p in found])
         return 0
     if not found:
         print("no agents (add one with: helm agent add NAME --command CMD --no-key)")
@@ -118,7 +118,7 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _remove(args: argparse.Namespace) -> int:
-    profiles.remove(home(args), credentials(args), args.name)
+    profiles.AGENTS.store(home(args), credentials(args)).remove(args.name)
     print(f"agent {args.name} removed")
     return 0
 

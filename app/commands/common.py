@@ -1,7 +1,9 @@
 """Plumbing shared by every subcommand: the home, the broker, secrets, output and exit codes.
 
 Exit codes: 0 success, 1 the action failed (an error envelope, a refused change), 2 a usage
-error (argparse's own), 3 Helm's settings or credential store cannot be used.
+error (argparse's own), 3 Helm's settings or credential store cannot be used (a wrong or
+missing profile included). ``TERMINAL`` hands the same plumbing to the kinds' command groups
+(``broker.kinds.cli.CliIO``).
 """
 
 from __future__ import annotations
@@ -11,14 +13,15 @@ import asyncio
 import getpass
 import json
 import sys
-from collections.abc import Awaitable, Callable, Coroutine
+import webbrowser
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, NoReturn
 
 from broker import Broker
 from broker.credentials import CredentialStore, open_store
 from broker.settings import Home
-from broker.visible import json_visible
+from broker.visible import json_visible, visible
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -49,11 +52,6 @@ def open_broker(args: argparse.Namespace) -> Broker:
 
 def run(coro: Coroutine[Any, Any, int]) -> int:
     return asyncio.run(coro)
-
-
-async def with_broker(args: argparse.Namespace, body: Callable[[Broker], Awaitable[int]]) -> int:
-    async with open_broker(args) as broker:
-        return await body(broker)
 
 
 def read_secret(prompt: str, *, allow_empty: bool = False) -> str:
@@ -93,3 +91,43 @@ def add_home_option(parser: argparse.ArgumentParser, *, top: bool = False) -> No
         default=None if top else argparse.SUPPRESS,
         help="Helm home folder (default: $HELM_HOME or ~/.helm)",
     )
+
+
+class Terminal:
+    """The command line's side of a kind's commands (``broker.kinds.cli.CliIO``)."""
+
+    def home(self, args: argparse.Namespace) -> Home:
+        return home(args)
+
+    def credentials(self, args: argparse.Namespace) -> CredentialStore:
+        return credentials(args)
+
+    def open_broker(self, args: argparse.Namespace) -> Broker:
+        return open_broker(args)
+
+    def read_secret(self, prompt: str, *, allow_empty: bool = False) -> str:
+        return read_secret(prompt, allow_empty=allow_empty)
+
+    def say(self, text: str) -> None:
+        print(visible(text), flush=True)
+
+    def warn(self, text: str) -> None:
+        print(visible(text), file=sys.stderr, flush=True)
+
+    def print_json(self, value: Any) -> None:
+        print_json(value)
+
+    def fail(self, message: str) -> NoReturn:
+        fail(message)
+
+    def run(self, coro: Coroutine[Any, Any, int]) -> int:
+        return run(coro)
+
+    def open_url(self, url: str) -> None:
+        webbrowser.open(url)
+
+    def add_home_option(self, parser: argparse.ArgumentParser) -> None:
+        add_home_option(parser)
+
+
+TERMINAL = Terminal()

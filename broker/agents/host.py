@@ -58,7 +58,7 @@ def _roots(workspace: Workspace, projects: tuple[str, ...]) -> tuple[Root, ...]:
 
 
 def _fingerprint(profile: AgentProfile, secret: str | None) -> str:
-    raw = json.dumps([profile.as_json(), hashlib.sha256((secret or "").encode()).hexdigest()])
+    raw = json.dumps([profile.to_json(), hashlib.sha256((secret or "").encode()).hexdigest()])
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
@@ -82,10 +82,11 @@ class AgentHost:
 
     def plan(self, request: SessionRequest) -> Plan:
         """Resolve ``request`` (raises ``SettingsError``/``ProfileError`` for a wrong name)."""
-        profile = profiles.load(self.home, request.agent)
+        store = profiles.AGENTS.store(self.home, self.credentials)
+        profile = store.load(request.agent)
         workspace = self.home.settings().workspace(request.workspace)
         roots = _roots(workspace, request.projects)
-        secret = profiles.key_for(self.credentials, profile)
+        secret = profiles.key_for(store, profile)
         key = ConnectionKey(
             profile.name, workspace.name, ",".join(request.projects), _fingerprint(profile, secret)
         )

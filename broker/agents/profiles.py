@@ -7,7 +7,8 @@ A profile::
 ``command`` is started without a shell. The key (if any) lives in the credential store under
 ``agents/<name>/key`` and reaches the agent only as the variable ``key_env``; settings never hold
 it. ``allow_reads`` lets the policy allow the agent's low-risk read requests without asking
-(off unless the user turns it on for this profile).
+(off unless the user turns it on for this profile). ``AGENTS`` is the ``ProfileSpec``: agent
+profiles are kept like every kind's, through ``AGENTS.store(home, credentials)``.
 """
 
 from __future__ import annotations
@@ -17,10 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from broker.childenv import command_problem, env_name_problem
-from broker.credentials import CredentialStore
 from broker.errors import ProfileError
-from broker.settings import Home
-from broker.workspaces import NAME
+from broker.profiles import ProfileSpec, ProfileStore, SavePlan
 
 _KEYS = frozenset({"command", "key_env", "allow_reads"})
 
@@ -32,21 +31,8 @@ class AgentProfile:
     key_env: str | None = None
     allow_reads: bool = False
 
-    def as_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         return {"command": list(self.command), "key_env": self.key_env, "allow_reads": self.allow_reads}
-
-
-def key_key(name: str) -> str:
-    """Where the agent's key lives in the credential store."""
-    return f"agents/{name}/key"
-
-
-def check_name(name: str) -> None:
-    if not NAME.match(name):
-        raise ProfileError(
-            f"agent name {name!r} is not valid: use letters, digits, '_', '.', '-' "
-            "(up to 64, starting with a letter or digit)"
-        )
 
 
 def parse(name: str, raw: Mapping[str, Any]) -> AgentProfile:
@@ -70,21 +56,11 @@ def parse(name: str, raw: Mapping[str, Any]) -> AgentProfile:
     return AgentProfile(name, tuple(command), key_env, allow_reads)
 
 
-def load(home: Home, name: str) -> AgentProfile:
-    raw = home.settings().agents.get(name)
-    if raw is None:
-        raise ProfileError(f"no agent named {name!r} (add one with: helm agent add {name} --command CMD)")
-    return parse(name, raw)
-
-
-def all_profiles(home: Home) -> list[AgentProfile]:
-    return [parse(n, raw) for n, raw in sorted(home.settings().agents.items())]
-
-
-def add(home: Home, credentials: CredentialStore, profile: AgentProfile, key: str | None) -> None:
-    """Validate and store ``profile`` (replacing one of the same name) and its key."""
-    check_name(profile.name)
-    parse(profile.name, profile.as_json())
+def plan_save(
+    profile: AgentProfile, given: Mapping[str, str | None], previous: AgentProfile | None
+) -> SavePlan[AgentProfile]:
+    """A profile with a key variable needs a key, and one without takes none."""
+    key = given.get("key")
     if profile.key_env is not None and not key:
         raise ProfileError(
             f"agent {profile.name!r} needs a key for ${profile.key_env} (or add it with --no-key)"
@@ -93,26 +69,24 @@ def add(home: Home, credentials: CredentialStore, profile: AgentProfile, key: st
         raise ProfileError(f"agent {profile.name!r} has no variable to receive a key")
     if key and any(c in key for c in "\r\n\0"):
         raise ProfileError("the key must be one line")
-    if key:
-        credentials.set(key_key(profile.name), key)
-    else:
-        credentials.delete(key_key(profile.name))
-    with home.update() as settings:
-        settings.agents[profile.name] = profile.as_json()
+    return SavePlan(profile, {"key": key or None})
 
 
-def remove(home: Home, credentials: CredentialStore, name: str) -> None:
-    with home.update() as settings:
-        if settings.agents.pop(name, None) is None:
-            raise ProfileError(f"no agent named {name!r}")
-    credentials.delete(key_key(name))
+AGENTS = ProfileSpec(
+    section="agents",
+    noun="agent",
+    parse=parse,
+    secrets=("key",),
+    plan_save=plan_save,
+    missing_hint=" (add one with: helm agent add {name} --command CMD)",
+)
 
 
-def key_for(credentials: CredentialStore, profile: AgentProfile) -> str | None:
+def key_for(store: ProfileStore[AgentProfile], profile: AgentProfile) -> str | None:
     """The stored key, or None for a profile without one; a missing key is an error."""
     if profile.key_env is None:
         return None
-    key = credentials.get(key_key(profile.name))
+    key = store.secret(profile.name, "key")
     if not key:
         raise ProfileError(f"the key of agent {profile.name!r} is missing; add the agent again")
     return key

@@ -19,7 +19,7 @@ from broker.apps import meta
 from broker.apps.meta import AppTool, Csp
 from broker.broker import Broker
 from broker.errors import CallError, ErrorCode, SettingsError
-from broker.kinds.mcp.adapter import McpKind
+from broker.kinds.mcp import MCP
 from broker.kinds.mcp.session import ServerSession
 
 MAX_RESOURCE_PAGES = 10
@@ -58,8 +58,7 @@ async def session(broker: Broker, workspace: str, server: str) -> ServerSession:
         ws = broker.home.settings().workspace(workspace)
     except SettingsError as exc:
         raise CallError(ErrorCode.NOT_CONFIGURED, f"workspace {workspace!r} is not configured") from exc
-    kind = cast(McpKind, broker.adapter("mcp"))
-    return await kind.session(ws, server)
+    return await broker.kind(MCP).session(ws, server)
 
 
 async def tools(broker: Broker, workspace: str, server: str) -> dict[str, AppTool]:

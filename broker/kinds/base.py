@@ -1,16 +1,15 @@
-"""The one small interface every connection kind implements.
+"""The one small interface every connection kind implements, and the models it hands around.
 
-A kind is a package under ``broker/kinds/`` with a ``rules`` module (manifest lint and review,
-no I/O) and an adapter class (the calls); adding a kind means adding that package and one line
-in ``broker/kinds/__init__.py``. The broker does the
-generic part of a call (rate limit, allowlist, approval, write tokens, audit, envelope) and
-hands the kind a validated ``Call``.
+A kind is a package under ``broker/kinds/`` whose ``__init__`` exports ``SPECS``: one
+``broker.kinds.spec.KindSpec`` per kind it implements (see docs/architecture.md). The broker
+does the generic part of a call (rate limit, allowlist, approval, write tokens, audit,
+envelope) and hands the kind a validated ``Call`` carrying the kind's own typed ``Connection``,
+parsed once when the manifest was loaded.
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -76,12 +75,22 @@ class WriteDetails:
 
 
 @dataclass(frozen=True)
-class Call:
+class Connection:
+    """One declared connection, parsed once when its manifest loads (each kind subclasses it
+    with its own fields). ``operations`` is the allowlist: operation name → whether it writes."""
+
+    id: str
+    kind: str
+    operations: Mapping[str, bool]
+
+
+@dataclass(frozen=True)
+class Call[C: Connection]:
     """One call, as the broker hands it to a kind after the generic checks."""
 
     ctx: CallContext
     workspace: Workspace
-    connection: Mapping[str, JSON]
+    connection: C
     operation: str
     args: Mapping[str, JSON]
     write: bool
@@ -90,7 +99,7 @@ class Call:
 
     @property
     def connection_id(self) -> str:
-        return str(self.connection["id"])
+        return self.connection.id
 
 
 @dataclass(frozen=True)
@@ -107,34 +116,18 @@ class KindEnv:
         return self.home.settings()
 
 
-class KindRules(Protocol):
-    """The static part of a kind: manifest rules and review, no I/O (a kind's ``rules`` module)."""
-
-    def lint(self, conn: Mapping[str, JSON], path: str, manifest: Mapping[str, JSON]) -> Iterable[Issue]:
-        """Cross-field rules the JSON Schema cannot express, for one connection at ``path``."""
-        ...
-
-    def review(self, conn: Mapping[str, JSON]) -> ConnectionReview:
-        """What plugin review shows for this connection."""
-        ...
-
-    def operations(self, conn: Mapping[str, JSON]) -> Mapping[str, bool]:
-        """The allowlist: operation name → whether it is a write."""
-        ...
-
-
-class Kind(Protocol):
+class Kind[C: Connection](Protocol):
     """The running part of a kind: one instance per broker, built from a ``KindEnv``."""
 
-    async def pin(self, workspace: Workspace, conn: Mapping[str, JSON]) -> Mapping[str, JSON]:
+    async def pin(self, workspace: Workspace, conn: C) -> Mapping[str, JSON]:
         """Kind-specific facts the approval pins (e.g. MCP tool digests); ``{}`` for most kinds."""
         ...
 
-    async def describe(self, call: Call) -> WriteDetails:
+    async def describe(self, call: Call[C]) -> WriteDetails:
         """Validate a write's arguments and describe it exactly as it would be sent."""
         ...
 
-    async def execute(self, call: Call) -> dict[str, JSON]:
+    async def execute(self, call: Call[C]) -> dict[str, JSON]:
         """Run the call; return the success envelope (see ``broker.envelope``) or raise
         ``CallError``. For a write, ``execute`` is only reached with a redeemed token."""
         ...
@@ -151,29 +144,6 @@ class PinReviewer(Protocol):
     (``not_configured``, ``unavailable``) when it cannot; a connection left unpinned at approval
     is pinned by the broker at its first call (trust on first use)."""
 
-    async def pin(self, workspace: Workspace, conn: Mapping[str, JSON]) -> Mapping[str, JSON]: ...
+    async def pin(self, workspace: Workspace, conn: Any) -> Mapping[str, JSON]: ...
 
-    async def pin_changes(
-        self, workspace: Workspace, conn: Mapping[str, JSON], pinned: Mapping[str, JSON]
-    ) -> list[str]: ...
-
-
-@dataclass(frozen=True)
-class KindSpec:
-    """A registry entry: the kind's rules and where its adapter class lives.
-
-    The adapter is named as ``"package.module:Class"`` and imported on first use, so commands
-    that only read manifests (lint, review, ``--version``) do not load every kind's libraries.
-    """
-
-    name: str
-    rules: KindRules
-    adapter: str
-    scalar_args: bool = False
-    """Every argument of a call must be a string, number, boolean or null — also the ones no
-    placeholder uses (http, db). The broker refuses anything else before the kind is reached."""
-
-    def load(self) -> Callable[[KindEnv], Kind]:
-        module, _, attr = self.adapter.partition(":")
-        factory: Callable[[KindEnv], Kind] = getattr(importlib.import_module(module), attr)
-        return factory
+    async def pin_changes(self, workspace: Workspace, conn: Any, pinned: Mapping[str, JSON]) -> list[str]: ...

@@ -66,7 +66,7 @@ async def _compare(
 ) -> None:
     """Two rows: the whole call through the broker, and the engine's read alone, each vs ``raw``."""
     instances = itertools.count()
-    kind = broker.adapter("db")
+    kind = broker.database()
     assert isinstance(kind, DbKind)
     db = await kind.engine(kind.profile("main"))
 

@@ -33,8 +33,8 @@ def database(tmp_path: Path) -> Path:
 def broker(tmp_path: Path, database: Path, run: Any) -> Iterator[Broker]:
     b = new_broker(tmp_path / "home")
     b.home.ensure()
-    db_profiles.save(
-        b.home, b.credentials, db_profiles.DbProfile("local", "sqlite", path=str(database)), None
+    db_profiles.DATABASES.store(b.home, b.credentials).save(
+        db_profiles.DbProfile("local", "sqlite", path=str(database))
     )
     yield b
     run(b.aclose())
@@ -141,8 +141,8 @@ def test_changing_the_profile_turns_writes_off(
     assert window.write_toggle.isChecked()
     copy = tmp_path / "copy.db"
     copy.write_bytes(database.read_bytes())
-    db_profiles.save(
-        broker.home, broker.credentials, db_profiles.DbProfile("local", "sqlite", path=str(copy)), None
+    db_profiles.DATABASES.store(broker.home, broker.credentials).save(
+        db_profiles.DbProfile("local", "sqlite", path=str(copy))
     )
     window.sync_toggle()
     assert not window.write_toggle.isChecked()

@@ -256,7 +256,9 @@ def test_a_tool_changed_while_its_review_is_open_is_not_approved(
 ) -> None:
     monkeypatch.setattr(mcp_adapter, "DEFAULT_LIMITS", Limits(tools_ttl=0))  # the user took their time
     tools = tools_file(tmp_path / "tools.json")
-    mcp_profiles.add(broker.home, broker.credentials, "srv", {"command": from_file_command(tools)}, None)
+    mcp_profiles.MCP_SERVERS.store(broker.home, broker.credentials).save(
+        mcp_profiles.parse("srv", {"command": from_file_command(tools)})
+    )
     conn = {"id": "m", "kind": "mcp", "server": "srv", "operations": ["echo"]}
     folder = write_extension(tmp_path / "ext" / "com.example.tools", manifest("com.example.tools", "Tools",
                              connections=[conn]))  # fmt: skip

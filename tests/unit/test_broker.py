@@ -16,8 +16,7 @@ import pytest
 
 from broker import Broker, CallContext, Decision
 from broker.extensions import install, review_and_approve, set_enabled
-from broker.kinds.db.profiles import DbProfile
-from broker.kinds.db.profiles import save as save_database
+from broker.kinds.db.profiles import DATABASES, DbProfile
 from tests.helpers import ScriptedConfirmer, manifest_dict, new_broker, setup_extension, write_extension
 
 FILES = {
@@ -147,7 +146,7 @@ async def test_non_scalar_values_in_arguments_no_query_uses_are_refused(
     db = tmp_path / "t.db"
     sqlite3.connect(db).close()
     profile = DbProfile(name="local", engine="sqlite", path=str(db))
-    save_database(broker.home, broker.credentials, profile, None)
+    DATABASES.store(broker.home, broker.credentials).save(profile)
     query = {"one": {"sql": "SELECT ? AS v", "params": ["v"]}}
     conn = {"id": "app", "kind": "db", "service": "local", "engine": "sqlite", "queries": query}
     ctx = await setup_extension(broker, tmp_path, manifest_dict([conn]) | {"id": "com.example.db"})

@@ -29,8 +29,7 @@ from hypothesis import strategies as st
 from broker import Broker, CallContext, CallError, Decision, ErrorCode, envelope
 from broker.jsonutil import canonical, digest, loads_strict
 from broker.kinds import KINDS
-from broker.kinds.db.profiles import DbProfile
-from broker.kinds.db.profiles import save as save_database
+from broker.kinds.db.profiles import DATABASES, DbProfile
 from broker.ratelimit import CallAdmission
 from broker.tokens import Binding, Redemption, TokenBook
 from tests.helpers import ScriptedConfirmer, manifest_dict, new_broker, setup_extension
@@ -215,8 +214,8 @@ def world(tmp_path: Path) -> Iterator[tuple[asyncio.Runner, Broker, CallContext]
         broker = new_broker(tmp_path / "home")
         runner.run(broker.__aenter__())
         broker.admission = CallAdmission(per_minute=10**9)  # fuzz the call, not the rate limit
-        save_database(
-            broker.home, broker.credentials, DbProfile(name="local", engine="sqlite", path=str(db)), None
+        DATABASES.store(broker.home, broker.credentials).save(
+            DbProfile(name="local", engine="sqlite", path=str(db))
         )
         ctx = runner.run(setup_extension(broker, tmp_path, manifest_dict(CONNECTIONS, write=True)))
         (tmp_path / "root" / "a.md").write_text("hello\n")

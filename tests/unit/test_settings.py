@@ -46,7 +46,7 @@ def test_a_corrupt_settings_file_is_reported_and_kept(tmp_path: Path, content: s
     with pytest.raises(SettingsError, match=message):
         home.settings()
     with pytest.raises(SettingsError), home.update() as s:
-        s.services["x"] = {}
+        s.profiles("services")["x"] = {}
     assert home.settings_path.read_text() == content
 
 
@@ -101,3 +101,21 @@ def test_helm_home_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch, t
     assert Home.default_path() == tmp_path / "h"
     monkeypatch.delenv("HELM_HOME")
     assert Home.default_path() == Path(os.path.expanduser("~")) / ".helm"
+
+
+def test_a_profile_section_no_kind_of_this_helm_declares_is_kept_through_a_change(tmp_path: Path) -> None:
+    home = Home(tmp_path)
+    boards = {"team": {"url": "https://boards.example.com", "anything": [1, 2]}}
+    home.settings_path.write_text(json.dumps({"version": 1, "boards": boards}))
+    add_workspace(home, "main", tmp_path)
+    raw = json.loads(home.settings_path.read_text())
+    assert raw["boards"] == boards
+    assert "main" in raw["workspaces"]
+
+
+def test_a_profile_section_that_is_not_an_object_of_profiles_is_reported_and_kept(tmp_path: Path) -> None:
+    home = Home(tmp_path)
+    home.settings_path.write_text('{"version": 1, "services": {"gh": 3}}')
+    with pytest.raises(SettingsError, match=r"services\.gh must be a JSON object"):
+        home.settings()
+    assert home.settings_path.read_text() == '{"version": 1, "services": {"gh": 3}}'

@@ -14,6 +14,7 @@ import pytest
 
 from broker import Broker, Decision, WriteSummary
 from broker.explorer import DbExplorer
+from broker.kinds import KINDS
 from broker.kinds.db.profiles import DbProfile
 from broker.workspaces import add_project
 from tests.helpers import ScriptedConfirmer, new_broker
@@ -58,7 +59,7 @@ class EditsThenConfirms(ScriptedConfirmer):
 
 
 def counting_describe(broker: Broker, kind: str, monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    adapter = broker.adapter(kind)
+    adapter = broker.kind(KINDS[kind])
     calls: list[str] = []
     real = adapter.describe
 

@@ -15,6 +15,7 @@ from broker.apps import discovery, review
 from broker.apps.errors import AppError
 from broker.broker import Broker
 from broker.errors import CallError, HelmError
+from broker.kinds.mcp.profiles import MCP_SERVERS
 from broker.manifest import Manifest
 from broker.summary import Decision
 from ui.apps.dialogs import AppReviewDialog
@@ -53,7 +54,7 @@ class AddAppWindow(QWidget):
         col = QVBoxLayout(self)
         row = QHBoxLayout()
         self.servers = QComboBox(self)
-        self.servers.addItems(sorted(broker.home.settings().mcp_servers))
+        self.servers.addItems(MCP_SERVERS.store(broker.home).names())
         row.addWidget(self.servers, 1)
         self.find_button = QPushButton("Find apps", self)
         self.find_button.clicked.connect(lambda: self.own(self.find_apps()))

@@ -1,7 +1,8 @@
 """The write confirmation dialog, one per kind, and the ``Confirmer`` that shows it.
 
 The dialog shows who wants to do what, where, and the exact request — every string of it from
-the broker's ``WriteSummary`` as plain text (``ui.text``). Cancel has the focus and is the
+the broker's ``WriteSummary`` as plain text (``ui.text``). Its title and sentence are the
+kind's (``KindSpec.confirm``). Cancel has the focus and is the
 default; Esc cancels; the input guard drops a click already on its way. The write's token has
 a deadline: when it passes with the dialog still open, the dialog says so and answers
 ``EXPIRED`` (the call ends with ``confirmation_required``; nothing was sent).
@@ -15,9 +16,10 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Protocol
 
+from broker.kinds import KINDS
+from broker.kinds.spec import ConfirmText
 from broker.summary import Decision, WriteSummary
 from ui.dialogs.base import GUARD_MS, QuestionDialog
 from ui.qt import (
@@ -34,24 +36,6 @@ from ui.qt import (
 )
 from ui.text import monospace, plain_box, plain_label, value_widget, visible
 
-
-@dataclass(frozen=True)
-class KindDialog:
-    """What is constant about one kind's dialog: the contract's title and the sentence."""
-
-    title: str
-    wants: str
-    request_label: str
-
-
-KIND_DIALOGS: dict[str, KindDialog] = {
-    "db": KindDialog("Confirm database write", "wants to run a write query", "SQL and arguments"),
-    "http": KindDialog("Confirm request", "wants to send a request", "Request"),
-    "mcp": KindDialog("Confirm tool call", "wants to call a tool of an MCP server", "Tool call"),
-    "tdt-mcp": KindDialog("Confirm tool call", "wants to call a TDT tool", "Tool call"),
-    "files": KindDialog("Confirm file change", "wants to change a file", "Change"),
-}
-
 EXPIRY_MARGIN_SECONDS = 2.0
 """End the dialog this long before the token runs out, so a Confirm always finds it valid."""
 
@@ -63,8 +47,10 @@ EXPIRED_TEXT = (
 _DIFF_COLOURS = {"+": ("#0a5d1a", "#e6f6e6"), "-": ("#8a1111", "#fbe9e9"), "@": ("#1f4e8c", "#eef3fb")}
 
 
-def kind_dialog(summary: WriteSummary) -> KindDialog:
-    return KIND_DIALOGS.get(summary.kind, KindDialog(summary.title, "wants to write", "Request"))
+def kind_dialog(summary: WriteSummary) -> ConfirmText:
+    """The kind's dialog text; a write that is no kind's (an agent's) keeps its own title."""
+    spec = KINDS.get(summary.kind)
+    return spec.confirm if spec is not None else ConfirmText(summary.title, "wants to write", "Request")
 
 
 class ConfirmDialog(QuestionDialog):

@@ -1,33 +1,22 @@
 """What Settings → Connections needs from the broker, as typed protocols, and the real thing.
 
-The pages talk to these protocols only, so each page works against whatever the broker offers
-today. ``BrokerConnections`` is the implementation on a running ``Broker``: profiles through
-each kind's ``profiles`` module, Test through the kind's adapter. OAuth2 sign-in is a separate
-``OAuthConnector``; without one, the Services page says sign-in is not available.
+The pages talk to these protocols only. ``BrokerConnections`` is the implementation on a running
+``Broker``: one ``KindSection`` per kind that has profiles and a form (``KindSpec.profiles``,
+``KindSpec.form``), in the kinds' order — its profiles through the kind's ``ProfileStore``, its
+Test button through the kind's ``probe``. OAuth2 sign-in is a separate ``OAuthConnector``;
+without one, the Services page says sign-in is not available.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Protocol
 
 from broker.broker import Broker
-from broker.errors import CallError, HelmError
-from broker.kinds.db import profiles as db_profiles
-from broker.kinds.http import profiles as http_profiles
-from broker.kinds.mcp import profiles as mcp_profiles
-from broker.settings import Workspace
-
-
-@dataclass(frozen=True)
-class TestResult:
-    """The outcome of a Test button: ok, one line for the user, and details (tool names…)."""
-
-    ok: bool
-    message: str
-    details: tuple[str, ...] = ()
+from broker.kinds import KINDS
+from broker.kinds.spec import KindSpec, Outcome
+from broker.profiles import ProfileStore
 
 
 @dataclass(frozen=True)
@@ -51,7 +40,7 @@ class ProfileSection(Protocol):
 
     def remove(self, name: str) -> None: ...
 
-    async def test(self, name: str) -> TestResult: ...
+    async def test(self, name: str) -> Outcome: ...
 
 
 class OAuthConnector(Protocol):
@@ -63,134 +52,62 @@ class OAuthConnector(Protocol):
         """Words for the user: "not connected", "connected (scopes)"…"""
         ...
 
-    async def connect(self, name: str, progress: Callable[[str], None] | None = None) -> TestResult: ...
+    async def connect(self, name: str, progress: Callable[[str], None] | None = None) -> Outcome: ...
 
     async def cancel(self, name: str) -> None:
         """Stop a sign-in that is waiting for the browser."""
         ...
 
-    async def disconnect(self, name: str) -> TestResult: ...
+    async def disconnect(self, name: str) -> Outcome: ...
 
 
 class ConnectionsBackend(Protocol):
-    services: ProfileSection
-    mcp_servers: ProfileSection
-    databases: ProfileSection
     oauth: OAuthConnector | None
+
+    @property
+    def sections(self) -> Mapping[str, ProfileSection]:
+        """By kind name (``http``, ``mcp``, ``db``…), in the kinds' order."""
+        ...
 
     def store(self) -> StoreInfo: ...
 
 
-class _Section:
-    def __init__(self, broker: Broker, section: str) -> None:
+class KindSection:
+    """``ProfileSection`` for one kind on a running broker."""
+
+    def __init__(self, broker: Broker, spec: KindSpec[Any, Any, Any]) -> None:
+        if spec.profiles is None or spec.form is None:
+            raise ValueError(f"the {spec.name} kind has no profiles or no form")
         self.broker = broker
-        self.section = section
+        self.spec = spec
+        self.form = spec.form
+        self.profiles: ProfileStore[Any] = spec.profiles.store(broker.home, broker.credentials)
 
     def names(self) -> list[str]:
-        return sorted(self.broker.home.settings().profiles(self.section))
+        return self.profiles.names()
 
     def get(self, name: str) -> dict[str, Any] | None:
-        raw = self.broker.home.settings().profiles(self.section).get(name)
-        return None if raw is None else dict(raw)
-
-    def _secret(self, key: str, given: str | None) -> str | None:
-        return self.broker.credentials.get(key) if given is None else (given or None)
-
-
-class ServiceSection(_Section):
-    def __init__(self, broker: Broker) -> None:
-        super().__init__(broker, http_profiles.SECTION)
+        return self.profiles.raw(name)
 
     def has_secret(self, name: str) -> bool:
-        return any(
-            self.broker.credentials.get(http_profiles.secret_key(name, s)) for s in ("token", "client_secret")
-        )
+        return self.profiles.has_secret(name, *self.form.secrets)
 
     def save(self, name: str, raw: dict[str, Any], secrets: dict[str, str | None]) -> None:
-        profile = http_profiles.ServiceProfile.from_json(name, raw)
-        http_profiles.save_profile(
-            self.broker.home,
-            self.broker.credentials,
-            profile,
-            token=self._secret(http_profiles.secret_key(name, "token"), secrets.get("token")),
-            client_secret=self._secret(
-                http_profiles.secret_key(name, "client_secret"), secrets.get("client_secret")
-            ),
-        )
+        assert self.spec.profiles is not None
+        profile = self.spec.profiles.parse(name, raw)
+        self.profiles.save(profile, {key: self._secret(name, key, given) for key, given in secrets.items()})
+
+    def _secret(self, name: str, key: str, given: str | None) -> str | None:
+        """What the user typed, or the stored secret when the field was left empty."""
+        return (self.profiles.secret(name, key) if given is None else given) or None
 
     def remove(self, name: str) -> None:
-        http_profiles.remove_profile(self.broker.home, self.broker.credentials, name)
+        self.profiles.remove(name)
 
-    async def test(self, name: str) -> TestResult:
-        profile = http_profiles.get_profile(self.broker.home, name)
-        if profile is None:
-            return TestResult(False, f"no service named {name}")
-        return TestResult(True, f"{name}: {profile.base_url} ({profile.auth})")
-
-
-class McpSection(_Section):
-    def __init__(self, broker: Broker) -> None:
-        super().__init__(broker, mcp_profiles.SECTION)
-
-    def has_secret(self, name: str) -> bool:
-        return bool(self.broker.credentials.get(mcp_profiles.token_key(name)))
-
-    def save(self, name: str, raw: dict[str, Any], secrets: dict[str, str | None]) -> None:
-        token = self._secret(mcp_profiles.token_key(name), secrets.get("token"))
-        mcp_profiles.add(self.broker.home, self.broker.credentials, name, raw, token)
-
-    def remove(self, name: str) -> None:
-        mcp_profiles.remove(self.broker.home, self.broker.credentials, name)
-
-    async def test(self, name: str) -> TestResult:
-        adapter: Any = self.broker.adapter("mcp")
-        try:
-            tools = await adapter.list_tools(self._workspace(), name)
-        except CallError as err:
-            return TestResult(False, err.message)
-        names = tuple(_tool_line(t) for t in tools)
-        return TestResult(True, f"connected — {len(names)} tool(s)", names)
-
-    def _workspace(self) -> Workspace:
-        # A server runs in a workspace's folder; for a test, the first workspace or the home.
-        workspaces = self.broker.home.settings().workspaces
-        if workspaces:
-            return workspaces[sorted(workspaces)[0]]
-        return Workspace("settings-test", Path(self.broker.home.path))
-
-
-def _tool_line(tool: Any) -> str:
-    description = (getattr(tool, "description", None) or "").strip().splitlines()
-    return f"{tool.name} — {description[0]}" if description else str(tool.name)
-
-
-class DatabaseSection(_Section):
-    def __init__(self, broker: Broker) -> None:
-        super().__init__(broker, db_profiles.SECTION)
-
-    def has_secret(self, name: str) -> bool:
-        return bool(self.broker.credentials.get(db_profiles.password_key(name)))
-
-    def save(self, name: str, raw: dict[str, Any], secrets: dict[str, str | None]) -> None:
-        profile = db_profiles.DbProfile.from_json(name, raw)
-        password = self._secret(db_profiles.password_key(name), secrets.get("password"))
-        db_profiles.save(self.broker.home, self.broker.credentials, profile, password)
-
-    def remove(self, name: str) -> None:
-        db_profiles.remove(self.broker.home, self.broker.credentials, name)
-
-    async def test(self, name: str) -> TestResult:
-        adapter: Any = self.broker.adapter("db")
-        try:
-            profile = adapter.profile(name)
-            envelope = await adapter.run(profile, "SELECT 1", [], write=False)
-        except CallError as err:
-            return TestResult(False, err.message)
-        except HelmError as err:
-            return TestResult(False, str(err))
-        if envelope.get("ok"):
-            return TestResult(True, f"connected to {profile.where}")
-        return TestResult(False, str((envelope.get("error") or {}).get("message", "failed")))
+    async def test(self, name: str) -> Outcome:
+        if self.spec.probe is None:
+            return Outcome(False, f"a {self.spec.name} profile has nothing to test")
+        return await self.spec.probe(self.broker.kind(self.spec), name)
 
 
 class BrokerConnections:
@@ -198,9 +115,11 @@ class BrokerConnections:
 
     def __init__(self, broker: Broker, oauth: OAuthConnector | None = None) -> None:
         self.broker = broker
-        self.services: ProfileSection = ServiceSection(broker)
-        self.mcp_servers: ProfileSection = McpSection(broker)
-        self.databases: ProfileSection = DatabaseSection(broker)
+        self.sections: dict[str, ProfileSection] = {
+            name: KindSection(broker, spec)
+            for name, spec in KINDS.items()
+            if spec.profiles is not None and spec.form is not None
+        }
         self.oauth = oauth
 
     def store(self) -> StoreInfo:

@@ -1,12 +1,21 @@
-"""Settings → Connections: Services, MCP servers and Databases, and where secrets are kept."""
+"""Settings → Connections: one tab per kind with profiles, and where secrets are kept.
+
+The tabs follow the kind registry: each kind with a ``ProfileForm`` gets the generic
+``ProfilePage``, or the page its ``ui/kinds/<kind>/`` package makes (``settings_page``) when
+it needs more than the form (the Services page's OAuth2 sign-in).
+"""
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+from typing import Any
+
+from broker.kinds import KINDS
+from broker.kinds.spec import KindSpec
 from ui.qt import QTabWidget, QVBoxLayout, QWidget
-from ui.settings.backend import ConnectionsBackend
-from ui.settings.databases import DatabasesPage
-from ui.settings.mcp import McpPage
-from ui.settings.services import ServicesPage
+from ui.settings.backend import ConnectionsBackend, ProfileSection
+from ui.settings.page import ProfilePage
 from ui.text import plain_label
 
 FILE_STORE_WARNING = (
@@ -32,14 +41,29 @@ class ConnectionsPage(QWidget):
         self.store_warning.setVisible(not info.is_keychain)
         layout.addWidget(self.store_warning)
         self.tabs = QTabWidget(self)
-        self.services = ServicesPage(backend.services, backend.oauth, self.tabs)
-        self.mcp = McpPage(backend.mcp_servers, self.tabs)
-        self.databases = DatabasesPage(backend.databases, self.tabs)
-        self.tabs.addTab(self.services, "Services")
-        self.tabs.addTab(self.mcp, "MCP servers")
-        self.tabs.addTab(self.databases, "Databases")
+        self.pages: dict[str, ProfilePage] = {}
+        """The tab of each kind, by kind name."""
+        for name, section in backend.sections.items():
+            spec = KINDS[name]
+            assert spec.form is not None  # the backend has a section only for a kind with a form
+            page = self.pages[name] = settings_page(spec, section, backend, self.tabs)
+            self.tabs.addTab(page, spec.form.title)
         layout.addWidget(self.tabs, 1)
 
     def cancel_tasks(self) -> None:
-        for page in (self.services, self.mcp, self.databases):
+        for page in self.pages.values():
             page.cancel_tasks()
+
+
+def settings_page(
+    spec: KindSpec[Any, Any, Any], section: ProfileSection, backend: ConnectionsBackend, parent: QWidget
+) -> ProfilePage:
+    """The kind's own page (``ui.kinds.<kind>.settings_page``) or the generic one."""
+    module = f"ui.kinds.{spec.name.replace('-', '_')}"
+    if importlib.util.find_spec(module) is not None:
+        own = getattr(importlib.import_module(module), "settings_page", None)
+        if own is not None:
+            page: ProfilePage = own(section, backend, parent)
+            return page
+    assert spec.form is not None
+    return ProfilePage(spec.form, section, parent)

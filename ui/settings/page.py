@@ -1,21 +1,25 @@
 """One tab of Settings → Connections: a list of profiles beside a form that checks as you type.
 
-A page is declared as data: its fields (``FieldSpec``), which of them show for which choice,
-and the kind's ``check`` function. The page keeps the widgets in step with that — error text
-under each wrong field, Save enabled only when the whole form is right — and runs Save, Remove
-and Test against its ``ProfileSection``. Test runs as a task the page owns.
+A page draws a kind's ``ProfileForm`` (declared as data in the kind's folder: its fields, which
+of them show for which choice, and the check). The page keeps the widgets in step with it —
+error text under each wrong field, Save enabled only when the whole form is right, a Choose…
+button beside a file — and runs Save, Remove and Test against its ``ProfileSection``. Test runs
+as a task the page owns. A kind that needs more than the form subclasses ``ProfilePage`` in
+``ui/kinds/<kind>/``.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from broker.errors import HelmError
+from broker.kinds.forms import FormCheck, FormField, ProfileForm
+from broker.kinds.spec import Outcome
 from ui.qt import (
     QComboBox,
+    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLineEdit,
@@ -27,8 +31,7 @@ from ui.qt import (
     QWidget,
     Signal,
 )
-from ui.settings.backend import ProfileSection, TestResult
-from ui.settings.validation import FormCheck
+from ui.settings.backend import ProfileSection
 from ui.text import plain_label, set_plain
 
 ERROR_STYLE = "color: #a31515;"
@@ -36,21 +39,10 @@ OK_STYLE = "color: #0a5d1a;"
 KEEP_SECRET = "stored — leave empty to keep it"  # noqa: S105 - a placeholder, not a secret
 
 
-@dataclass(frozen=True)
-class FieldSpec:
-    key: str
-    label: str
-    kind: str = "text"  # text | secret | choice
-    choices: tuple[tuple[str, str], ...] = ()  # (value, label)
-    when: tuple[str, str] | None = None  # shown only when field == value
-    placeholder: str = ""
-    default: str = ""
-
-
 class Field:
     """One input and the line under it that says what is wrong."""
 
-    def __init__(self, spec: FieldSpec, parent: QWidget) -> None:
+    def __init__(self, spec: FormField, parent: QWidget) -> None:
         self.spec = spec
         self.container = QWidget(parent)
         col = QVBoxLayout(self.container)
@@ -105,54 +97,25 @@ class Field:
 
 
 class ProfilePage(QWidget):
-    """Subclasses set ``FIELDS``, ``SECRETS`` and ``check``, and map stored profiles to values."""
-
-    FIELDS: tuple[FieldSpec, ...] = ()
-    SECRETS: tuple[str, ...] = ()
-    TEST_LABEL = "Test"
+    """The page of one kind's ``form`` over its ``section``."""
 
     saved = Signal(str)
     tested = Signal(object)
 
-    def __init__(self, section: ProfileSection, parent: QWidget | None = None) -> None:
+    def __init__(self, form: ProfileForm, section: ProfileSection, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.form_spec = form
         self.section = section
+        self.picker: QFileDialog | None = None
         self.tasks: set[asyncio.Task[Any]] = set()
         self.current: str | None = None
         outer = QHBoxLayout(self)
-        left = QVBoxLayout()
-        self.list = QListWidget(self)
-        self.list.setMaximumWidth(220)
-        self.list.currentTextChanged.connect(self.load)
-        left.addWidget(self.list, 1)
-        self.new_button = QPushButton("New", self)
-        self.new_button.clicked.connect(self.new)
-        self.remove_button = QPushButton("Remove", self)
-        self.remove_button.clicked.connect(self.remove)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.new_button)
-        buttons.addWidget(self.remove_button)
-        left.addLayout(buttons)
-        outer.addLayout(left)
+        outer.addLayout(self._profile_list())
         right = QVBoxLayout()
-        self.form = QFormLayout()
-        self.fields: dict[str, Field] = {}
-        for spec in self.FIELDS:
-            f = self.fields[spec.key] = Field(spec, self)
-            self.form.addRow(spec.label, f.container)
-            f.changed(self.revalidate)
-        right.addLayout(self.form)
+        right.addLayout(self._fields(form))
         self.extra = QVBoxLayout()
         right.addLayout(self.extra)
-        actions = QHBoxLayout()
-        self.save_button = QPushButton("Save", self)
-        self.save_button.clicked.connect(self.save)
-        self.test_button = QPushButton(self.TEST_LABEL, self)
-        self.test_button.clicked.connect(self.start_test)
-        actions.addWidget(self.save_button)
-        actions.addWidget(self.test_button)
-        actions.addStretch(1)
-        right.addLayout(actions)
+        right.addLayout(self._actions(form))
         self.progress = QProgressBar(self)
         self.progress.setRange(0, 0)
         self.progress.setMaximumHeight(8)
@@ -169,27 +132,59 @@ class ProfilePage(QWidget):
         self.refresh()
         self.new()
 
+    def _profile_list(self) -> QVBoxLayout:
+        left = QVBoxLayout()
+        self.list = QListWidget(self)
+        self.list.setMaximumWidth(220)
+        self.list.currentTextChanged.connect(self.load)
+        left.addWidget(self.list, 1)
+        self.new_button = QPushButton("New", self)
+        self.new_button.clicked.connect(self.new)
+        self.remove_button = QPushButton("Remove", self)
+        self.remove_button.clicked.connect(self.remove)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.new_button)
+        buttons.addWidget(self.remove_button)
+        left.addLayout(buttons)
+        return left
+
+    def _fields(self, form: ProfileForm) -> QFormLayout:
+        self.form = QFormLayout()
+        self.fields: dict[str, Field] = {}
+        for spec in form.fields:
+            f = self.fields[spec.key] = Field(spec, self)
+            self.form.addRow(spec.label, f.container)
+            f.changed(self.revalidate)
+            if spec.kind == "file":
+                browse = QPushButton("Choose…", self)
+                browse.clicked.connect(lambda _checked=False, key=spec.key: self.choose_file(key))
+                f.row_layout.addWidget(browse)
+        return self.form
+
+    def _actions(self, form: ProfileForm) -> QHBoxLayout:
+        actions = QHBoxLayout()
+        self.save_button = QPushButton("Save", self)
+        self.save_button.clicked.connect(self.save)
+        self.test_button = QPushButton(form.test_label or "Test", self)
+        self.test_button.clicked.connect(self.start_test)
+        self.test_button.setVisible(form.test_label is not None)
+        actions.addWidget(self.save_button)
+        actions.addWidget(self.test_button)
+        actions.addStretch(1)
+        return actions
+
     # -- the form ------------------------------------------------------------------------
-    def check(self, values: Mapping[str, str]) -> FormCheck:
-        raise NotImplementedError
-
-    def values_from(self, raw: Mapping[str, Any]) -> dict[str, str]:
-        raise NotImplementedError
-
     def values(self) -> dict[str, str]:
         values = {key: f.value() for key, f in self.fields.items()}
         if self.current is not None and self.section.has_secret(self.current):
             values["has_token"] = "yes"  # noqa: S105 - a flag, not a secret
         return values
 
-    def visible(self, spec: FieldSpec, values: Mapping[str, str]) -> bool:
-        return spec.when is None or values.get(spec.when[0]) == spec.when[1]
-
     def revalidate(self) -> FormCheck:
         values = self.values()
-        result = self.check(values)
+        result = self.form_spec.check(values)
         for key, f in self.fields.items():
-            shown = self.visible(f.spec, values)
+            shown = f.spec.shown(values)
             self.form.setRowVisible(f.container, shown)
             # An empty field the user has not reached yet is not an error to shout about.
             quiet = not values.get(key) and key != "name" and self.current is None
@@ -227,7 +222,7 @@ class ProfilePage(QWidget):
         if raw is None:
             return
         self.current = name
-        values = self.values_from(raw)
+        values = self.form_spec.values_from(raw)
         for key, f in self.fields.items():
             f.set(values.get(key, f.spec.default))
             if f.edit is not None and f.spec.kind == "secret":
@@ -246,10 +241,10 @@ class ProfilePage(QWidget):
             return
         values = self.values()
         name = values["name"]
-        secrets = {key: (values.get(key) or None) for key in self.SECRETS}
+        secrets = {key: (values.get(key) or None) for key in self.form_spec.secrets}
         if self.current != name:
             # A new profile (or a renamed one) has nothing stored to keep.
-            secrets = {key: values.get(key, "") for key in self.SECRETS}
+            secrets = {key: values.get(key, "") for key in self.form_spec.secrets}
         try:
             self.section.save(name, result.raw, secrets)
         except HelmError as err:
@@ -279,7 +274,17 @@ class ProfilePage(QWidget):
         self.new()
         self.say(f"Removed {name}.", ok=True)
 
-    def start_test(self) -> asyncio.Task[TestResult] | None:
+    def choose_file(self, key: str | None = None) -> QFileDialog:
+        """Pick the file of ``key`` (default: the form's first file field) without blocking."""
+        key = key or next(f.key for f in self.form_spec.fields if f.kind == "file")
+        # A non-blocking dialog: the static helpers would run a nested event loop.
+        self.picker = QFileDialog(self, f"Choose the {self.fields[key].spec.label}")
+        self.picker.setFileMode(QFileDialog.FileMode.ExistingFile)
+        self.picker.fileSelected.connect(self.fields[key].set)
+        self.picker.open()
+        return self.picker
+
+    def start_test(self) -> asyncio.Task[Outcome] | None:
         if self.current is None:
             return None
         return self.own(self.run_test(self.current))
@@ -290,7 +295,7 @@ class ProfilePage(QWidget):
         task.add_done_callback(self.tasks.discard)
         return task
 
-    async def run_test(self, name: str) -> TestResult:
+    async def run_test(self, name: str) -> Outcome:
         self.busy(True, f"Testing {name}…")
         try:
             result = await self.section.test(name)

@@ -10,17 +10,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from broker import envelope
+from broker.envelope import PLAIN
 from broker.errors import CallError, ErrorCode, ProfileError
 from broker.jsonutil import canonical
 from broker.kinds.base import JSON, Call, KindEnv, WriteDetails
-from broker.kinds.db import profiles
+from broker.kinds.db import DB
 from broker.kinds.db.engine import Engine
-from broker.kinds.db.profiles import DbProfile
+from broker.kinds.db.profiles import DATABASES, DbProfile
+from broker.kinds.db.rules import DbConnection
 from broker.kinds.db.values import Scalar, bind_args
 from broker.settings import Workspace
-
-TITLE = "Confirm database write"
 
 
 class DbKind:
@@ -28,20 +27,14 @@ class DbKind:
 
     def __init__(self, env: KindEnv) -> None:
         self.env = env
+        self.profiles = DATABASES.store(env.home, env.credentials)
         self._engines: dict[str, tuple[str, Engine]] = {}
-        # The last parsed profile per name, keyed by the settings object it came from (the home
-        # hands out the same objects until the file changes on disk).
-        self._parsed: dict[str, tuple[object, DbProfile]] = {}
 
     # -- profiles and engines ------------------------------------------------------------
     def profile(self, name: str) -> DbProfile:
         """The named profile, or ``not_configured``."""
-        raw = self.env.home.settings().databases.get(name)
-        cached = self._parsed.get(name)
-        if raw is not None and cached is not None and cached[0] is raw:
-            return cached[1]
         try:
-            profile = None if raw is None else DbProfile.from_json(name, raw)
+            profile = self.profiles.get(name)
         except ProfileError as exc:
             raise CallError(
                 ErrorCode.NOT_CONFIGURED, f"database profile {name!r} is invalid; fix it in Settings"
@@ -51,7 +44,6 @@ class DbKind:
                 ErrorCode.NOT_CONFIGURED,
                 f"no database profile named {name!r}; add it in Settings or with: helm db add {name} …",
             )
-        self._parsed[name] = (raw, profile)
         return profile
 
     async def engine(self, profile: DbProfile) -> Engine:
@@ -83,7 +75,7 @@ class DbKind:
     def _password(self, profile: DbProfile) -> str | None:
         if not profile.password:
             return None
-        password = self.env.credentials.get(profiles.password_key(profile.name))
+        password = self.profiles.secret(profile.name, "password")
         if password is None:
             raise CallError(
                 ErrorCode.NOT_CONFIGURED,
@@ -93,24 +85,25 @@ class DbKind:
         return password
 
     # -- the Kind protocol ---------------------------------------------------------------
-    async def pin(self, workspace: Workspace, conn: Mapping[str, JSON]) -> Mapping[str, JSON]:
+    async def pin(self, workspace: Workspace, conn: DbConnection) -> Mapping[str, JSON]:
         return {}
 
-    def _prepare(self, call: Call) -> tuple[DbProfile, str, list[Scalar]]:
-        query = call.connection["queries"].get(call.operation)
+    def _prepare(self, call: Call[DbConnection]) -> tuple[DbProfile, str, list[Scalar]]:
+        conn = call.connection
+        query = conn.queries.get(call.operation)
         if query is None:
             raise CallError(ErrorCode.REFUSED, f"query {call.operation!r} is not declared")
-        args = bind_args(list(query.get("params", [])), call.args)
-        profile = self.profile(str(call.connection["service"]))
-        if profile.engine != call.connection["engine"]:
+        args = bind_args(query.params, call.args)
+        profile = self.profile(conn.service)
+        if profile.engine != conn.engine:
             raise CallError(
                 ErrorCode.REFUSED,
-                f"the connection declares engine {call.connection['engine']} but database profile "
+                f"the connection declares engine {conn.engine} but database profile "
                 f"{profile.name!r} is {profile.engine}",
             )
-        return profile, str(query["sql"]), args
+        return profile, query.sql, args
 
-    async def describe(self, call: Call) -> WriteDetails:
+    async def describe(self, call: Call[DbConnection]) -> WriteDetails:
         profile, sql, args = self._prepare(call)
         return describe_write(
             profile,
@@ -120,7 +113,7 @@ class DbKind:
             connection=f"{call.connection_id} → database {profile.name} ({profile.engine})",
         )
 
-    async def execute(self, call: Call) -> dict[str, Any]:
+    async def execute(self, call: Call[DbConnection]) -> dict[str, Any]:
         profile, sql, args = self._prepare(call)
         return await self.run(profile, sql, args, write=call.write)
 
@@ -131,8 +124,8 @@ class DbKind:
         engine = await self.engine(profile)
         if write:
             written = await engine.write(sql, args)
-            return envelope.success("db", written.result())
-        return envelope.success("db", await engine.read(sql, args))
+            return PLAIN.success(written.result(), None)
+        return PLAIN.success(await engine.read(sql, args), None)
 
     async def aclose(self) -> None:
         engines, self._engines = self._engines, {}
@@ -145,8 +138,7 @@ def describe_write(
 ) -> WriteDetails:
     """The dialog for one write statement; the token binds the profile, the SQL and the args."""
     shown_args = canonical(list(args))
-    return WriteDetails(
-        title=TITLE,
+    return DB.confirm.details(
         fields=(("Query", query), ("Connection", connection), ("SQL", sql), ("Args", shown_args)),
         request=f"{sql}\n\nargs: {shown_args}",
         binding={

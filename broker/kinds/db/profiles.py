@@ -8,35 +8,31 @@ A profile lives in the settings section ``databases`` as a plain JSON object::
 
 ``password`` says whether the profile signs in with a password; the password itself lives only
 in the credential store under ``databases/<name>/password``. The extension never sees any of
-these values (host, path, password); error messages never carry them either.
+these values (host, path, password); error messages never carry them either. ``DATABASES`` is
+the kind's ``ProfileSpec``.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
-from broker.credentials import CredentialStore
 from broker.errors import ProfileError
 from broker.jsonutil import digest
-from broker.settings import Home
+from broker.names import NAME_RULE, valid_name
+from broker.profiles import ProfileSpec, SavePlan
 
-SECTION = "databases"
 ENGINES = ("sqlite", "postgres", "mysql")
 DEFAULT_PORTS = {"postgres": 5432, "mysql": 3306}
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 # Host names and IP literals only: no URL, no user info, no path.
 HOST = re.compile(r"^(?:[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,251}[A-Za-z0-9_])?|\[?[0-9A-Fa-f:.]+\]?)$")
 IDENT = re.compile(r"^[^\x00-\x1f\x7f]{1,128}$")
 
 Engine = Literal["sqlite", "postgres", "mysql"]
-
-
-def password_key(name: str) -> str:
-    return f"{SECTION}/{name}/password"
 
 
 @dataclass(frozen=True)
@@ -100,10 +96,8 @@ class DbProfile:
     def check(self) -> None:
         """Raise ProfileError naming what is wrong with this profile."""
         where = f"database {self.name!r}"
-        if not isinstance(self.name, str) or not NAME.match(self.name):
-            raise ProfileError(
-                f"{where}: use letters, digits, '_', '.', '-' (up to 64, starting with a letter or digit)"
-            )
+        if not valid_name(self.name):
+            raise ProfileError(f"{where}: {NAME_RULE}")
         if self.engine not in ENGINES:
             raise ProfileError(f"{where}: engine must be one of {', '.join(ENGINES)}")
         if self.engine == "sqlite":
@@ -124,42 +118,27 @@ class DbProfile:
             raise ProfileError(f"{where}: password must be true or false")
 
 
-def normalise_path(path: str) -> str:
+def normalize_path(path: str) -> str:
     """An absolute path for a SQLite profile (relative paths are resolved now, once)."""
     return str(Path(path).expanduser().resolve())
 
 
-def load(home: Home, name: str) -> DbProfile | None:
-    raw = home.settings().databases.get(name)
-    return None if raw is None else DbProfile.from_json(name, raw)
+def parse(name: str, raw: Any) -> DbProfile:
+    return DbProfile.from_json(name, raw)
 
 
-def all_profiles(home: Home) -> list[DbProfile]:
-    """Every valid profile, by name (invalid ones are skipped: ``load`` reports them)."""
-    out = []
-    for name, raw in sorted(home.settings().databases.items()):
-        try:
-            out.append(DbProfile.from_json(name, raw))
-        except ProfileError:
-            continue
-    return out
-
-
-def save(home: Home, credentials: CredentialStore, profile: DbProfile, password: str | None) -> None:
-    """Add or replace a profile; ``password`` goes to the credential store only."""
-    profile.check()
-    if profile.engine != "sqlite" and profile.password and password is None:
+def plan_save(
+    profile: DbProfile, given: Mapping[str, str | None], previous: DbProfile | None
+) -> SavePlan[DbProfile]:
+    """A server profile that signs in with a password needs one; any other keeps none."""
+    password = given.get("password")
+    if profile.engine == "sqlite" or not profile.password:
+        return SavePlan(profile, {"password": None})
+    if password is None:
         raise ProfileError(f"database {profile.name!r}: a password is needed (or choose no password)")
-    if profile.engine != "sqlite" and profile.password and password is not None:
-        credentials.set(password_key(profile.name), password)
-    else:
-        credentials.delete(password_key(profile.name))
-    with home.update() as settings:
-        settings.databases[profile.name] = profile.to_json()
+    return SavePlan(profile, {"password": password})
 
 
-def remove(home: Home, credentials: CredentialStore, name: str) -> None:
-    with home.update() as settings:
-        if settings.databases.pop(name, None) is None:
-            raise ProfileError(f"no database profile named {name!r}")
-    credentials.delete(password_key(name))
+DATABASES = ProfileSpec(
+    section="databases", noun="database profile", parse=parse, secrets=("password",), plan_save=plan_save
+)

@@ -1,12 +1,13 @@
-"""Manifest rules and review for ``db`` connections (no I/O)."""
+"""``db`` connections: the typed model, manifest rules and review (no I/O)."""
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from broker.kinds.base import ConnectionReview, Issue, ReviewItem
+from broker.kinds.base import Connection, ConnectionReview, Issue, ReviewItem
 from broker.kinds.db.sqlscan import scan
 
 PLACEHOLDER_HELP = {
@@ -16,8 +17,39 @@ PLACEHOLDER_HELP = {
 }
 
 
+@dataclass(frozen=True)
+class Query:
+    """One named statement: its SQL, the call arguments bound to its placeholders, in order."""
+
+    sql: str
+    params: tuple[str, ...]
+    write: bool
+
+
+@dataclass(frozen=True)
+class DbConnection(Connection):
+    service: str
+    engine: str
+    queries: Mapping[str, Query]
+
+
 def operations(conn: Mapping[str, Any]) -> dict[str, bool]:
     return {name: bool(q.get("write", False)) for name, q in conn["queries"].items()}
+
+
+def parse(conn: Mapping[str, Any]) -> DbConnection:
+    queries = {
+        name: Query(str(q["sql"]), tuple(q.get("params", [])), bool(q.get("write", False)))
+        for name, q in conn["queries"].items()
+    }
+    return DbConnection(
+        id=str(conn["id"]),
+        kind=str(conn["kind"]),
+        operations=operations(conn),
+        service=str(conn["service"]),
+        engine=str(conn["engine"]),
+        queries=queries,
+    )
 
 
 MYSQL_READ_STARTS = ("SELECT", "WITH", "SHOW", "DESCRIBE", "DESC", "EXPLAIN", "VALUES", "TABLE")
@@ -88,9 +120,9 @@ def lint(conn: Mapping[str, Any], path: str, manifest: Mapping[str, Any]) -> Ite
             yield Issue(f"{at}.{field}", message + f" ({engine} uses {PLACEHOLDER_HELP[engine]})")
 
 
-def review(conn: Mapping[str, Any]) -> ConnectionReview:
+def review(conn: DbConnection) -> ConnectionReview:
     items = []
-    for name, q in conn["queries"].items():
-        params = ", ".join(q.get("params", [])) or "no arguments"
-        items.append(ReviewItem(f"query {name} ({params})", q["sql"], bool(q.get("write"))))
-    return ConnectionReview(conn["id"], "db", f"database {conn['service']} ({conn['engine']})", tuple(items))
+    for name, q in conn.queries.items():
+        params = ", ".join(q.params) or "no arguments"
+        items.append(ReviewItem(f"query {name} ({params})", q.sql, q.write))
+    return ConnectionReview(conn.id, "db", f"database {conn.service} ({conn.engine})", tuple(items))

@@ -14,20 +14,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from broker import envelope
+from broker.envelope import PLAIN
 from broker.errors import CallError, ErrorCode
 from broker.kinds.base import JSON, Call, KindEnv, WriteDetails
+from broker.kinds.files import FILES
 from broker.kinds.files.diff import line_diff
-from broker.kinds.files.globs import LIST_MATCH_STEPS, MATCH_STEPS, GlobSet, globs_for
+from broker.kinds.files.globs import LIST_MATCH_STEPS, MATCH_STEPS, GlobSet
 from broker.kinds.files.guard import FileGuard, GuardRoot, checked_sha256, encode_text
 from broker.kinds.files.listing import list_files
 from broker.kinds.files.reading import MAX_BATCH_PATHS, read_batch, read_text
+from broker.kinds.files.rules import FilesConnection
 from broker.kinds.files.safe import OpenRoot, RelPath, parse_path, refused
 from broker.kinds.files.wildcard import Budget
 from broker.kinds.files.writing import replace_file
 from broker.settings import Workspace
 
-TITLE = "Confirm file change"
 _ALLOWED_ARGS = {
     "list": frozenset({"project"}),
     "read": frozenset({"project", "path", "paths"}),
@@ -48,8 +49,8 @@ class Root:
         return "the workspace root" if self.label == "Workspace" else f"the project {self.name!r}"
 
 
-def resolve_root(conn: Mapping[str, JSON], workspace: Workspace, args: Mapping[str, JSON]) -> Root:
-    if conn["root"] == "workspace":
+def resolve_root(conn: FilesConnection, workspace: Workspace, args: Mapping[str, JSON]) -> Root:
+    if conn.root == "workspace":
         if "project" in args:
             raise refused("this connection works in the workspace; do not pass project")
         return Root("Workspace", workspace.name, workspace.root)
@@ -97,13 +98,13 @@ def _write_args(args: Mapping[str, JSON]) -> tuple[str, bytes, str]:
     return str(args["text"]), data, checked_sha256(args.get("expected_sha256"))
 
 
-def parse_request(call: Call) -> Request:
+def parse_request(call: Call[FilesConnection]) -> Request:
     """Validate every argument (no file I/O; the globs' work is bounded) and resolve the root."""
     op, args = call.operation, call.args
     unknown = sorted(set(args) - _ALLOWED_ARGS.get(op, frozenset()))
     if unknown:
         raise refused(f"unknown argument(s) for {op}: {', '.join(unknown)}")
-    globs = globs_for(call.connection)
+    globs = call.connection.globs
     root = resolve_root(call.connection, call.workspace, args)
     budget = Budget(LIST_MATCH_STEPS if op == "list" else MATCH_STEPS)
     if op == "list":
@@ -163,8 +164,7 @@ def _describe(req: Request, home: Path) -> WriteDetails:
         "expected_sha256": req.expected_sha256,
         "text": req.text,
     }
-    return WriteDetails(
-        title=TITLE,
+    return FILES.confirm.details(
         fields=((req.root.label, req.root.name), ("Path", path.text)),
         request=request,
         binding=binding,
@@ -178,21 +178,21 @@ class FilesKind:
     def __init__(self, env: KindEnv) -> None:
         self._env = env
 
-    async def pin(self, workspace: Workspace, conn: Mapping[str, JSON]) -> Mapping[str, JSON]:
+    async def pin(self, workspace: Workspace, conn: FilesConnection) -> Mapping[str, JSON]:
         return {}
 
-    async def describe(self, call: Call) -> WriteDetails:
+    async def describe(self, call: Call[FilesConnection]) -> WriteDetails:
         return await asyncio.to_thread(self._describe_now, call)
 
-    def _describe_now(self, call: Call) -> WriteDetails:
+    def _describe_now(self, call: Call[FilesConnection]) -> WriteDetails:
         req = parse_request(call)
         if req.op != "write":
             raise refused(f"{req.op!r} is not a write")
         return _describe(req, self._env.home.path)
 
-    async def execute(self, call: Call) -> dict[str, Any]:
+    async def execute(self, call: Call[FilesConnection]) -> dict[str, Any]:
         data = await asyncio.to_thread(lambda: _run(parse_request(call), self._env.home.path))
-        return envelope.success("files", data)
+        return PLAIN.success(data, None)
 
     async def aclose(self) -> None:
         return None

@@ -7,17 +7,17 @@ from typing import Any
 
 import httpx
 
-from broker import envelope
 from broker.errors import CallError, ErrorCode, ProfileError
 from broker.kinds.base import Call, KindEnv, WriteDetails
-from broker.kinds.http import transport
+from broker.kinds.http import HTTP, transport
+from broker.kinds.http.connect import ConnectSession, connect_status, disconnect, start_connect
 from broker.kinds.http.oauth2 import OAuthTokens
-from broker.kinds.http.profiles import ServiceProfile, get_profile, secret_key
+from broker.kinds.http.profiles import SERVICES, ServiceProfile
 from broker.kinds.http.render import Rendered, check, render
+from broker.kinds.http.rules import HttpConnection
+from broker.kinds.http.shape import HTTP_ENVELOPE
 from broker.redact import scrubbed
 from broker.settings import Workspace
-
-TITLE = "Confirm request"
 
 
 class HttpKind:
@@ -25,6 +25,7 @@ class HttpKind:
 
     def __init__(self, env: KindEnv) -> None:
         self.env = env
+        self.profiles = SERVICES.store(env.home, env.credentials)
         self._client: httpx.AsyncClient | None = None
         self.tokens = OAuthTokens(env, self.client)
 
@@ -33,13 +34,27 @@ class HttpKind:
             self._client = transport.new_client()
         return self._client
 
-    async def pin(self, workspace: Workspace, conn: Mapping[str, Any]) -> Mapping[str, Any]:
+    # -- OAuth2 sign-in (``broker.kinds.http.connect``) -------------------------------------
+    async def connect(self, service: str, workspace: str) -> ConnectSession:
+        """Begin the sign-in of ``service`` for ``workspace``: the session to open and await."""
+        return await start_connect(self.env.home, self.env.credentials, service, workspace)
+
+    def sign_in_status(self, service: str) -> dict[str, Any]:
+        """Whether ``service`` is connected, and with which scopes (no secrets)."""
+        return connect_status(self.env.credentials, service)
+
+    def disconnect(self, service: str) -> None:
+        """Forget the sign-in of ``service``; the profile stays."""
+        disconnect(self.env.home, self.env.credentials, service)
+
+    # -- the Kind protocol -----------------------------------------------------------------
+    async def pin(self, workspace: Workspace, conn: HttpConnection) -> Mapping[str, Any]:
         return {}
 
-    def _profile(self, call: Call) -> ServiceProfile:
-        name = str(call.connection["service"])
+    def _profile(self, call: Call[HttpConnection]) -> ServiceProfile:
+        name = call.connection.service
         try:
-            profile = get_profile(self.env.home, name)
+            profile = self.profiles.get(name)
         except ProfileError as exc:
             raise CallError(
                 ErrorCode.NOT_CONFIGURED, f"the service profile {name!r} is invalid; add it again"
@@ -51,28 +66,27 @@ class HttpKind:
             )
         return profile
 
-    def _prepare(self, call: Call) -> tuple[ServiceProfile, Rendered]:
-        decl = call.connection["calls"][call.operation]
+    def _prepare(self, call: Call[HttpConnection]) -> tuple[ServiceProfile, Rendered]:
+        decl = call.connection.calls[call.operation]
         # Arguments first: a bad call is refused before Helm looks anything up.
         check(decl, call.args)
         profile = self._profile(call)
         return profile, render(profile.base_url, decl, call.args)
 
-    async def describe(self, call: Call) -> WriteDetails:
+    async def describe(self, call: Call[HttpConnection]) -> WriteDetails:
         profile, req = self._prepare(call)
         if profile.auth == "oauth2":
             self.tokens.check(profile, call.connection)
         url = str(req.url)
         body = req.body_text
         request = f"{req.method} {url}" + ("" if body is None else f"\n\n{body}")
-        return WriteDetails(
-            title=TITLE,
+        return HTTP.confirm.details(
             fields=(("Service", profile.name), ("Method", req.method), ("URL", url)),
             request=request,
             binding={"service": profile.name, "method": req.method, "url": url, "body": body},
         )
 
-    async def execute(self, call: Call) -> dict[str, Any]:
+    async def execute(self, call: Call[HttpConnection]) -> dict[str, Any]:
         profile, req = self._prepare(call)
         headers, secrets = await self._credentials(profile, call.connection)
         return await scrubbed(self.env, call, secrets, self._send(req, headers))
@@ -84,13 +98,13 @@ class HttpKind:
         return result(answer)
 
     async def _credentials(
-        self, profile: ServiceProfile, conn: Mapping[str, Any]
+        self, profile: ServiceProfile, conn: HttpConnection
     ) -> tuple[dict[str, str], tuple[str, ...]]:
         """The header that signs the request, and every form of the secret in it (to scrub)."""
         if profile.auth == "oauth2":
             access = await self.tokens.access_token(profile, conn)
             return {"Authorization": f"Bearer {access}"}, (f"Bearer {access}", access)
-        token = self.env.credentials.get(secret_key(profile.name, "token"))
+        token = self.profiles.secret(profile.name, "token")
         if not token:
             return {}, ()  # a profile added without a token (a public API)
         bearer = profile.token_format == "bearer"  # noqa: S105 - a format name, not a secret
@@ -120,5 +134,5 @@ def result(answer: transport.Answer) -> dict[str, Any]:
             data=transport.json_or_none(answer),
         )
     if not answer.body.strip():
-        return envelope.success("http", None, status=status)  # 204 and other empty answers
-    return envelope.success("http", transport.parse_json(answer), status=status)
+        return HTTP_ENVELOPE.success(None, status)  # 204 and other empty answers
+    return HTTP_ENVELOPE.success(transport.parse_json(answer), status)

@@ -46,7 +46,8 @@ from broker.kinds.http.oauth2 import (
     save_grant,
     token_request,
 )
-from broker.kinds.http.profiles import ServiceProfile, get_profile
+from broker.kinds.http.profiles import SERVICES, ServiceProfile
+from broker.kinds.http.rules import HttpConnection
 from broker.settings import Home
 
 
@@ -76,10 +77,9 @@ def connect_plan(home: Home, service: str, workspace: str) -> ConnectPlan:
         if not decision.allows_calls or decision.manifest is None:
             continue  # disabled, not approved, or changed since: its declarations do not count
         for conn in decision.manifest.connections:
-            oauth = conn.get("oauth2")
-            if conn.get("kind") == "http" and conn.get("service") == service and isinstance(oauth, dict):
-                urls.setdefault((oauth["authorizeUrl"], oauth["tokenUrl"]), []).append(ext_id)
-                scopes.update(oauth.get("scopes", []))
+            if isinstance(conn, HttpConnection) and conn.service == service and conn.oauth2 is not None:
+                urls.setdefault((conn.oauth2.authorize_url, conn.oauth2.token_url), []).append(ext_id)
+                scopes.update(conn.oauth2.scopes)
     if not urls:
         raise ConnectError(
             f"no enabled, approved extension in workspace {workspace!r} declares OAuth2 "
@@ -118,7 +118,7 @@ def _sign_in_urls(profile: ServiceProfile) -> tuple[str, str]:
 
 
 def _oauth_profile(home: Home, service: str) -> ServiceProfile:
-    profile = get_profile(home, service)
+    profile = SERVICES.store(home).get(service)
     if profile is None:
         raise ConnectError(f"no service named {service!r}")
     if profile.auth != "oauth2":

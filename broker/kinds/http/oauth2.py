@@ -23,7 +23,6 @@ import secrets
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass
-from typing import Any
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 import httpx
@@ -32,7 +31,8 @@ from broker.credentials import CredentialStore
 from broker.errors import CallError, ErrorCode
 from broker.kinds.base import KindEnv
 from broker.kinds.http import transport
-from broker.kinds.http.profiles import ServiceProfile, secret_key
+from broker.kinds.http.profiles import SERVICES, ServiceProfile
+from broker.kinds.http.rules import HttpConnection
 
 REFRESH_MARGIN = 60.0
 """Seconds before expiry at which Helm refreshes the access token."""
@@ -76,16 +76,16 @@ class Grant:
 
 
 def load_grant(store: CredentialStore, service: str) -> Grant | None:
-    text = store.get(secret_key(service, "oauth"))
+    text = store.get(SERVICES.secret_key(service, "oauth"))
     return None if text is None else Grant.from_json(text)
 
 
 def save_grant(store: CredentialStore, service: str, grant: Grant) -> None:
-    store.set(secret_key(service, "oauth"), grant.to_json())
+    store.set(SERVICES.secret_key(service, "oauth"), grant.to_json())
 
 
 def forget_grant(store: CredentialStore, service: str) -> None:
-    store.delete(secret_key(service, "oauth"))
+    store.delete(SERVICES.secret_key(service, "oauth"))
 
 
 # -- PKCE and the authorize URL ----------------------------------------------------------------
@@ -164,7 +164,7 @@ async def token_request(client: httpx.AsyncClient, token_url: str, form: Mapping
 
 def client_form(profile: ServiceProfile, store: CredentialStore) -> dict[str, str]:
     form = {"client_id": str(profile.client_id)}
-    secret = store.get(secret_key(profile.name, "client_secret"))
+    secret = store.get(SERVICES.secret_key(profile.name, "client_secret"))
     if secret:
         form["client_secret"] = secret
     return form
@@ -179,7 +179,7 @@ class OAuthTokens:
         self.client = client
         self._locks: dict[str, asyncio.Lock] = {}
 
-    def check(self, profile: ServiceProfile, conn: Mapping[str, Any]) -> Grant:
+    def check(self, profile: ServiceProfile, conn: HttpConnection) -> Grant:
         name = profile.name
         urls = profile.sign_in_urls
         if urls is None:
@@ -194,19 +194,19 @@ class OAuthTokens:
                 ErrorCode.NOT_AUTHORIZED,
                 f"service {name!r} is not connected; connect it in Settings → Connections → Services",
             )
-        declared = conn.get("oauth2")
-        if not isinstance(declared, Mapping):
+        declared = conn.oauth2
+        if declared is None:
             raise CallError(
                 ErrorCode.REFUSED,
                 f"service {name!r} signs in with OAuth2; this connection does not declare oauth2",
             )
-        if (declared.get("authorizeUrl"), declared.get("tokenUrl")) != urls:
+        if (declared.authorize_url, declared.token_url) != urls:
             raise CallError(
                 ErrorCode.REFUSED,
                 f"this connection's authorizeUrl and tokenUrl are not the ones the user set for "
                 f"service {name!r}",
             )
-        missing = sorted(set(declared.get("scopes", [])) - set(grant.scopes))
+        missing = sorted(set(declared.scopes) - set(grant.scopes))
         if missing:
             raise CallError(
                 ErrorCode.REFUSED,
@@ -214,7 +214,7 @@ class OAuthTokens:
             )
         return grant
 
-    async def access_token(self, profile: ServiceProfile, conn: Mapping[str, Any]) -> str:
+    async def access_token(self, profile: ServiceProfile, conn: HttpConnection) -> str:
         grant = self.check(profile, conn)
         if not grant.expiring(time.time()):
             return grant.access_token

@@ -16,30 +16,29 @@ never takes them from a manifest).
 
 Secrets never go there. They live in the credential store under ``services/<name>/token``
 (a token profile), ``services/<name>/client_secret`` and ``services/<name>/oauth`` (the tokens
-an OAuth2 sign-in obtained, as JSON).
+an OAuth2 sign-in obtained, as JSON). ``SERVICES`` is the kind's ``ProfileSpec``: read and
+change profiles through ``SERVICES.store(home, credentials)``.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from broker.credentials import CredentialStore
 from broker.errors import ProfileError
-from broker.settings import Home
+from broker.names import NAME_RULE, valid_name
+from broker.profiles import ProfileSpec, SavePlan
 from broker.urls import url_problem
 
-SECTION = "services"
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 HEADER = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$")
 # Headers Helm sets or that would change how the request is framed or routed.
 RESERVED_HEADERS = frozenset(
     {"host", "content-length", "content-type", "transfer-encoding", "connection", "accept",
      "accept-encoding", "cookie", "te", "upgrade", "expect", "proxy-authorization"}
 )  # fmt: skip
-SECRETS = ("token", "client_secret", "oauth")
 
 Auth = Literal["token", "oauth2"]
 TokenFormat = Literal["bearer", "raw"]
@@ -94,10 +93,8 @@ class ServiceProfile:
     def check(self) -> None:
         """Raise ProfileError naming what is wrong with this profile."""
         where = f"service {self.name!r}"
-        if not isinstance(self.name, str) or not NAME.match(self.name):
-            raise ProfileError(
-                f"{where}: use letters, digits, '_', '.', '-' (up to 64, starting with a letter or digit)"
-            )
+        if not valid_name(self.name):
+            raise ProfileError(f"{where}: {NAME_RULE}")
         base_problem = base_url_problem(self.base_url)
         if base_problem is not None:
             raise ProfileError(f"{where}: the base URL {base_problem}")
@@ -114,10 +111,6 @@ class ServiceProfile:
             raise ProfileError(f"{where}: an OAuth2 profile needs a client id")
         else:
             _refuse_urls(where, sign_in_url_problems(self.authorize_url, self.token_url, required=False))
-
-    @property
-    def secret_prefix(self) -> str:
-        return secret_key(self.name, "")
 
 
 def base_url_problem(url: Any) -> str | None:
@@ -166,68 +159,33 @@ def normalize_base_url(url: str) -> str:
     return url.rstrip("/")
 
 
-def secret_key(name: str, secret: str) -> str:
-    return f"{SECTION}/{name}/{secret}"
+def parse(name: str, raw: Any) -> ServiceProfile:
+    return ServiceProfile.from_json(name, raw)
 
 
-def get_profile(home: Home, name: str) -> ServiceProfile | None:
-    raw = home.settings().services.get(name)
-    return None if raw is None else ServiceProfile.from_json(name, raw)
-
-
-def list_profiles(home: Home) -> list[ServiceProfile]:
-    return [ServiceProfile.from_json(n, raw) for n, raw in sorted(home.settings().services.items())]
-
-
-def save_profile(
-    home: Home,
-    credentials: CredentialStore,
-    profile: ServiceProfile,
-    *,
-    token: str | None = None,
-    client_secret: str | None = None,
-) -> ServiceProfile:
-    """Add or replace a profile and store its secret.
-
-    An OAuth2 profile needs both sign-in URLs. Replacing one with the same client id, base URL
-    and sign-in URLs keeps its sign-in, so a user can update the client secret without
-    connecting again; any other change (setting the URLs of an older profile included) drops it.
-    """
+def plan_save(
+    profile: ServiceProfile, given: Mapping[str, str | None], previous: ServiceProfile | None
+) -> SavePlan[ServiceProfile]:
+    """A token profile keeps its token; an OAuth2 profile needs both sign-in URLs and keeps its
+    client secret. Replacing an OAuth2 profile with the same client id, base URL and sign-in
+    URLs keeps its sign-in, so a user can update the client secret without connecting again;
+    any other change (setting the URLs of an older profile included) drops it."""
     profile = replace(profile, base_url=normalize_base_url(profile.base_url))
-    profile.check()
-    if profile.auth == "oauth2":
-        problems = sign_in_url_problems(profile.authorize_url, profile.token_url)
-        _refuse_urls(f"service {profile.name!r}", problems)
-    previous = home.settings().services.get(profile.name)
-    keep_sign_in = (
-        previous is not None
-        and previous.get("auth") == "oauth2" == profile.auth
-        and all(previous.get(k) == v for k, v in profile.to_json().items())
-    )
-    with home.update() as settings:
-        settings.services[profile.name] = profile.to_json()
     if profile.auth == "token":
-        _set_or_delete(credentials, secret_key(profile.name, "token"), token)
-        credentials.delete(secret_key(profile.name, "client_secret"))
-        credentials.delete(secret_key(profile.name, "oauth"))
-    else:
-        _set_or_delete(credentials, secret_key(profile.name, "client_secret"), client_secret)
-        credentials.delete(secret_key(profile.name, "token"))
-        if not keep_sign_in:
-            credentials.delete(secret_key(profile.name, "oauth"))
-    return profile
+        secrets = {"token": given.get("token"), "client_secret": None, "oauth": None}
+        return SavePlan(profile, secrets)
+    problems = sign_in_url_problems(profile.authorize_url, profile.token_url)
+    _refuse_urls(f"service {profile.name!r}", problems)
+    plan: dict[str, str | None] = {"client_secret": given.get("client_secret"), "token": None}
+    if previous is None or previous.to_json() != profile.to_json():
+        plan["oauth"] = None
+    return SavePlan(profile, plan)
 
 
-def _set_or_delete(credentials: CredentialStore, key: str, secret: str | None) -> None:
-    if secret:
-        credentials.set(key, secret)
-    else:
-        credentials.delete(key)
-
-
-def remove_profile(home: Home, credentials: CredentialStore, name: str) -> None:
-    with home.update() as settings:
-        if settings.services.pop(name, None) is None:
-            raise ProfileError(f"no service named {name!r}")
-    for secret in SECRETS:
-        credentials.delete(secret_key(name, secret))
+SERVICES = ProfileSpec(
+    section="services",
+    noun="service",
+    parse=parse,
+    secrets=("token", "client_secret", "oauth"),
+    plan_save=plan_save,
+)

@@ -24,6 +24,7 @@ from urllib.parse import quote
 import httpx
 
 from broker.errors import CallError, ErrorCode
+from broker.kinds.http.rules import HttpCall
 from broker.templates import PLACEHOLDER, whole
 
 MAX_ARG_CHARS = 4096
@@ -120,27 +121,27 @@ def render_body(template: Any, args: Mapping[str, Any]) -> Any:
     return template
 
 
-def check(decl: Mapping[str, Any], args: Mapping[str, Any]) -> None:
+def check(decl: HttpCall, args: Mapping[str, Any]) -> None:
     """Refuse bad arguments without a profile (before Helm looks anything up)."""
     check_args(args)
-    render_path(decl["path"], args)
-    render_query(decl.get("query", {}), args)
-    if "body" in decl:
-        render_body(decl["body"], args)
+    render_path(decl.path, args)
+    render_query(decl.query, args)
+    if decl.has_body:
+        render_body(decl.body, args)
 
 
-def render(base_url: str, decl: Mapping[str, Any], args: Mapping[str, Any]) -> Rendered:
+def render(base_url: str, decl: HttpCall, args: Mapping[str, Any]) -> Rendered:
     """The request for call declaration ``decl``; raises CallError(refused) for bad arguments."""
     check_args(args)
-    path = render_path(decl["path"], args)
-    query = render_query(decl.get("query", {}), args)
+    path = render_path(decl.path, args)
+    query = render_query(decl.query, args)
     text = base_url.rstrip("/") + path + (f"?{query}" if query else "")
     url = _under_base(base_url, text)
     body = None
-    if "body" in decl:
-        value = render_body(decl["body"], args)
+    if decl.has_body:
+        value = render_body(decl.body, args)
         body = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
-    return Rendered(str(decl["method"]), url, body)
+    return Rendered(decl.method, url, body)
 
 
 @functools.lru_cache(maxsize=64)

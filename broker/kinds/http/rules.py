@@ -1,13 +1,14 @@
-"""Manifest rules and review for ``http`` connections (no I/O)."""
+"""``http`` connections: the typed model, manifest rules and review (no I/O)."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
-from broker.kinds.base import ConnectionReview, Issue, ReviewItem
+from broker.kinds.base import JSON, Connection, ConnectionReview, Issue, ReviewItem
 from broker.templates import placeholder_problem
 from broker.urls import url_problem
 
@@ -15,8 +16,62 @@ READ_METHODS = frozenset({"GET", "POST"})
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
+@dataclass(frozen=True)
+class HttpCall:
+    """One named call: the request template the arguments fill in (``broker.kinds.http.render``)."""
+
+    method: str
+    path: str
+    query: Mapping[str, str]
+    body: JSON
+    """The body template; only meaningful when ``has_body`` (a template may be JSON null)."""
+    has_body: bool
+    write: bool
+
+
+@dataclass(frozen=True)
+class OAuth2:
+    """The connection's ``oauth2`` block: where it signs in and the scopes it needs."""
+
+    authorize_url: str
+    token_url: str
+    scopes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class HttpConnection(Connection):
+    service: str
+    calls: Mapping[str, HttpCall]
+    oauth2: OAuth2 | None
+
+
 def operations(conn: Mapping[str, Any]) -> dict[str, bool]:
     return {name: bool(call.get("write", False)) for name, call in conn["calls"].items()}
+
+
+def parse_call(call: Mapping[str, Any]) -> HttpCall:
+    return HttpCall(
+        method=str(call["method"]),
+        path=str(call["path"]),
+        query=dict(call.get("query", {})),
+        body=call.get("body"),
+        has_body="body" in call,
+        write=bool(call.get("write", False)),
+    )
+
+
+def parse(conn: Mapping[str, Any]) -> HttpConnection:
+    oauth2 = conn.get("oauth2")
+    return HttpConnection(
+        id=str(conn["id"]),
+        kind=str(conn["kind"]),
+        operations=operations(conn),
+        service=str(conn["service"]),
+        calls={name: parse_call(call) for name, call in conn["calls"].items()},
+        oauth2=None
+        if oauth2 is None
+        else OAuth2(oauth2["authorizeUrl"], oauth2["tokenUrl"], tuple(oauth2.get("scopes", []))),
+    )
 
 
 def path_problem(path: str) -> str | None:
@@ -66,28 +121,28 @@ def lint(conn: Mapping[str, Any], path: str, manifest: Mapping[str, Any]) -> Ite
             yield Issue(f"{path}.oauth2.tokenUrl", problem)
 
 
-def describe_call(call: Mapping[str, Any]) -> str:
+def describe_call(call: HttpCall) -> str:
     parts = []
-    if call.get("query"):
-        parts.append("query " + "&".join(f"{k}={v}" for k, v in call["query"].items()))
-    if "body" in call:
-        parts.append("body " + json.dumps(call["body"], ensure_ascii=False, sort_keys=True))
+    if call.query:
+        parts.append("query " + "&".join(f"{k}={v}" for k, v in call.query.items()))
+    if call.has_body:
+        parts.append("body " + json.dumps(call.body, ensure_ascii=False, sort_keys=True))
     return "; ".join(parts)
 
 
-def review(conn: Mapping[str, Any]) -> ConnectionReview:
+def review(conn: HttpConnection) -> ConnectionReview:
     items = [
-        ReviewItem(f"{name}: {call['method']} {call['path']}", describe_call(call), bool(call.get("write")))
-        for name, call in conn["calls"].items()
+        ReviewItem(f"{name}: {call.method} {call.path}", describe_call(call), call.write)
+        for name, call in conn.calls.items()
     ]
-    oauth2 = conn.get("oauth2")
-    if oauth2 is not None:
-        scopes = " ".join(oauth2.get("scopes", [])) or "(none)"
+    if conn.oauth2 is not None:
+        oauth2 = conn.oauth2
+        scopes = " ".join(oauth2.scopes) or "(none)"
         items.insert(
             0,
             ReviewItem(
                 "OAuth2 sign-in",
-                f"authorize {oauth2['authorizeUrl']}; token {oauth2['tokenUrl']}; scopes {scopes}",
+                f"authorize {oauth2.authorize_url}; token {oauth2.token_url}; scopes {scopes}",
             ),
         )
-    return ConnectionReview(conn["id"], "http", f"service {conn['service']}", tuple(items))
+    return ConnectionReview(conn.id, "http", f"service {conn.service}", tuple(items))

@@ -7,20 +7,20 @@ from collections.abc import Mapping
 
 from mcp import types
 
-from broker import envelope
+from broker.envelope import PLAIN
 from broker.errors import CallError, CredentialStoreError, ErrorCode, ProfileError
 from broker.kinds.base import JSON, Call, KindEnv, WriteDetails
-from broker.kinds.mcp import pins, profiles, rules
+from broker.kinds.mcp import MCP, pins
 from broker.kinds.mcp.httpcap import HttpState
 from broker.kinds.mcp.pool import SessionPool, http_opener, stdio_opener, working_folder
-from broker.kinds.mcp.profiles import HttpProfile, Profile
+from broker.kinds.mcp.profiles import MCP_SERVERS, HttpProfile, Profile, safe_environment
 from broker.kinds.mcp.results import check_size, tool_data
+from broker.kinds.mcp.rules import McpConnection
 from broker.kinds.mcp.session import Limits, ServerSession
 from broker.redact import scrubbed
 from broker.settings import Workspace
 
 DEFAULT_LIMITS = Limits()
-WRITE_TITLE = "Confirm tool call"
 
 
 def wire_args(args: Mapping[str, JSON]) -> str:
@@ -33,26 +33,25 @@ class McpKind:
 
     def __init__(self, env: KindEnv, limits: Limits | None = None) -> None:
         self.env = env
+        self.profiles = MCP_SERVERS.store(env.home, env.credentials)
         self.limits = limits or DEFAULT_LIMITS
         self._pool = SessionPool()
         self._http_state: dict[tuple[str, str], HttpState] = {}
 
     # -- profiles and sessions -----------------------------------------------------------
     def _profile(self, name: str) -> tuple[Profile, str | None]:
-        raw = self.env.settings.mcp_servers.get(name)
-        if raw is None:
-            raise CallError(ErrorCode.NOT_CONFIGURED, f"no MCP server named {name!r} is configured in Helm")
         try:
-            profile = profiles.parse(name, raw)
+            profile = self.profiles.get(name)
         except ProfileError as exc:
             raise CallError(
                 ErrorCode.NOT_CONFIGURED, f"the MCP server profile {name!r} is invalid; add it again"
             ) from exc
-        wants_token = profile.bearer if isinstance(profile, HttpProfile) else profile.token_env is not None
-        if not wants_token:
+        if profile is None:
+            raise CallError(ErrorCode.NOT_CONFIGURED, f"no MCP server named {name!r} is configured in Helm")
+        if not profile.wants_token:
             return profile, None
         try:
-            token = self.env.credentials.get(profiles.token_key(name))
+            token = self.profiles.secret(name, "token")
         except CredentialStoreError as exc:
             raise CallError(ErrorCode.NOT_CONFIGURED, "Helm's credential store cannot be read") from exc
         if not token:
@@ -78,14 +77,14 @@ class McpKind:
             command, token_env = profile.command, profile.token_env
 
             def make() -> ServerSession:
-                env = profiles.safe_environment()
+                env = safe_environment()
                 if token_env is not None and token is not None:
                     env[token_env] = token
                 opener = stdio_opener(command, env, working_folder(workspace), self.limits)
                 given = () if token_env is None or token is None else (token,)
                 return ServerSession(label, opener, self.limits, secrets=given)
 
-        fingerprint = [self.env.settings.mcp_servers[server], token, str(workspace.root)]
+        fingerprint = [profile.to_json(), token, str(workspace.root)]
         return await self._pool.get(key, fingerprint, make)
 
     def _unavailable_reason(self, workspace: Workspace, server: str, err: CallError) -> CallError:
@@ -107,21 +106,21 @@ class McpKind:
         return [tools[name] for name in sorted(tools)]
 
     # -- the Kind protocol ---------------------------------------------------------------
-    async def pin(self, workspace: Workspace, conn: Mapping[str, JSON]) -> Mapping[str, JSON]:
+    async def pin(self, workspace: Workspace, conn: McpConnection) -> Mapping[str, JSON]:
         """Pin the declared tools as the server defines them now. Raises ``CallError``
         (``not_configured``, ``unavailable``) when the server is not set up or does not answer:
         review then leaves them to be pinned at the first call (trust on first use)."""
-        listed = await self.list_tools(workspace, str(conn["server"]))
-        return pins.pin_tools(rules.operations(conn), {t.name: t for t in listed})
+        listed = await self.list_tools(workspace, _server(conn))
+        return pins.pin_tools(conn.operations, {t.name: t for t in listed})
 
     async def pin_changes(
-        self, workspace: Workspace, conn: Mapping[str, JSON], pinned: Mapping[str, JSON]
+        self, workspace: Workspace, conn: McpConnection, pinned: Mapping[str, JSON]
     ) -> list[str]:
         """What changed in the declared tools since approval (for review)."""
         return pins.changes(pinned, await self.pin(workspace, conn))
 
-    async def _checked(self, call: Call) -> ServerSession:
-        server = str(call.connection["server"])
+    async def _checked(self, call: Call[McpConnection]) -> ServerSession:
+        server = _server(call.connection)
         session = await self.session(call.workspace, server)
         try:
             tools = await session.tools()
@@ -136,23 +135,22 @@ class McpKind:
             )
         return session
 
-    async def describe(self, call: Call) -> WriteDetails:
-        server = str(call.connection["server"])
+    async def describe(self, call: Call[McpConnection]) -> WriteDetails:
+        server = _server(call.connection)
         self._profile(server)  # not_configured before a dialog appears
         await self._checked(call)
-        return WriteDetails(
-            title=WRITE_TITLE,
+        return MCP.confirm.details(
             fields=(("MCP server", server), ("Tool", call.operation), ("Arguments", wire_args(call.args))),
             request=f"{call.operation} {wire_args(call.args)}",
             binding={"server": server, "tool": call.operation, "args": dict(call.args)},
         )
 
-    async def execute(self, call: Call) -> dict[str, JSON]:
+    async def execute(self, call: Call[McpConnection]) -> dict[str, JSON]:
         session = await self._checked(call)
         return await scrubbed(self.env, call, session.secrets, self._call_tool(call, session))
 
-    async def _call_tool(self, call: Call, session: ServerSession) -> dict[str, JSON]:
-        server = str(call.connection["server"])
+    async def _call_tool(self, call: Call[McpConnection], session: ServerSession) -> dict[str, JSON]:
+        server = _server(call.connection)
         try:
             result = await session.call_tool(call.operation, dict(call.args))
         except CallError as err:
@@ -161,7 +159,12 @@ class McpKind:
         check_size(data, self.limits.max_bytes, session.label)
         if result.isError:
             raise CallError(ErrorCode.TOOL_ERROR, f"tool {call.operation!r} reported an error", data=data)
-        return envelope.success("mcp", data)
+        return PLAIN.success(data, None)
 
     async def aclose(self) -> None:
         await self._pool.aclose()
+
+
+def _server(conn: McpConnection) -> str:
+    assert conn.server is not None  # the schema requires it for mcp connections
+    return conn.server

@@ -8,7 +8,8 @@ A profile is one of::
 The token (if any) lives in the credential store under ``mcp_servers/<name>/token``; settings
 never hold it. A stdio child gets only ``SAFE_VARIABLES`` from Helm's environment plus the one
 token variable, and the token variable may not be a name that changes how programs load or
-run (``LD_PRELOAD``, ``PATH``, ``PYTHONPATH``, ``NODE_OPTIONS``…).
+run (``LD_PRELOAD``, ``PATH``, ``PYTHONPATH``, ``NODE_OPTIONS``…). ``MCP_SERVERS`` is the
+kind's ``ProfileSpec``.
 """
 
 from __future__ import annotations
@@ -22,17 +23,9 @@ from broker.childenv import SAFE_VARIABLES as SAFE_VARIABLES
 from broker.childenv import command_problem
 from broker.childenv import env_name_problem as env_name_problem
 from broker.childenv import safe_environment as safe_environment
-from broker.credentials import CredentialStore
 from broker.errors import ProfileError
-from broker.settings import Home
+from broker.profiles import ProfileSpec, SavePlan
 from broker.urls import url_problem
-from broker.workspaces import NAME
-
-SECTION = "mcp_servers"
-
-
-def token_key(name: str) -> str:
-    return f"{SECTION}/{name}/token"
 
 
 @dataclass(frozen=True)
@@ -41,12 +34,26 @@ class StdioProfile:
     command: tuple[str, ...]
     token_env: str | None
 
+    @property
+    def wants_token(self) -> bool:
+        return self.token_env is not None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"command": list(self.command), "token_env": self.token_env}
+
 
 @dataclass(frozen=True)
 class HttpProfile:
     name: str
     url: str
     bearer: bool
+
+    @property
+    def wants_token(self) -> bool:
+        return self.bearer
+
+    def to_json(self) -> dict[str, Any]:
+        return {"url": self.url, "auth": "bearer" if self.bearer else "none"}
 
 
 Profile = StdioProfile | HttpProfile
@@ -79,39 +86,20 @@ def parse(name: str, raw: Mapping[str, Any]) -> Profile:
     raise ProfileError(f"MCP server {name!r}: a profile needs a command or a URL")
 
 
-def check_name(name: str) -> None:
-    if not NAME.match(name):
-        raise ProfileError(
-            f"MCP server name {name!r} is not valid: use letters, digits, '_', '.', '-' "
-            "(up to 64, starting with a letter or digit)"
-        )
-
-
-def add(
-    home: Home, credentials: CredentialStore, name: str, raw: dict[str, Any], token: str | None
-) -> Profile:
-    """Validate and store a profile (replacing one of the same name) and its token."""
-    check_name(name)
-    profile = parse(name, raw)
-    needs_token = isinstance(profile, HttpProfile) and profile.bearer
-    needs_token = needs_token or (isinstance(profile, StdioProfile) and profile.token_env is not None)
-    if needs_token and not token:
-        raise ProfileError(f"MCP server {name!r} needs a token (or add it without one)")
-    if token and not needs_token:
-        raise ProfileError(f"MCP server {name!r} has nowhere to send a token")
+def plan_save(
+    profile: Profile, given: Mapping[str, str | None], previous: Profile | None
+) -> SavePlan[Profile]:
+    """A profile that sends a token needs one, and one that sends none takes none."""
+    token = given.get("token")
+    if profile.wants_token and not token:
+        raise ProfileError(f"MCP server {profile.name!r} needs a token (or add it without one)")
+    if token and not profile.wants_token:
+        raise ProfileError(f"MCP server {profile.name!r} has nowhere to send a token")
     if token and any(c in token for c in "\r\n\0"):
         raise ProfileError("the token must be one line")
-    if token:
-        credentials.set(token_key(name), token)
-    else:
-        credentials.delete(token_key(name))
-    with home.update() as settings:
-        settings.mcp_servers[name] = raw
-    return profile
+    return SavePlan(profile, {"token": token or None})
 
 
-def remove(home: Home, credentials: CredentialStore, name: str) -> None:
-    with home.update() as settings:
-        if settings.mcp_servers.pop(name, None) is None:
-            raise ProfileError(f"no MCP server named {name!r}")
-    credentials.delete(token_key(name))
+MCP_SERVERS: ProfileSpec[Profile] = ProfileSpec(
+    section="mcp_servers", noun="MCP server", parse=parse, secrets=("token",), plan_save=plan_save
+)

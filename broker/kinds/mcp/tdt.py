@@ -17,10 +17,12 @@ from typing import Any
 
 from broker.errors import CallError, ErrorCode
 from broker.kinds.base import JSON, Call, KindEnv, WriteDetails
-from broker.kinds.mcp import profiles
-from broker.kinds.mcp.adapter import DEFAULT_LIMITS, WRITE_TITLE, wire_args
+from broker.kinds.mcp import TDT
+from broker.kinds.mcp.adapter import DEFAULT_LIMITS, wire_args
 from broker.kinds.mcp.pool import SessionPool, stdio_opener, working_folder
+from broker.kinds.mcp.profiles import safe_environment
 from broker.kinds.mcp.results import check_size, tdt_envelope
+from broker.kinds.mcp.rules import McpConnection
 from broker.kinds.mcp.session import Limits, ServerSession
 from broker.settings import Workspace
 
@@ -53,7 +55,7 @@ class _Previews:
     def __init__(self) -> None:
         self._by_caller: dict[tuple[str, str], OrderedDict[str, tuple[str, str]]] = {}
 
-    def remember(self, call: Call, envelope: Mapping[str, Any]) -> None:
+    def remember(self, call: Call[McpConnection], envelope: Mapping[str, Any]) -> None:
         data = envelope.get("data")
         proposal = data.get(PROPOSAL_FIELD) if isinstance(data, dict) else None
         if not envelope.get("ok") or not isinstance(proposal, str):
@@ -67,7 +69,7 @@ class _Previews:
         while len(book) > _MAX_PREVIEWS:
             book.popitem(last=False)
 
-    def find(self, call: Call, proposal: str) -> tuple[str, str] | None:
+    def find(self, call: Call[McpConnection], proposal: str) -> tuple[str, str] | None:
         book = self._by_caller.get((call.ctx.workspace, call.ctx.extension))
         return None if book is None else book.get(proposal)
 
@@ -86,13 +88,13 @@ class TdtKind:
         hint = " (is tdt installed? set the command with: helm workspace tdt-command)"
 
         def make() -> ServerSession:
-            env = profiles.safe_environment()
+            env = safe_environment()
             opener = stdio_opener(command, env, working_folder(workspace), self.limits)
             return ServerSession(LABEL, opener, self.limits, start_hint=hint)
 
         return await self._pool.get((workspace.name, "tdt"), [command, str(workspace.root)], make)
 
-    def _checked_args(self, call: Call) -> dict[str, JSON]:
+    def _checked_args(self, call: Call[McpConnection]) -> dict[str, JSON]:
         """The arguments Helm sends: the extension's, plus Helm's user_instruction for a write."""
         if INSTRUCTION_FIELD in call.args:
             raise CallError(ErrorCode.REFUSED, "user_instruction is written by Helm; do not send it")
@@ -105,7 +107,7 @@ class TdtKind:
             )
         return {**call.args, INSTRUCTION_FIELD: user_instruction(call.operation, call.ctx.extension)}
 
-    def _preview(self, call: Call) -> tuple[str, str] | None:
+    def _preview(self, call: Call[McpConnection]) -> tuple[str, str] | None:
         proposal = call.args.get(HASH_ARG)
         found = self._previews.find(call, proposal) if isinstance(proposal, str) else None
         if found is None and call.write and call.operation.endswith("_apply"):
@@ -116,24 +118,23 @@ class TdtKind:
         return found
 
     # -- the Kind protocol ---------------------------------------------------------------
-    async def pin(self, workspace: Workspace, conn: Mapping[str, JSON]) -> Mapping[str, JSON]:
+    async def pin(self, workspace: Workspace, conn: McpConnection) -> Mapping[str, JSON]:
         return {}  # the workspace's own TDT: its tools are Helm's known catalogue, not pinned
 
-    async def describe(self, call: Call) -> WriteDetails:
+    async def describe(self, call: Call[McpConnection]) -> WriteDetails:
         sent = self._checked_args(call)
         preview = self._preview(call)
         fields = [("MCP server", LABEL), ("Tool", call.operation), ("Arguments", wire_args(sent))]
         if preview is not None:
             fields.append(("Preview", f"from {preview[0]}, proposal {call.args[HASH_ARG]}"))
-        return WriteDetails(
-            title=WRITE_TITLE,
+        return TDT.confirm.details(
             fields=tuple(fields),
             request=f"{call.operation} {wire_args(sent)}",
             binding={"server": "tdt", "tool": call.operation, "args": sent},
             diff=None if preview is None else preview[1],
         )
 
-    async def execute(self, call: Call) -> dict[str, JSON]:
+    async def execute(self, call: Call[McpConnection]) -> dict[str, JSON]:
         sent = self._checked_args(call)
         if call.write:
             self._preview(call)

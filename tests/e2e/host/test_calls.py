@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from broker import Broker
 from broker.broker import MAX_CALL_BYTES
 from broker.extensions import install, review_and_approve
-from broker.kinds.http.profiles import ServiceProfile, save_profile
+from broker.kinds.http.profiles import SERVICES, ServiceProfile
 from broker.workspaces import add_workspace
 from tests.e2e.host.kit import PAGES, Dialogs, evaluate, wait_ready
 from tests.helpers import new_broker
@@ -215,11 +215,8 @@ def test_an_http_read_goes_out_with_helms_token_which_the_page_never_sees(
             root.mkdir()
             add_workspace(broker.home, "ws", root)
             base = f"http://127.0.0.1:{server.server_address[1]}"
-            save_profile(
-                broker.home,
-                broker.credentials,
-                ServiceProfile("tracker", base, "token", "Authorization", "bearer"),
-                token=token,
+            SERVICES.store(broker.home, broker.credentials).save(
+                ServiceProfile("tracker", base, "token", "Authorization", "bearer"), {"token": token}
             )
             install(broker.home, "ws", folder)
             await review_and_approve(broker, "ws", "com.example.issues")

@@ -66,7 +66,7 @@ def test_the_credential_store_is_named_with_a_warning_for_the_0600_file(page: Co
 
 
 def test_a_service_url_is_checked_as_the_user_types(qtbot: QtBot, page: ConnectionsPage) -> None:
-    services = page.services
+    services = page.pages["http"]
     type_into(qtbot, services, "name", "github")
     type_into(qtbot, services, "base_url", "http://api.example.com")
     assert "https" in (problem(services, "base_url") or "")
@@ -77,7 +77,7 @@ def test_a_service_url_is_checked_as_the_user_types(qtbot: QtBot, page: Connecti
 
 
 def test_a_bad_name_and_a_reserved_header_say_what_is_wrong(qtbot: QtBot, page: ConnectionsPage) -> None:
-    services = page.services
+    services = page.pages["http"]
     type_into(qtbot, services, "name", "my service!")
     type_into(qtbot, services, "token_header", "Content-Type")
     assert "letters, digits" in (problem(services, "name") or "")
@@ -87,7 +87,7 @@ def test_a_bad_name_and_a_reserved_header_say_what_is_wrong(qtbot: QtBot, page: 
 def test_saving_a_token_service_keeps_the_token_out_of_settings(
     qtbot: QtBot, page: ConnectionsPage, broker: Broker
 ) -> None:
-    services = page.services
+    services = page.pages["http"]
     type_into(qtbot, services, "name", "github")
     type_into(qtbot, services, "base_url", "https://api.example.com")
     type_into(qtbot, services, "token", "s3cret-token-value")
@@ -110,7 +110,7 @@ def test_saving_a_token_service_keeps_the_token_out_of_settings(
 def test_resaving_with_an_empty_token_field_keeps_the_stored_token(
     qtbot: QtBot, page: ConnectionsPage, broker: Broker
 ) -> None:
-    services = page.services
+    services = page.pages["http"]
     type_into(qtbot, services, "name", "github")
     type_into(qtbot, services, "base_url", "https://api.example.com")
     type_into(qtbot, services, "token", "first")
@@ -124,7 +124,7 @@ def test_resaving_with_an_empty_token_field_keeps_the_stored_token(
 def test_oauth2_asks_for_a_client_id_and_the_sign_in_urls_and_shows_the_redirect_uri(
     qtbot: QtBot, page: ConnectionsPage, broker: Broker
 ) -> None:
-    services = page.services
+    services = page.pages["http"]
     type_into(qtbot, services, "name", "calendar")
     type_into(qtbot, services, "base_url", "https://cal.example.com")
     choose(services, "auth", "oauth2")
@@ -155,7 +155,7 @@ def test_oauth2_asks_for_a_client_id_and_the_sign_in_urls_and_shows_the_redirect
 def test_an_mcp_token_variable_that_changes_how_programs_run_is_refused(
     qtbot: QtBot, page: ConnectionsPage
 ) -> None:
-    mcp = page.mcp
+    mcp = page.pages["mcp"]
     type_into(qtbot, mcp, "name", "time")
     type_into(qtbot, mcp, "command", "mcp-server-time")
     type_into(qtbot, mcp, "token_env", "LD_PRELOAD")
@@ -165,7 +165,7 @@ def test_an_mcp_token_variable_that_changes_how_programs_run_is_refused(
 
 
 def test_an_mcp_url_must_be_https(qtbot: QtBot, page: ConnectionsPage) -> None:
-    mcp = page.mcp
+    mcp = page.pages["mcp"]
     choose(mcp, "transport", "http")
     assert mcp.fields["command"].container.isHidden()
     type_into(qtbot, mcp, "name", "remote")
@@ -176,7 +176,7 @@ def test_an_mcp_url_must_be_https(qtbot: QtBot, page: ConnectionsPage) -> None:
 def test_the_mcp_test_button_lists_the_servers_tools(
     qtbot: QtBot, page: ConnectionsPage, broker: Broker, run: Any, mcp_time_command: list[str]
 ) -> None:
-    mcp = page.mcp
+    mcp = page.pages["mcp"]
     type_into(qtbot, mcp, "name", "time")
     type_into(qtbot, mcp, "command", mcp_time_command[0])
     type_into(qtbot, mcp, "args", " ".join(mcp_time_command[1:]))
@@ -199,7 +199,7 @@ def test_the_mcp_test_button_lists_the_servers_tools(
 def test_a_sqlite_path_must_be_an_existing_absolute_file(
     qtbot: QtBot, page: ConnectionsPage, tmp_path: Path
 ) -> None:
-    dbs = page.databases
+    dbs = page.pages["db"]
     type_into(qtbot, dbs, "name", "local")
     type_into(qtbot, dbs, "path", "app.db")
     assert "full path" in (problem(dbs, "path") or "")
@@ -209,7 +209,7 @@ def test_a_sqlite_path_must_be_an_existing_absolute_file(
 
 
 def test_server_database_fields_say_what_is_wrong(qtbot: QtBot, page: ConnectionsPage) -> None:
-    dbs = page.databases
+    dbs = page.pages["db"]
     choose(dbs, "engine", "postgres")
     type_into(qtbot, dbs, "name", "pg")
     type_into(qtbot, dbs, "host", "postgres://db.example.com")
@@ -224,7 +224,7 @@ def test_the_database_test_button_connects_to_a_real_sqlite_file(
 ) -> None:
     file = tmp_path / "app.db"
     sqlite3.connect(file).close()
-    dbs = page.databases
+    dbs = page.pages["db"]
     type_into(qtbot, dbs, "name", "local")
     type_into(qtbot, dbs, "path", str(file))
     qtbot.mouseClick(dbs.save_button, Qt.MouseButton.LeftButton)
@@ -244,16 +244,16 @@ def test_the_file_picker_fills_the_path_without_blocking(
 ) -> None:
     file = tmp_path / "picked.db"
     sqlite3.connect(file).close()
-    picker = page.databases.choose_file()
+    picker = page.pages["db"].choose_file()
     qtbot.addWidget(picker)
     assert picker.isVisible()
     picker.fileSelected.emit(str(file))
     picker.close()
-    assert page.databases.fields["path"].value() == str(file)
+    assert page.pages["db"].fields["path"].value() == str(file)
 
 
 def test_removing_a_profile_removes_its_secret(qtbot: QtBot, page: ConnectionsPage, broker: Broker) -> None:
-    services = page.services
+    services = page.pages["http"]
     type_into(qtbot, services, "name", "github")
     type_into(qtbot, services, "base_url", "https://api.example.com")
     type_into(qtbot, services, "token", "tok")
@@ -265,7 +265,7 @@ def test_removing_a_profile_removes_its_secret(qtbot: QtBot, page: ConnectionsPa
 
 
 def test_what_the_user_typed_is_echoed_back_as_plain_text(qtbot: QtBot, page: ConnectionsPage) -> None:
-    mcp = page.mcp
+    mcp = page.pages["mcp"]
     type_into(qtbot, mcp, "token_env", "<b>x</b>")
     label = mcp.fields["token_env"].error
     assert label.text().startswith("<b>x</b> ")

@@ -12,13 +12,12 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from broker import Broker
-from broker.kinds.http.profiles import ServiceProfile, save_profile
+from broker.kinds.http.profiles import SERVICES, ServiceProfile
 from tests.helpers import manifest_dict, new_broker, setup_extension
 from tests.servers.services import OAuth2Server
+from ui.kinds.http import BrokerOAuth, ServicesPage
 from ui.qt import Qt
 from ui.settings.backend import BrokerConnections
-from ui.settings.oauth import BrokerOAuth
-from ui.settings.services import ServicesPage
 
 
 class Browser:
@@ -52,7 +51,7 @@ def broker(tmp_path: Path, run: Any, oauth2_server: OAuth2Server) -> Iterator[Br
     }
     profile = ServiceProfile("cal", "https://api.example.com", "oauth2", client_id="helm-test",
                              authorize_url=oauth["authorizeUrl"], token_url=oauth["tokenUrl"])  # fmt: skip
-    save_profile(b.home, b.credentials, profile, client_secret="s3cret")
+    SERVICES.store(b.home, b.credentials).save(profile, {"client_secret": "s3cret"})
     conn = {
         "id": "api",
         "kind": "http",
@@ -68,7 +67,7 @@ def broker(tmp_path: Path, run: Any, oauth2_server: OAuth2Server) -> Iterator[Br
 
 def services_page(qtbot: QtBot, broker: Broker, browser: Browser) -> ServicesPage:
     backend = BrokerConnections(broker, BrokerOAuth(broker, lambda: "ws", open_url=browser))
-    page = ServicesPage(backend.services, backend.oauth)
+    page = ServicesPage(backend.sections["http"], backend.oauth)
     qtbot.addWidget(page)
     page.show()
     page.list.setCurrentRow(0)
@@ -125,13 +124,11 @@ def test_connect_without_an_extension_declaring_the_service_says_why(
     qtbot: QtBot, broker: Broker, run: Any
 ) -> None:
     backend = BrokerConnections(broker, BrokerOAuth(broker, lambda: "ws", open_url=Browser()))
-    save_profile(
-        broker.home,
-        broker.credentials,
+    SERVICES.store(broker.home, broker.credentials).save(
         ServiceProfile("other", "https://o.example.com", "oauth2", client_id="x",
                        authorize_url="https://o.example.com/a", token_url="https://o.example.com/t"),
     )  # fmt: skip
-    page = ServicesPage(backend.services, backend.oauth)
+    page = ServicesPage(backend.sections["http"], backend.oauth)
     qtbot.addWidget(page)
     page.list.setCurrentRow(1)
     assert page.current == "other"
@@ -147,7 +144,7 @@ def test_a_profile_saved_without_sign_in_urls_asks_for_them_and_connects_once_th
 ) -> None:
     with broker.home.update() as settings:  # as an older Helm saved it
         for key in ("authorize_url", "token_url"):
-            del settings.services["cal"][key]
+            del settings.profiles("services")["cal"][key]
     page = services_page(qtbot, broker, Browser())
     assert page.oauth_status.text().startswith("Enter the service's authorize URL and token URL above")
     assert not page.connect_button.isEnabled()
@@ -163,7 +160,7 @@ def test_a_profile_saved_without_sign_in_urls_asks_for_them_and_connects_once_th
     assert page.save_button.isEnabled()
     assert not page.connect_button.isEnabled()
     qtbot.mouseClick(page.save_button, Qt.MouseButton.LeftButton)
-    assert broker.home.settings().services["cal"]["token_url"] == oauth2_server.token_endpoint
+    assert broker.home.settings().profiles("services")["cal"]["token_url"] == oauth2_server.token_endpoint
     assert page.connect_button.isEnabled()
     task = page.start_connect()
     assert task is not None

@@ -43,7 +43,7 @@ class Setup:
         self, name: str = "scripted", *args: str, key: str | None = None, **kw: Any
     ) -> AgentProfile:
         profile = AgentProfile(name, (sys.executable, AGENT, *args), "AGENT_KEY" if key else None, **kw)
-        profiles.add(self.home, self.credentials, profile, key)
+        profiles.AGENTS.store(self.home, self.credentials).save(profile, {"key": key})
         return profile
 
     def host(self, limits: Limits = SHORT) -> AgentHost:

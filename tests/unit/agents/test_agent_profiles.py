@@ -40,9 +40,9 @@ def test_a_wrong_profile_says_what_is_wrong(raw: dict, message: str):
 def test_a_profile_needs_its_key_and_a_key_needs_a_variable(home: Home):
     store = FileStore(home.path / "credentials.json")
     with pytest.raises(ProfileError, match="needs a key"):
-        profiles.add(home, store, AgentProfile("a", ("x",), "A_KEY"), None)
+        profiles.AGENTS.store(home, store).save(AgentProfile("a", ("x",), "A_KEY"), {"key": None})
     with pytest.raises(ProfileError, match="no variable"):
-        profiles.add(home, store, AgentProfile("a", ("x",)), "k")
+        profiles.AGENTS.store(home, store).save(AgentProfile("a", ("x",)), {"key": "k"})
     assert home.settings().agents == {}
 
 

@@ -29,7 +29,7 @@ class DbWorld:
 
 
 def add_profile(broker: Broker, profile: DbProfile, password: str | None = None) -> None:
-    profiles.save(broker.home, broker.credentials, profile, password)
+    profiles.DATABASES.store(broker.home, broker.credentials).save(profile, {"password": password})
 
 
 def server_profile(server: DatabaseServer, role: str, name: str = "main") -> tuple[DbProfile, str]:
@@ -68,7 +68,7 @@ async def run_sql(
     broker: Broker, profile: DbProfile, sql: str, args: Sequence[Scalar] = (), *, write: bool = False
 ) -> dict[str, Any]:
     """SQL straight through the db kind (the path the DB explorer uses, and no lint), as an envelope."""
-    kind = broker.adapter("db")
+    kind = broker.database()
     assert isinstance(kind, DbKind)
     try:
         return await kind.run(profile, sql, args, write=write)

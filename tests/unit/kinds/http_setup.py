@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from broker import Broker, CallContext
-from broker.kinds.http.profiles import ServiceProfile, save_profile
+from broker.kinds.http.profiles import SERVICES, ServiceProfile
 from tests.helpers import manifest_dict, setup_extension
 
 TOKEN = "tok-9f8e7d6c5b4a"
@@ -26,7 +26,7 @@ async def service_extension(
     service: str = "svc",
 ) -> CallContext:
     profile = ServiceProfile(service, base_url, "token", token_header, token_format)  # type: ignore[arg-type]
-    save_profile(broker.home, broker.credentials, profile, token=token)
+    SERVICES.store(broker.home, broker.credentials).save(profile, {"token": token})
     conn = {"id": "api", "kind": "http", "service": service, "calls": calls}
     return await setup_extension(broker, tmp_path, manifest_dict([conn], write=write))
 

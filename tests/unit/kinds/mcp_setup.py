@@ -27,12 +27,16 @@ def use_limits(monkeypatch: pytest.MonkeyPatch, limits: Limits = SHORT) -> None:
 
 def add_stdio(broker: Broker, name: str, command: list[str], *, token_env: str | None = None) -> None:
     raw: dict[str, Any] = {"command": command, "token_env": token_env}
-    profiles.add(broker.home, broker.credentials, name, raw, TOKEN if token_env else None)
+    profiles.MCP_SERVERS.store(broker.home, broker.credentials).save(
+        profiles.parse(name, raw), {"token": TOKEN if token_env else None}
+    )
 
 
 def add_http(broker: Broker, name: str, url: str, *, token: str | None = TOKEN) -> None:
     raw = {"url": url, "auth": "bearer" if token else "none"}
-    profiles.add(broker.home, broker.credentials, name, raw, token)
+    profiles.MCP_SERVERS.store(broker.home, broker.credentials).save(
+        profiles.parse(name, raw), {"token": token}
+    )
 
 
 async def mcp_extension(

@@ -9,7 +9,7 @@ import httpx
 from broker import Broker, CallContext
 from broker.kinds.http.connect import start_connect
 from broker.kinds.http.oauth2 import Grant
-from broker.kinds.http.profiles import ServiceProfile, get_profile, save_profile
+from broker.kinds.http.profiles import SERVICES, ServiceProfile
 from tests.helpers import manifest_dict, setup_extension
 from tests.servers.services import OAuth2Server
 from tests.unit.kinds.http_hostile import Hostile
@@ -31,14 +31,18 @@ def add_profile(broker: Broker, api: Hostile, urls: dict[str, Any] | None) -> No
     block), or without any (a profile saved before Helm kept them)."""
     if urls is None:
         with broker.home.update() as settings:
-            settings.services["cal"] = {"base_url": api.url, "auth": "oauth2", "client_id": "helm-test"}
+            settings.profiles("services")["cal"] = {
+                "base_url": api.url,
+                "auth": "oauth2",
+                "client_id": "helm-test",
+            }
         broker.credentials.set("services/cal/client_secret", SECRET)
         return
     profile = ServiceProfile(
         "cal", api.url, "oauth2", client_id="helm-test",
         authorize_url=urls["authorizeUrl"], token_url=urls["tokenUrl"],
     )  # fmt: skip
-    save_profile(broker.home, broker.credentials, profile, client_secret=SECRET)
+    SERVICES.store(broker.home, broker.credentials).save(profile, {"client_secret": SECRET})
 
 
 async def oauth_extension(
@@ -50,7 +54,7 @@ async def oauth_extension(
     ext_id: str = "com.example.cal",
 ) -> CallContext:
     """An extension calling "cal"; the first one also adds the profile, with its own URLs."""
-    if get_profile(broker.home, "cal") is None:
+    if SERVICES.store(broker.home).get("cal") is None:
         add_profile(broker, api, oauth)
     conn: dict[str, Any] = {"id": "api", "kind": "http", "service": "cal", "calls": CALLS}
     if oauth is not None:

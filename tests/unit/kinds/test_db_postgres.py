@@ -10,7 +10,7 @@ import pytest
 from broker import Decision
 from broker.kinds.db import postgres as pg_engine
 from broker.kinds.db.postgres import PostgresEngine
-from broker.kinds.db.profiles import DbProfile, password_key
+from broker.kinds.db.profiles import DATABASES, DbProfile
 from tests.helpers import ScriptedConfirmer
 from tests.servers.databases import DatabaseServer
 from tests.unit.kinds.db_relay import Relay
@@ -295,7 +295,7 @@ async def test_a_profile_whose_password_left_the_store_is_not_configured(
 ) -> None:
     prof, pw = server_profile(postgres_server, "helm_ro")
     async with db_world(tmp_path, "postgres", {"one": {"sql": "SELECT 1"}}, profile=prof, password=pw) as w:
-        w.broker.credentials.delete(password_key(prof.name))
+        w.broker.credentials.delete(DATABASES.secret_key(prof.name, "password"))
         result = await w.call("one")
     assert result["error"]["code"] == "not_configured"
     assert "password" in result["error"]["message"]

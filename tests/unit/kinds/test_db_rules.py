@@ -66,7 +66,7 @@ def test_valid_queries_pass(engine: str, query: dict[str, Any], write: bool) -> 
 def test_review_shows_each_querys_sql_and_marks_writes() -> None:
     conn = {"id": "app", "kind": "db", "service": "main", "engine": "sqlite",
             "queries": {"r": {"sql": "SELECT 1"}, "w": {"sql": "DELETE FROM t", "write": True}}}  # fmt: skip
-    review = rules.review(conn)
+    review = rules.review(rules.parse(conn))
     assert review.target == "database main (sqlite)"
     assert [(i.detail, i.write) for i in review.items] == [("SELECT 1", False), ("DELETE FROM t", True)]
 

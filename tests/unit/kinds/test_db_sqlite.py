@@ -206,7 +206,7 @@ async def test_each_read_only_bypass_is_refused_and_changes_nothing(
     async with db_world(tmp_path, "sqlite", queries, profile=profile(db_file)) as w:
         result = await w.call("bypass")
         # The same pooled connection answers next: nothing the bypass tried may remain.
-        temp = await w.broker.adapter("db").run(  # type: ignore[attr-defined]
+        temp = await w.broker.database().run(
             profile(db_file), "SELECT count(*) FROM sqlite_temp_master", [], write=False
         )
         check = await w.call("check")

@@ -55,7 +55,7 @@ def test_write_is_the_only_write_operation() -> None:
 
 
 def test_review_shows_each_glob_and_lists_writes_separately() -> None:
-    review = rules.review(conn(["a/*", "b/**"], ("read", "write")))
+    review = rules.review(rules.parse(conn(["a/*", "b/**"], ("read", "write"))))
     assert [i.label for i in review.reads] == ["files a/*", "files b/**"]
     assert [i.label for i in review.writes] == ["files a/*", "files b/**"]
     assert "confirmed" in review.writes[0].detail

@@ -248,6 +248,6 @@ async def test_a_call_to_a_missing_profile_is_not_configured(
     ctx = await service_extension(broker, tmp_path, hostile.url, ANY)
     broker.home.settings()  # the profile exists now; remove it as the user would
     with broker.home.update() as settings:
-        settings.services.clear()
+        settings.profiles("services").clear()
     assert code(await broker.call(ctx, "api", "get", {"route": "x"})) == "not_configured"
     assert hostile.seen == []

@@ -18,7 +18,7 @@ import pytest
 from broker import Broker
 from broker.kinds.http.connect import ConnectError, ConnectSession, connect_plan, start_connect
 from broker.kinds.http.oauth2 import load_grant
-from broker.kinds.http.profiles import get_profile
+from broker.kinds.http.profiles import SERVICES
 from broker.redact import REDACTED
 from tests.helpers import new_broker
 from tests.servers.services import OAuth2Server
@@ -177,7 +177,7 @@ async def test_invalid_grant_on_refresh_is_not_authorized_and_reconnecting_keeps
     oauth2_server.revoke_refresh_tokens()
     assert code(await broker.call(ctx, "api", "get", {"route": "echo"})) == "not_authorized"
     assert load_grant(broker.credentials, "cal") is None
-    assert get_profile(broker.home, "cal") is not None
+    assert SERVICES.store(broker.home).get("cal") is not None
     oauth2_server.configure(scope="read", expires_in=3600)
     await sign_in(broker)
     assert (await broker.call(ctx, "api", "get", {"route": "echo"}))["ok"]

@@ -21,7 +21,7 @@ from broker import Broker
 from broker.errors import ProfileError
 from broker.kinds.http.connect import ConnectError, disconnect, start_connect
 from broker.kinds.http.oauth2 import Grant, load_grant, save_grant
-from broker.kinds.http.profiles import ServiceProfile, get_profile, save_profile
+from broker.kinds.http.profiles import SERVICES, ServiceProfile
 from tests.helpers import new_broker
 from tests.servers.services import OAuth2Server
 from tests.unit.kinds.http_hostile import Hostile, hostile_server
@@ -101,10 +101,10 @@ async def test_a_refresh_posts_only_to_the_profiles_token_url(
     old = Grant("old-access", "old-refresh", time.time() + 5, stolen["tokenUrl"], stolen["authorizeUrl"],
                 "helm-test", ("read",))  # fmt: skip
     save_grant(broker.credentials, "cal", old)
-    profile = get_profile(broker.home, "cal")
+    profile = SERVICES.store(broker.home).get("cal")
     assert profile is not None
     with broker.home.update() as settings:  # the profile's own token URL is the real server's
-        settings.services["cal"]["token_url"] = oauth2_server.token_endpoint
+        settings.profiles("services")["cal"]["token_url"] = oauth2_server.token_endpoint
     result = await broker.call(ctx, "api", "get", {"route": "echo"})
     assert code(result) == "not_authorized"
     assert thief.seen == []
@@ -123,7 +123,7 @@ async def test_a_profile_without_sign_in_urls_cannot_connect_or_call_and_never_a
     assert "sign-in URLs" in result["error"]["message"]
     with pytest.raises(ConnectError, match=r"no sign-in URLs yet.*--authorize-url URL --token-url URL"):
         await start_connect(broker.home, broker.credentials, "cal", "ws")
-    profile = get_profile(broker.home, "cal")
+    profile = SERVICES.store(broker.home).get("cal")
     assert profile is not None
     assert profile.sign_in_urls is None
     assert api.seen == []
@@ -138,7 +138,7 @@ async def test_setting_the_urls_of_an_older_profile_drops_its_sign_in_and_connec
     older_grant(broker, oauth)
     profile = ServiceProfile("cal", api.url, "oauth2", client_id="helm-test",
                              authorize_url=oauth["authorizeUrl"], token_url=oauth["tokenUrl"])  # fmt: skip
-    save_profile(broker.home, broker.credentials, profile, client_secret=SECRET)
+    SERVICES.store(broker.home, broker.credentials).save(profile, {"client_secret": SECRET})
     assert load_grant(broker.credentials, "cal") is None
     oauth2_server.configure(scope="read")
     await sign_in(broker)
@@ -152,12 +152,12 @@ async def test_changing_a_sign_in_url_drops_the_sign_in_and_keeping_them_keeps_i
     await oauth_extension(broker, tmp_path, api, oauth)
     oauth2_server.configure(scope="read")
     await sign_in(broker)
-    same = get_profile(broker.home, "cal")
+    same = SERVICES.store(broker.home).get("cal")
     assert same is not None
-    save_profile(broker.home, broker.credentials, same, client_secret="new-secret")
+    SERVICES.store(broker.home, broker.credentials).save(same, {"client_secret": "new-secret"})
     assert load_grant(broker.credentials, "cal") is not None
     moved = replace(same, token_url=f"{oauth2_server.url}/token2")
-    save_profile(broker.home, broker.credentials, moved, client_secret="new-secret")
+    SERVICES.store(broker.home, broker.credentials).save(moved, {"client_secret": "new-secret"})
     assert load_grant(broker.credentials, "cal") is None
 
 
@@ -178,8 +178,8 @@ def test_an_oauth2_profile_needs_both_urls_under_the_manifest_rules(
     profile = ServiceProfile("cal", api.url, "oauth2", client_id="x", authorize_url=authorize_url,
                              token_url=token_url)  # fmt: skip
     with pytest.raises(ProfileError, match=re.escape(problem)):
-        save_profile(broker.home, broker.credentials, profile)
-    assert get_profile(broker.home, "cal") is None
+        SERVICES.store(broker.home, broker.credentials).save(profile)
+    assert SERVICES.store(broker.home).get("cal") is None
 
 
 async def test_a_profile_without_sign_in_urls_can_still_be_disconnected(

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from broker.errors import CallError, ErrorCode
 from broker.kinds.http.render import render
+from broker.kinds.http.rules import parse_call
 
 BASES = (
     "http://127.0.0.1:8080",
@@ -57,7 +58,7 @@ def encodable(arg: Any) -> bool:
 def rendered(base: str, call: str, args: dict[str, Any]) -> httpx.URL | None:
     """The URL, or None when Helm refused the arguments (any other outcome fails the test)."""
     try:
-        return render(base, PATHS[call], args).url
+        return render(base, parse_call(PATHS[call]), args).url
     except CallError as err:
         refusal = err
     assert refusal.code is ErrorCode.REFUSED
@@ -108,7 +109,7 @@ def test_a_missing_or_null_query_argument_leaves_only_its_parameter_out(base: st
         url = rendered(base, "two", args)
         assert url is not None
         assert [k for k, _ in parse_qsl(url.query.decode("ascii"), keep_blank_values=True)] == ["q", "k"]
-    url = render(base, {**PATHS["two"], "path": "/x/{b}"}, {"b": b, "a": None}).url
+    url = render(base, parse_call({**PATHS["two"], "path": "/x/{b}"}), {"b": b, "a": None}).url
     assert parse_qsl(url.query.decode("ascii"), keep_blank_values=True) == [("k", f"type:{b}")]
 
 
@@ -127,6 +128,6 @@ not_text = st.builds(lambda head, bad, tail: head + bad + tail, text, lone_surro
 @given(base=st.sampled_from(BASES), a=not_text)
 def test_a_value_that_is_not_unicode_text_is_refused(base: str, a: str):
     with pytest.raises(CallError) as caught:
-        render(base, {"method": "POST", "path": "/x", "body": {"v": "{a}"}}, {"a": a})
+        render(base, parse_call({"method": "POST", "path": "/x", "body": {"v": "{a}"}}), {"a": a})
     assert caught.value.code is ErrorCode.REFUSED
     assert rendered(base, "two", {"a": a, "b": "x"}) is None

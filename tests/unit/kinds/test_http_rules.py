@@ -85,7 +85,7 @@ def test_review_shows_method_path_query_body_and_the_oauth2_urls_and_scopes():
         {"s": {"method": "POST", "path": "/graphql", "query": {"a": "{b}"}, "body": {"q": "{x}"}}},
         oauth2={**OAUTH, "scopes": ["read", "write"]},
     )
-    review = rules.review(c)
+    review = rules.review(rules.parse(c))
     assert review.items[0].label == "OAuth2 sign-in"
     assert "https://auth.example/token" in review.items[0].detail
     assert "read write" in review.items[0].detail

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from broker import Decision
+from broker.kinds.mcp import MCP
 from tests.helpers import ScriptedConfirmer, new_broker
 from tests.unit.kinds.mcp_setup import TDT_LIKE, add_stdio, code, mcp_extension, use_limits
 
@@ -55,7 +56,7 @@ async def test_an_undeclared_tool_is_refused_before_the_server_starts(tmp_path: 
     async with new_broker(tmp_path / "home") as broker:
         add_stdio(broker, "odd", TDT_LIKE)
         ctx = await mcp_extension(broker, tmp_path, "odd", ["tdt_workspace_status"], approved=False)
-        await broker.adapter("mcp").aclose()
+        await broker.kind(MCP).aclose()
         result = await broker.call(ctx, "m", "env", {})
     assert code(result) == "refused"
 
@@ -65,7 +66,7 @@ async def test_an_unknown_server_returns_not_configured(tmp_path: Path):
         add_stdio(broker, "odd", TDT_LIKE)
         ctx = await mcp_extension(broker, tmp_path, "odd", READS)
         with broker.home.update() as settings:
-            del settings.mcp_servers["odd"]
+            del settings.profiles("mcp_servers")["odd"]
         result = await broker.call(ctx, "m", "tdt_workspace_status", {})
     assert code(result) == "not_configured"
 
@@ -116,7 +117,7 @@ async def test_a_stalled_request_times_out_and_the_session_is_kept(tmp_path: Pat
         add_stdio(broker, "odd", TDT_LIKE)
         ctx = await mcp_extension(broker, tmp_path, "odd", READS)
         first = await broker.call(ctx, "m", "tdt_workspace_status", {})
-        session = await broker.adapter("mcp").session(broker.home.settings().workspace("ws"), "odd")  # type: ignore[attr-defined]
+        session = await broker.kind(MCP).session(broker.home.settings().workspace("ws"), "odd")
         stalled = await broker.call(ctx, "m", "stall", {})
         still = session.alive
         after = await broker.call(ctx, "m", "tdt_workspace_status", {})

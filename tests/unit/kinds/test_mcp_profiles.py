@@ -56,7 +56,7 @@ async def test_the_token_lives_in_the_credential_store_not_in_settings(tmp_path:
         add_stdio(broker, "srv", TDT_LIKE, token_env="SRV_TOKEN")
         text = broker.home.settings_path.read_text()
         stored = broker.credentials.get("mcp_servers/srv/token")
-        profiles.remove(broker.home, broker.credentials, "srv")
+        profiles.MCP_SERVERS.store(broker.home, broker.credentials).remove("srv")
         after = broker.credentials.get("mcp_servers/srv/token")
     assert TOKEN not in text
     assert stored == TOKEN
@@ -65,10 +65,11 @@ async def test_the_token_lives_in_the_credential_store_not_in_settings(tmp_path:
 
 async def test_a_profile_that_wants_a_token_needs_one(tmp_path: Path):
     async with new_broker(tmp_path / "home") as broker:
+        store = profiles.MCP_SERVERS.store(broker.home, broker.credentials)
         with pytest.raises(ProfileError, match="needs a token"):
-            profiles.add(broker.home, broker.credentials, "srv", {"url": "https://example.com/mcp"}, None)
+            store.save(profiles.parse("srv", {"url": "https://example.com/mcp"}), {"token": None})
         with pytest.raises(ProfileError, match="nowhere to send"):
-            profiles.add(broker.home, broker.credentials, "srv", {"command": ["x"]}, "tok")
+            store.save(profiles.parse("srv", {"command": ["x"]}), {"token": "tok"})
 
 
 async def test_a_stdio_child_gets_only_the_safe_environment_and_the_token_which_comes_back_redacted(

@@ -123,7 +123,9 @@ async def test_http_with_a_refused_token_is_unavailable_and_says_so(tmp_path: Pa
     async with new_broker(tmp_path / "home") as broker:
         add_http(broker, "odd", odd_http)
         ctx = await mcp_extension(broker, tmp_path, "odd", ["whoami"])
-        profiles.add(broker.home, broker.credentials, "odd", {"url": odd_http, "auth": "bearer"}, "wrong")
+        profiles.MCP_SERVERS.store(broker.home, broker.credentials).save(
+            profiles.parse("odd", {"url": odd_http, "auth": "bearer"}), {"token": "wrong"}
+        )
         result = await broker.call(ctx, "m", "whoami", {})
     assert code(result) == "unavailable"
     assert "token" in result["error"]["message"]

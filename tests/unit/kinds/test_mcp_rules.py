@@ -41,13 +41,13 @@ def test_operations_maps_each_tool_to_whether_it_writes():
 
 def test_review_of_an_mcp_connection_carries_the_write_warning():
     conn = {"id": "c", "kind": "mcp", "server": "gh", "operations": ["a"], "writes": ["w"]}
-    review = rules.review(conn)
+    review = rules.review(rules.parse(conn))
     assert review.target == "MCP server gh"
     assert review.warnings == (rules.REVIEW_WARNING,)
     assert [i.label for i in review.writes] == ["tool w"]
 
 
 def test_review_of_a_tdt_connection_names_the_workspace_server():
-    review = rules.review({"id": "t", "kind": "tdt-mcp", "operations": ["tdt_workspace_status"]})
+    review = rules.review(rules.parse({"id": "t", "kind": "tdt-mcp", "operations": ["tdt_workspace_status"]}))
     assert review.target == "the workspace's TDT server"
     assert review.warnings == ()

@@ -1,4 +1,8 @@
-"""Settings → Connections → Services: base URL and token, or OAuth2 sign-in."""
+"""Settings → Connections → Services: the http kind's form, with the OAuth2 sign-in box.
+
+The form itself is the kind's data (``broker.kinds.http.form``); this page adds what needs Qt:
+the redirect URI, Connect / Disconnect / Cancel sign-in and their progress.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +10,12 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any
 
+from broker.kinds.forms import FormCheck
+from broker.kinds.http import HTTP
+from broker.kinds.spec import Outcome
 from ui.qt import QGroupBox, QHBoxLayout, QProgressBar, QPushButton, QVBoxLayout, QWidget
-from ui.settings.backend import OAuthConnector, ProfileSection, TestResult
-from ui.settings.page import ERROR_STYLE, OK_STYLE, FieldSpec, ProfilePage
-from ui.settings.validation import FormCheck, check_service
+from ui.settings.backend import OAuthConnector, ProfileSection
+from ui.settings.page import ERROR_STYLE, OK_STYLE, ProfilePage
 from ui.text import plain_label, set_plain
 
 NO_OAUTH = "OAuth2 sign-in is not available in this build of Helm yet."
@@ -21,47 +27,13 @@ SIGN_IN_FIELDS = ("base_url", "client_id", "authorize_url", "token_url")
 
 
 class ServicesPage(ProfilePage):
-    FIELDS = (
-        FieldSpec("name", "Name", placeholder="github"),
-        FieldSpec("base_url", "Base URL", placeholder="https://api.example.com"),
-        FieldSpec("auth", "Sign-in", "choice", (("token", "Token"), ("oauth2", "OAuth2")), default="token"),
-        FieldSpec("token_header", "Token header", when=("auth", "token"), default="Authorization"),
-        FieldSpec(
-            "token_format",
-            "Token format",
-            "choice",
-            (("bearer", "Bearer <token>"), ("raw", "<token> as it is")),
-            when=("auth", "token"),
-            default="bearer",
-        ),
-        FieldSpec("token", "Token", "secret", when=("auth", "token"), placeholder="paste the token"),
-        FieldSpec("client_id", "Client id", when=("auth", "oauth2")),
-        FieldSpec(
-            "authorize_url",
-            "Authorize URL",
-            when=("auth", "oauth2"),
-            placeholder="https://auth.example.com/authorize (from the service's documentation)",
-        ),
-        FieldSpec(
-            "token_url", "Token URL", when=("auth", "oauth2"), placeholder="https://auth.example.com/token"
-        ),
-        FieldSpec(
-            "client_secret",
-            "Client secret",
-            "secret",
-            when=("auth", "oauth2"),
-            placeholder="empty for a public client",
-        ),
-    )
-    SECRETS = ("token", "client_secret")
-
     def __init__(
         self, section: ProfileSection, oauth: OAuthConnector | None, parent: QWidget | None = None
     ) -> None:
         self.oauth = oauth
         self.oauth_box: QGroupBox | None = None
-        super().__init__(section, parent)
-        self.test_button.hide()  # a service is tested by connecting or by a call
+        assert HTTP.form is not None
+        super().__init__(HTTP.form, section, parent)
         self.oauth_box = QGroupBox("OAuth2 sign-in", self)
         col = QVBoxLayout(self.oauth_box)
         self.redirect = plain_label("", self.oauth_box)
@@ -91,12 +63,6 @@ class ServicesPage(ProfilePage):
         col.addWidget(self.oauth_result)
         self.extra.addWidget(self.oauth_box)
         self.revalidate()
-
-    def check(self, values: Mapping[str, str]) -> FormCheck:
-        return check_service(values)
-
-    def values_from(self, raw: Mapping[str, Any]) -> dict[str, str]:
-        return {k: str(v) for k, v in raw.items() if v is not None}
 
     def after_validate(self, values: Mapping[str, str], result: FormCheck) -> None:
         if self.oauth_box is None:
@@ -158,14 +124,14 @@ class ServicesPage(ProfilePage):
             return None
         return self.own(self._oauth(self.oauth.disconnect(self.current), "Disconnecting…"))
 
-    async def _oauth(self, action: Any, message: str) -> TestResult:
+    async def _oauth(self, action: Any, message: str) -> Outcome:
         self.oauth_progress.show()
         self.connect_button.setEnabled(False)
         self.disconnect_button.setEnabled(False)
         set_plain(self.oauth_result, message)
         self.oauth_result.setStyleSheet("")
         try:
-            result: TestResult = await action
+            result: Outcome = await action
         finally:
             self.oauth_progress.hide()
             self.cancel_sign_in.hide()

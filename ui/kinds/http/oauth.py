@@ -6,7 +6,7 @@ Helm), and waits for the redirect to Helm's one-shot listener on 127.0.0.1. The 
 exact redirect URI while it waits; Cancel stops the wait and closes the listener.
 
 The http kind's sign-in code (and its HTTP client) is imported on first use, not when the main
-window is built.
+window is built: the running kind (``Broker.kind(HTTP)``) loads with its first call.
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING
 
 from broker.broker import Broker
 from broker.errors import HelmError
+from broker.kinds.http import HTTP
+from broker.kinds.spec import Outcome
 from ui.qt import QDesktopServices, QUrl
-from ui.settings.backend import TestResult
 
 if TYPE_CHECKING:
     from broker.kinds.http.connect import ConnectSession
@@ -51,25 +52,23 @@ class BrokerOAuth:
         return session.redirect_uri if session is not None else REDIRECT_PATTERN
 
     def status(self, name: str) -> str:
-        from broker.kinds.http.connect import connect_status
-
         try:
-            return str(connect_status(self.broker.credentials, name)["summary"])
+            return str(self.broker.kind(HTTP).sign_in_status(name)["summary"])
         except HelmError as err:
             return f"unknown ({err})"
 
-    async def connect(self, name: str, progress: Progress | None = None) -> TestResult:
-        from broker.kinds.http.connect import ConnectError, start_connect
+    async def connect(self, name: str, progress: Progress | None = None) -> Outcome:
+        from broker.kinds.http.connect import ConnectError
 
         workspace = self.workspace()
         if workspace is None:
-            return TestResult(
+            return Outcome(
                 False, "Open a workspace first: Connect asks for the scopes its extensions declare."
             )
         try:
-            session = await start_connect(self.broker.home, self.broker.credentials, name, workspace)
+            session = await self.broker.kind(HTTP).connect(name, workspace)
         except HelmError as err:
-            return TestResult(False, str(err))
+            return Outcome(False, str(err))
         self.sessions[name] = session
         try:
             async with session:
@@ -78,22 +77,20 @@ class BrokerOAuth:
                 self.open_url(session.authorize_url)
                 grant = await session.wait(SIGN_IN_SECONDS)
         except ConnectError as err:
-            return TestResult(False, str(err))
+            return Outcome(False, str(err))
         finally:
             self.sessions.pop(name, None)
         scopes = " ".join(grant.scopes) or "no scopes"
-        return TestResult(True, f"Connected {name} ({scopes}).")
+        return Outcome(True, f"Connected {name} ({scopes}).")
 
     async def cancel(self, name: str) -> None:
         session = self.sessions.get(name)
         if session is not None:
             await session.cancel()
 
-    async def disconnect(self, name: str) -> TestResult:
-        from broker.kinds.http.connect import disconnect
-
+    async def disconnect(self, name: str) -> Outcome:
         try:
-            disconnect(self.broker.home, self.broker.credentials, name)
+            self.broker.kind(HTTP).disconnect(name)
         except HelmError as err:
-            return TestResult(False, str(err))
-        return TestResult(True, f"Disconnected {name}; the profile stays.")
+            return Outcome(False, str(err))
+        return Outcome(True, f"Disconnected {name}; the profile stays.")

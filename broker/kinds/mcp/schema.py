@@ -1,0 +1,41 @@
+"""The JSON Schema of ``mcp`` connections: its ``$defs`` in the manifest schema.
+
+Helm validates manifests against these (``broker.manifest.schema``); the published
+``resources/manifest.schema.json`` carries the same, for editors (a test keeps them equal).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SCHEMA: dict[str, Any] = {
+    "toolList": {
+        "type": "array",
+        "maxItems": 128,
+        "uniqueItems": True,
+        "items": {"type": "string", "minLength": 1, "maxLength": 128},
+    },
+    "mcp": {
+        "type": "object",
+        "required": ["id", "kind", "server", "operations"],
+        "additionalProperties": False,
+        "properties": {
+            "id": True,
+            "kind": True,
+            "server": {"$ref": "#/$defs/profileName"},
+            "operations": {"$ref": "#/$defs/toolList"},
+            "writes": {"$ref": "#/$defs/toolList"},
+        },
+    },
+    "tdt": {
+        "type": "object",
+        "required": ["id", "kind", "operations"],
+        "additionalProperties": False,
+        "properties": {
+            "id": True,
+            "kind": True,
+            "operations": {"$ref": "#/$defs/toolList"},
+            "writes": {"$ref": "#/$defs/toolList"},
+        },
+    },
+}

@@ -1,0 +1,108 @@
+"""``KindSpec``: everything Helm knows about one connection kind, exported by the kind's folder.
+
+The rest of Helm iterates the registry of specs (``broker.kinds.KINDS``) and never names a
+kind: the manifest parses and lints connections and composes its JSON Schema from them, plugin
+review shows their review lines, the broker runs their adapter and wraps results in their
+envelope, the confirm dialog takes their title and sentence, Settings → Connections draws
+their form, and ``helm`` registers their command group. docs/architecture.md walks through
+adding a kind.
+
+Type parameters: ``C`` the kind's connection model, ``P`` its profile model (``Any`` for a
+kind without profiles), ``K`` its running adapter — ``Broker.kind(spec)`` returns a ``K``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from broker.envelope import PLAIN, EnvelopeShape
+from broker.kinds.base import JSON, Connection, ConnectionReview, Issue, KindEnv, WriteDetails
+
+if TYPE_CHECKING:
+    from broker.kinds.cli import CliIO
+    from broker.kinds.forms import ProfileForm
+    from broker.profiles import ProfileModel, ProfileSpec
+
+
+@dataclass(frozen=True)
+class ConfirmText:
+    """What is constant about a kind's confirmation dialog: the contract's title, the sentence
+    after the extension's name, and what the request box is called."""
+
+    title: str
+    wants: str
+    request_label: str
+
+    def details(
+        self,
+        fields: tuple[tuple[str, str], ...],
+        request: str,
+        binding: Mapping[str, JSON],
+        diff: str | None = None,
+    ) -> WriteDetails:
+        """A write's dialog content under this kind's title (see ``WriteDetails``)."""
+        return WriteDetails(self.title, fields, request, binding, diff)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The answer to a button (Test, Connect…): ok, one line for the user, and details."""
+
+    ok: bool
+    message: str
+    details: tuple[str, ...] = ()
+
+
+CliRegister = Callable[[Any, "CliIO"], None]
+"""``register(subparsers, io)``: adds the kind's ``helm`` command group."""
+
+
+@dataclass(frozen=True)
+class KindSpec[C: Connection, P: ProfileModel, K]:
+    """One kind (see the module docstring). Only ``adapter`` and ``cli`` are imported late, by
+    name, so reading manifests does not load every kind's libraries."""
+
+    name: str
+    """The manifest's ``kind``."""
+    order: int
+    """Where the kind comes in lists, tabs and the schema (lowest first)."""
+    parse: Callable[[Mapping[str, JSON]], C]
+    """A schema-valid connection declaration → the kind's frozen connection model."""
+    lint: Callable[[Mapping[str, JSON], str, Mapping[str, JSON]], Iterable[Issue]]
+    """(declaration, its JSON path, the manifest) → the problems the schema cannot express."""
+    review: Callable[[C], ConnectionReview]
+    """What plugin review shows for one connection."""
+    schema: Mapping[str, JSON]
+    """The kind's ``$defs`` in the manifest JSON Schema; ``schema_def`` names the connection's."""
+    schema_def: str
+    adapter: str
+    """``"package.module:Class"``: the running part, a ``Kind[C]`` built from a ``KindEnv``."""
+    confirm: ConfirmText
+    envelope: EnvelopeShape = PLAIN
+    scalar_args: bool = False
+    """Every argument of a call must be a string, number, boolean or null — also the ones no
+    placeholder uses (http, db). The broker refuses anything else before the kind is reached."""
+    profiles: ProfileSpec[P] | None = None
+    form: ProfileForm | None = None
+    probe: Callable[[K, str], Awaitable[Outcome]] | None = None
+    """The Test button of a profile: (the running kind, profile name) → what it found."""
+    cli: str | None = None
+    """``"package.module:register"`` (a ``CliRegister``), imported when ``helm`` builds its parser."""
+
+    def load(self) -> Callable[[KindEnv], K]:
+        factory: Callable[[KindEnv], K] = _imported(self.adapter)
+        return factory
+
+    def load_cli(self) -> CliRegister | None:
+        if self.cli is None:
+            return None
+        register: CliRegister = _imported(self.cli)
+        return register
+
+
+def _imported(target: str) -> Any:
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)
