@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from typing import Any
 
 
@@ -38,7 +37,3 @@ def canonical(value: Any) -> str:
 def digest(value: Any) -> str:
     """sha256 hex of the canonical form."""
     return hashlib.sha256(canonical(value).encode("utf-8")).hexdigest()
-
-
-def is_finite_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
