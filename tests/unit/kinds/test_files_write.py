@@ -6,6 +6,8 @@ import os
 import pwd
 import shutil
 import stat
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -13,8 +15,6 @@ from typing import Any
 import pytest
 
 from broker import Broker, Decision
-from broker.errors import CallError
-from broker.kinds.files.guard import FileGuard, GuardRoot
 from broker.kinds.files.ledger import TempLedger, temp_name
 from broker.kinds.files.safe import FileId
 from broker.kinds.files.writing import TEMP_RE
@@ -153,28 +153,29 @@ async def test_an_uppercase_expected_hash_is_accepted(s: Setup) -> None:
     assert (await confirmed(s, args(expected=sha(OLD).upper())))["ok"]
 
 
+_WRITE_AS_USER = """
+import os, sys
+from pathlib import Path
+from broker.errors import CallError
+from broker.kinds.files.guard import FileGuard, GuardRoot
+folder, uid, expected = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+if uid >= 0:  # imports done as root; the write itself runs as the other user
+    os.setgroups([])
+    os.setgid(uid)
+    os.setuid(uid)
+try:
+    FileGuard([GuardRoot(folder)], folder / "home").write_text("a.md", "new", expected)
+    print("ok")
+except CallError as err:
+    print(f"{err.code.value} {err.message}")
+"""
+
+
 def _write_as_user(folder: Path, uid: int | None) -> str:
-    """Run the real write in a forked child, as ``uid`` when given; return its outcome."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: never return into pytest
-        outcome = "crashed"
-        try:
-            if uid is not None:
-                os.setgid(uid)
-                os.setuid(uid)
-            FileGuard([GuardRoot(folder)], folder / "home").write_text("a.md", "new", sha(OLD))
-            outcome = "ok"
-        except CallError as err:
-            outcome = f"{err.code.value} {err.message}"
-        finally:
-            os.write(write_end, outcome.encode())
-            os._exit(0)
-    os.close(write_end)
-    with os.fdopen(read_end, "rb") as pipe:
-        out = pipe.read().decode()
-    os.waitpid(pid, 0)
-    return out
+    """Run the real write in a child process, as ``uid`` when given; return its outcome."""
+    argv = [sys.executable, "-c", _WRITE_AS_USER, str(folder), str(-1 if uid is None else uid), sha(OLD)]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+    return done.stdout.strip() or f"crashed: {done.stderr[-2000:]}"
 
 
 async def test_a_file_without_its_owners_write_bit_is_read_only_even_for_root(s: Setup) -> None:
