@@ -22,7 +22,7 @@ decision (``Broker.standing``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -111,7 +111,18 @@ async def review(broker: Broker, workspace: str, extension: str) -> Reviewed:
             else:
                 pinning.append(f"[{cid}] not pinned now ({err.message}); its tools will be pinned at "
                                "the first call (trust on first use)")  # fmt: skip
-    return Reviewed(workspace, extension, manifest.review(), decision, pins, tuple(changes), tuple(pinning))
+    shown = _with_warnings(manifest, ws, broker.home.path)
+    return Reviewed(workspace, extension, shown, decision, pins, tuple(changes), tuple(pinning))
+
+
+def _with_warnings(manifest: Manifest, ws: Workspace, home: Path) -> Review:
+    """The manifest's review with what each kind warns about its connections in ``ws``."""
+    review = manifest.review()
+    shown = []
+    for conn, lines in zip(manifest.connections, review.connections, strict=True):
+        found = KINDS[conn.kind].review_warnings(conn, ws, home)
+        shown.append(replace(lines, warnings=lines.warnings + found) if found else lines)
+    return replace(review, connections=tuple(shown))
 
 
 async def approve(broker: Broker, reviewed: Reviewed) -> Approval:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from broker.envelope import PLAIN, EnvelopeShape
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from broker.kinds.cli import CliIO
     from broker.kinds.forms import ProfileForm
     from broker.profiles import ProfileModel, ProfileSpec
+    from broker.settings import Workspace
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,8 @@ class Outcome:
 
 CliRegister = Callable[[Any, "CliIO"], None]
 """``register(subparsers, io)``: adds the kind's ``helm`` command group."""
+ReviewWarnings = Callable[[Any, "Workspace", Path], tuple[str, ...]]
+"""(connection, the workspace it is approved in, Helm's home) → review warnings."""
 
 
 @dataclass(frozen=True)
@@ -91,10 +95,19 @@ class KindSpec[C: Connection, P: ProfileModel, K]:
     """The Test button of a profile: (the running kind, profile name) → what it found."""
     cli: str | None = None
     """``"package.module:register"`` (a ``CliRegister``), imported when ``helm`` builds its parser."""
+    warnings: str | None = None
+    """``"package.module:function"`` (a ``ReviewWarnings``): what review warns about a connection
+    in the user's own workspace (a root that holds Helm's home), which the manifest cannot say."""
 
     def load(self) -> Callable[[KindEnv], K]:
         factory: Callable[[KindEnv], K] = _imported(self.adapter)
         return factory
+
+    def review_warnings(self, conn: C, workspace: Workspace, home: Path) -> tuple[str, ...]:
+        if self.warnings is None:
+            return ()
+        check: ReviewWarnings = _imported(self.warnings)
+        return check(conn, workspace, home)
 
     def load_cli(self) -> CliRegister | None:
         if self.cli is None:

@@ -27,6 +27,7 @@ FILES: KindSpec[rules.FilesConnection, Any, FilesKind] = KindSpec(
     schema_def="files",
     adapter="broker.kinds.files.adapter:FilesKind",
     confirm=ConfirmText("Confirm file change", "wants to change a file", "Change"),
+    warnings="broker.kinds.files.guard:review_warnings",
 )
 
 SPECS = (FILES,)

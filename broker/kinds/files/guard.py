@@ -43,7 +43,7 @@ from pathlib import Path
 from broker.errors import CallError, ErrorCode
 from broker.kinds.files.ledger import TempLedger
 from broker.kinds.files.reading import MAX_FILE_BYTES, FileText, read_text
-from broker.kinds.files.rules import HomeExposure
+from broker.kinds.files.rules import FilesConnection, HomeExposure, home_warning
 from broker.kinds.files.safe import (
     FileId,
     OpenRoot,
@@ -72,6 +72,7 @@ __all__ = [
     "folder_holds",
     "home_exposure",
     "locate",
+    "review_warnings",
 ]
 
 
@@ -201,3 +202,9 @@ def home_exposure(workspace: Workspace, home: Path) -> HomeExposure:
     """Look at the disk: does the workspace root, or a registered project, contain ``home``?"""
     projects = tuple(sorted(pid for pid, folder in workspace.projects.items() if folder_holds(folder, home)))
     return HomeExposure(folder_holds(workspace.root, home), projects)
+
+
+def review_warnings(conn: FilesConnection, workspace: Workspace, home: Path) -> tuple[str, ...]:
+    """Review's warning when the connection's root, in this workspace, contains Helm's home."""
+    warning = home_warning(conn.root, home_exposure(workspace, home))
+    return () if warning is None else (warning,)

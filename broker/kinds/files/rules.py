@@ -82,13 +82,14 @@ class HomeExposure:
     projects: tuple[str, ...] = ()
 
 
-def home_warning(conn: Mapping[str, Any], exposure: HomeExposure) -> str | None:
-    """The review warning for a files connection whose root contains Helm's home, if any.
+def home_warning(root: str, exposure: HomeExposure) -> str | None:
+    """The review warning for a files connection on ``root`` ("workspace" or "project") when
+    that root contains Helm's home, if any.
 
     Helm refuses every path into its home anyway; the warning tells the user the root is wider
     than it should be.
     """
-    if conn["root"] == "workspace":
+    if root == "workspace":
         if not exposure.workspace:
             return None
         where = "The workspace root contains"

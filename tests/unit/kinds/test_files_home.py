@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
-from broker import Decision
+from broker import Decision, extensions
 from broker.kinds.files.guard import folder_holds, home_exposure
 from broker.kinds.files.rules import HomeExposure, home_warning
 from tests.helpers import ScriptedConfirmer, new_broker
@@ -138,7 +138,7 @@ async def test_home_exposure_names_the_roots_that_contain_the_home(tmp_path: Pat
 def test_review_warns_only_for_a_root_that_contains_the_home(
     root: str, exposure: HomeExposure, warned: str | None
 ) -> None:
-    warning = home_warning(files_conn(["*"], root=root), exposure)
+    warning = home_warning(root, exposure)
     if warned is None:
         assert warning is None
     else:
@@ -157,3 +157,17 @@ def test_adding_a_workspace_or_project_that_contains_the_home_warns(
     assert "this workspace root contains Helm's own folder" in capsys.readouterr().err
     assert main(["project", "add", "-w", "narrow", "all", str(tmp_path)]) == 0
     assert "this project folder contains Helm's own folder" in capsys.readouterr().err
+
+
+async def test_review_of_an_installed_extension_warns_that_its_root_holds_the_home(s: Setup) -> None:
+    reviewed = await extensions.review(s.broker, s.ctx.workspace, s.ctx.extension)
+    (fs,) = reviewed.review.connections
+    assert len(fs.warnings) == 1 and "The workspace root contains Helm's own folder" in fs.warnings[0]
+    assert reviewed.digest == s.broker.manifest(s.ctx.workspace, s.ctx.extension).digest()
+
+
+async def test_review_does_not_warn_when_the_root_is_narrower_than_the_home(tmp_path: Path) -> None:
+    async with new_broker(tmp_path / "elsewhere" / ".helm") as broker:
+        s = await make_setup(broker, tmp_path, [files_conn(GLOBS)])
+        reviewed = await extensions.review(broker, s.ctx.workspace, s.ctx.extension)
+        assert reviewed.review.connections[0].warnings == ()
