@@ -1,7 +1,8 @@
 """``ExtensionView``: one running extension frame, the widget the main window embeds.
 
 It ties together the extension's profile, a page that stays home, the page-side ``helm``
-scripts and a bridge whose identity is fixed here. The instance id is given by the caller and
+scripts, Helm's look (CSS variables that follow the theme, ``ui.theme``) and a bridge whose
+identity is fixed here. The instance id is given by the caller and
 kept across reloads, so the broker's rate limit for the frame survives a reload. Nothing of the
 extension loads before the process's start-up check (``egress_check``) passed: a frame started
 while the check runs gets its process and its navigation under way, and the profile's file
@@ -12,6 +13,7 @@ instead of the extension.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 
@@ -23,7 +25,7 @@ from ui.host.egress_check import ENGINE_CHECK, EgressCheck
 from ui.host.page import HostPage
 from ui.host.policy import decide_navigation, entry_url
 from ui.host.profile import ExtensionProfile
-from ui.host.shim import bridge_scripts
+from ui.host.shim import bridge_scripts, set_theme, theme_script
 from ui.qt import (
     QApplication,
     QLabel,
@@ -36,6 +38,8 @@ from ui.qt import (
     QWidget,
     Signal,
 )
+from ui.theme import Theme
+from ui.theme_data import Look
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +74,9 @@ class ExtensionView(QWidget):
         self.web.setContextMenuPolicy(self.web.contextMenuPolicy().NoContextMenu)
         for script in bridge_scripts():
             self.page.scripts().insert(script)
+        self._theme = Theme.of()
+        self.page.scripts().insert(theme_script(self._theme.look))
+        self._theme.changed.connect(self._look_changed)
         self.bridge = Bridge(handler, ctx, confirm, self)
         self.channel = QWebChannel(self.page)
         self.channel.registerObject(BRIDGE_OBJECT, self.bridge)
@@ -91,6 +98,9 @@ class ExtensionView(QWidget):
         app = QApplication.instance()
         if isinstance(app, QApplication):
             ClipboardGuard.of(app).watch(self, ctx.extension)
+
+    def _look_changed(self, look: Look) -> None:
+        set_theme(self.page, look)
 
     @property
     def url(self) -> str:
@@ -201,6 +211,8 @@ class ExtensionView(QWidget):
     async def aclose(self) -> None:
         """Stop the frame: cancel its calls, then let Qt delete the page and the widget."""
         ENGINE_CHECK.unwatch(self)
+        with contextlib.suppress(RuntimeError):  # already disconnected
+            self._theme.changed.disconnect(self._look_changed)
         app = QApplication.instance()
         if isinstance(app, QApplication):
             ClipboardGuard.of(app).forget(self)
