@@ -1,0 +1,108 @@
+"""Helm's icons: the app icon and the icons of the kinds, the extension states and actions.
+
+Every icon is an SVG drawing in ``resources/icons`` rendered at each size a screen can ask for,
+so nothing is ever scaled from a smaller bitmap: at 200 % a 16-pixel icon is drawn at 32 pixels
+(the app icon's bitmaps are rendered from its drawings by ``scripts/icons.py``, one per size of
+the desktop's icon theme). The app icon has three drawings: a detailed one, and simpler ones for
+32 pixels and under and for 20 and under, where the detailed wheel would blur into a blot. The
+other icons are line drawings in ``currentColor``, drawn in the colour of the look in force (the
+text colour, or the state's own colour), so they read on light and dark backgrounds alike; each
+shape differs too, so a state is not told by its colour alone.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import resources
+from ui.qt import QByteArray, QIcon, QImage, QPainter, QPixmap, QRectF, QSvgRenderer, Qt
+from ui.theme_data import Look
+
+SMALL_APP_MAX = 32
+"""At this many pixels and under, the app icon uses its simpler drawing; at ``TINY_APP_MAX``
+and under, the simplest (a ring, its handles and the hub)."""
+TINY_APP_MAX = 20
+ICON_SIZES = (16, 20, 24, 32, 40, 48, 64)
+
+KINDS = ("http", "mcp", "tdt-mcp", "files", "db")
+STATES = ("approved", "needs-approval", "invalid", "disabled", "stopped")
+EXTENSION_KINDS = ("widget", "tool")
+ACTIONS = ("workspace", "extension")
+
+
+@cache
+def svg_text(name: str) -> str:
+    """The drawing ``resources/icons/<name>.svg``."""
+    return resources.path("icons", f"{name}.svg").read_text("utf-8")
+
+
+def render(svg: str, px: int) -> QImage:
+    """``svg`` drawn into a transparent image of ``px`` by ``px``."""
+    image = QImage(px, px, QImage.Format.Format_ARGB32_Premultiplied)
+    image.fill(Qt.GlobalColor.transparent)
+    renderer = QSvgRenderer(QByteArray(svg.encode("utf-8")))
+    if not renderer.isValid():
+        raise ValueError("not a drawing Qt can render")
+    painter = QPainter(image)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    renderer.render(painter, QRectF(0, 0, px, px))
+    painter.end()
+    return image
+
+
+def app_drawing(px: int) -> str:
+    if px <= TINY_APP_MAX:
+        return svg_text("helm-16")
+    return svg_text("helm-small" if px <= SMALL_APP_MAX else "helm")
+
+
+@cache
+def app_icon() -> QIcon:
+    """Helm's icon, for its windows and the task bar: the bitmaps ``scripts/icons.py`` renders
+    from the drawings for the desktop's icon theme (16 to 512 pixels), so Helm's windows and
+    its launcher show the same pixels, and start-up only reads a few small files."""
+    icon = QIcon()
+    for folder in sorted(resources.path("icons", "hicolor").iterdir()):
+        icon.addFile(str(folder / "apps" / "helm.png"))
+    return icon
+
+
+def tinted(name: str, colour: str) -> QIcon:
+    """The line drawing ``ui/<name>`` in ``colour`` (``#rrggbb``), at every icon size."""
+    return _tinted(name, colour)
+
+
+@cache
+def _tinted(name: str, colour: str) -> QIcon:
+    svg = svg_text(f"ui/{name}").replace("currentColor", colour)
+    icon = QIcon()
+    for px in ICON_SIZES:
+        icon.addPixmap(QPixmap.fromImage(render(svg, px)))
+    return icon
+
+
+def state_colour(look: Look, state: str) -> str:
+    c = look.colours
+    return {
+        "approved": c.success,
+        "needs-approval": c.warning,
+        "invalid": c.danger,
+        "stopped": c.danger,
+    }.get(state, c.muted)
+
+
+def kind_icon(look: Look, kind: str) -> QIcon:
+    """The icon of a connection kind (an unknown kind gets none)."""
+    return tinted(f"kind-{kind}", look.colours.text) if kind in KINDS else QIcon()
+
+
+def state_icon(look: Look, state: str) -> QIcon:
+    return tinted(f"state-{state}", state_colour(look, state))
+
+
+def extension_icon(look: Look, kind: str) -> QIcon:
+    return tinted(f"ext-{kind}", look.colours.text) if kind in EXTENSION_KINDS else QIcon()
+
+
+def action_icon(look: Look, action: str) -> QIcon:
+    return tinted(f"action-{action}", look.colours.text)
