@@ -66,6 +66,20 @@ class ProfileForm:
     """A stored profile's JSON → the form's values (secrets are never filled in)."""
     test_label: str | None = "Test"
     """The Test button (None: no button; the kind has no ``probe``)."""
+    test_fields: tuple[FormField, ...] = ()
+    """What the Test button asks beside it (the http kind: which path to GET). Never stored:
+    the probe gets them, keyed like the fields, with each one's default when left empty."""
+    test_when: tuple[str, str] | None = None
+    """The Test button shows only while this field has this value (None: always)."""
+
+    def test_inputs(self, typed: Values) -> dict[str, str]:
+        """The test fields' values: what the user typed, or each field's default."""
+        return {f.key: (typed.get(f.key) or "").strip() or f.default for f in self.test_fields}
+
+    def shows_test(self, values: Values) -> bool:
+        if self.test_label is None:
+            return False
+        return self.test_when is None or values.get(self.test_when[0]) == self.test_when[1]
 
     @property
     def secrets(self) -> tuple[str, ...]:

@@ -91,8 +91,9 @@ class KindSpec[C: Connection, P: ProfileModel, K]:
     placeholder uses (http, db). The broker refuses anything else before the kind is reached."""
     profiles: ProfileSpec[P] | None = None
     form: ProfileForm | None = None
-    probe: Callable[[K, str], Awaitable[Outcome]] | None = None
-    """The Test button of a profile: (the running kind, profile name) → what it found."""
+    probe: Callable[[K, str, Mapping[str, str]], Awaitable[Outcome]] | None = None
+    """The Test button of a profile: (the running kind, profile name, the form's
+    ``test_inputs``) → what it found."""
     cli: str | None = None
     """``"package.module:register"`` (a ``CliRegister``), imported when ``helm`` builds its parser."""
     warnings: str | None = None

@@ -40,7 +40,9 @@ class ProfileSection(Protocol):
 
     def remove(self, name: str) -> None: ...
 
-    async def test(self, name: str) -> Outcome: ...
+    async def test(self, name: str, inputs: Mapping[str, str]) -> Outcome:
+        """The kind's Test button on ``name`` with the form's ``test_inputs``."""
+        ...
 
 
 class OAuthConnector(Protocol):
@@ -104,10 +106,10 @@ class KindSection:
     def remove(self, name: str) -> None:
         self.profiles.remove(name)
 
-    async def test(self, name: str) -> Outcome:
+    async def test(self, name: str, inputs: Mapping[str, str]) -> Outcome:
         if self.spec.probe is None:
             return Outcome(False, f"a {self.spec.name} profile has nothing to test")
-        return await self.spec.probe(self.broker.kind(self.spec), name)
+        return await self.spec.probe(self.broker.kind(self.spec), name, inputs)
 
 
 class BrokerConnections:

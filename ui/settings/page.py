@@ -4,8 +4,8 @@ A page draws a kind's ``ProfileForm`` (declared as data in the kind's folder: it
 of them show for which choice, and the check). The page keeps the widgets in step with it —
 error text under each wrong field, Save enabled only when the whole form is right, a Choose…
 button beside a file — and runs Save, Remove and Test against its ``ProfileSection``. Test runs
-as a task the page owns. A kind that needs more than the form subclasses ``ProfilePage`` in
-``ui/kinds/<kind>/``.
+as a task the page owns, with what the form's ``test_fields`` ask beside the button. A kind that
+needs more than the form subclasses ``ProfilePage`` in ``ui/kinds/<kind>/``.
 """
 
 from __future__ import annotations
@@ -33,9 +33,8 @@ from ui.qt import (
 )
 from ui.settings.backend import ProfileSection
 from ui.text import plain_label, set_plain
+from ui.theme import set_tone
 
-ERROR_STYLE = "color: #a31515;"
-OK_STYLE = "color: #0a5d1a;"
 KEEP_SECRET = "stored — leave empty to keep it"  # noqa: S105 - a placeholder, not a secret
 
 
@@ -67,7 +66,7 @@ class Field:
         self.row_layout.addWidget(self.input, 1)
         col.addWidget(self.row)
         self.error = plain_label("", self.container)
-        self.error.setStyleSheet(ERROR_STYLE)
+        set_tone(self.error, "error")
         self.error.hide()
         col.addWidget(self.error)
         self.set(spec.default)
@@ -170,6 +169,20 @@ class ProfilePage(QWidget):
         self.test_button.setVisible(form.test_label is not None)
         actions.addWidget(self.save_button)
         actions.addWidget(self.test_button)
+        self.test_inputs: dict[str, QLineEdit] = {}
+        self._test_row: list[QWidget] = [self.test_button]
+        for spec in form.test_fields:
+            edit = QLineEdit(self)
+            edit.setPlaceholderText(spec.placeholder or spec.default)
+            edit.setAccessibleName(spec.label)
+            edit.setToolTip(spec.help)
+            edit.setMaximumWidth(edit.fontMetrics().horizontalAdvance("M") * 16)
+            label = plain_label(spec.label, self, wrap=False)
+            label.setBuddy(edit)
+            actions.addWidget(label)
+            actions.addWidget(edit)
+            self.test_inputs[spec.key] = edit
+            self._test_row += [label, edit]
         actions.addStretch(1)
         return actions
 
@@ -193,6 +206,9 @@ class ProfilePage(QWidget):
             self.fields["name"].show_problem(result.problems.get("name") if values.get("name") else None)
         self.save_button.setEnabled(result.ok)
         self.test_button.setEnabled(self.current is not None and self.current == values.get("name"))
+        testing = self.form_spec.shows_test(values)
+        for widget in self._test_row:
+            widget.setVisible(testing)
         self.after_validate(values, result)
         return result
 
@@ -297,8 +313,9 @@ class ProfilePage(QWidget):
 
     async def run_test(self, name: str) -> Outcome:
         self.busy(True, f"Testing {name}…")
+        typed = {key: edit.text() for key, edit in self.test_inputs.items()}
         try:
-            result = await self.section.test(name)
+            result = await self.section.test(name, self.form_spec.test_inputs(typed))
         finally:
             self.busy(False)
         self.say(result.message, ok=result.ok)
@@ -316,7 +333,7 @@ class ProfilePage(QWidget):
 
     def say(self, message: str, *, ok: bool | None = None) -> None:
         set_plain(self.status, message)
-        self.status.setStyleSheet("" if ok is None else (OK_STYLE if ok else ERROR_STYLE))
+        set_tone(self.status, None if ok is None else ("ok" if ok else "error"))
 
     def cancel_tasks(self) -> None:
         for task in list(self.tasks):

@@ -89,7 +89,7 @@ def values_from(raw: Mapping[str, Any]) -> dict[str, str]:
 FORM = ProfileForm("Databases", FIELDS, check, values_from)
 
 
-async def probe(kind: DbKind, name: str) -> Outcome:
+async def probe(kind: DbKind, name: str, _inputs: Mapping[str, str]) -> Outcome:
     """The Test button: one trivial read with the profile."""
     try:
         profile = kind.profile(name)

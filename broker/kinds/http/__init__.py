@@ -2,7 +2,8 @@
 
 Its parts: ``rules`` (the connection model, lint and review), ``render`` (a call and its
 arguments → the exact request), ``profiles`` (service profiles), ``form`` and ``cli`` (Settings
-and ``helm service``), ``connect`` and ``oauth2`` (sign-in), ``adapter`` (the running kind).
+and ``helm service``), ``connect`` and ``oauth2`` (sign-in), ``probe`` (the Test button),
+``adapter`` (the running kind).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ HTTP: KindSpec[rules.HttpConnection, profiles.ServiceProfile, HttpKind] = KindSp
     scalar_args=True,
     profiles=profiles.SERVICES,
     form=form.FORM,
+    probe=form.probe,
     cli="broker.kinds.http.cli:register",
 )
 

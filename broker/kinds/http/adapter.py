@@ -107,9 +107,7 @@ class HttpKind:
         token = self.profiles.secret(profile.name, "token")
         if not token:
             return {}, ()  # a profile added without a token (a public API)
-        bearer = profile.token_format == "bearer"  # noqa: S105 - a format name, not a secret
-        value = f"Bearer {token}" if bearer else token
-        return {profile.token_header: value}, (value, token)
+        return profile.signed(token)
 
     async def aclose(self) -> None:
         client, self._client = self._client, None

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from broker.kinds.forms import (
     FormCheck,
@@ -15,6 +16,10 @@ from broker.kinds.forms import (
     plain_values,
 )
 from broker.kinds.http import profiles
+from broker.kinds.spec import Outcome
+
+if TYPE_CHECKING:
+    from broker.kinds.http.adapter import HttpKind
 
 FIELDS = (
     FormField("name", "Name", placeholder="github"),
@@ -87,4 +92,29 @@ def _oauth2(values: Values, problems: dict[str, str]) -> dict[str, Any]:
     return {"client_id": client_id, **urls}
 
 
-FORM = ProfileForm("Services", FIELDS, check, plain_values, test_label=None)
+TEST_FIELDS = (
+    FormField(
+        "test_path",
+        "Path",
+        default="/",
+        placeholder="/",
+        help="what Test GETs under the base URL (a path that needs the token checks the token)",
+    ),
+)
+
+FORM = ProfileForm(
+    "Services",
+    FIELDS,
+    check,
+    plain_values,
+    test_label="Test",
+    test_fields=TEST_FIELDS,
+    test_when=("auth", "token"),
+)
+
+
+async def probe(kind: HttpKind, name: str, inputs: Mapping[str, str]) -> Outcome:
+    """The Test button of a token service (``broker.kinds.http.probe``, loaded when clicked)."""
+    from broker.kinds.http.probe import probe as get
+
+    return await get(kind, name, inputs)

@@ -65,6 +65,12 @@ class ServiceProfile:
             raw |= {k: v for k, v in urls.items() if v is not None}
         return raw
 
+    def signed(self, token: str) -> tuple[dict[str, str], tuple[str, ...]]:
+        """The header carrying ``token`` for this token profile, and each form of the secret
+        in it (for scrubbing)."""
+        value = f"Bearer {token}" if self.token_format == "bearer" else token  # noqa: S105
+        return {self.token_header: value}, (value, token)
+
     @property
     def sign_in_urls(self) -> tuple[str, str] | None:
         """(authorize URL, token URL) of an OAuth2 profile, or None until the user sets both."""

@@ -90,7 +90,7 @@ def values_from(raw: Mapping[str, Any]) -> dict[str, str]:
 FORM = ProfileForm("MCP servers", FIELDS, check, values_from, test_label="Test — list tools")
 
 
-async def probe(kind: McpKind, name: str) -> Outcome:
+async def probe(kind: McpKind, name: str, _inputs: Mapping[str, str]) -> Outcome:
     """The Test button: start the server and list its tools."""
     try:
         tools = await kind.list_tools(trial_workspace(kind.env), name)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from broker.kinds.forms import (
@@ -38,6 +39,6 @@ def check(values: Values) -> FormCheck:
 FORM = ProfileForm("Rooms", FIELDS, check, plain_values)
 
 
-async def probe(kind: EchoKind, name: str) -> Outcome:
+async def probe(kind: EchoKind, name: str, _inputs: Mapping[str, str]) -> Outcome:
     room = kind.rooms.load(name)
     return Outcome(True, f"room {name} answers {room.greeting!r}")

@@ -15,8 +15,9 @@ from broker.kinds.http import HTTP
 from broker.kinds.spec import Outcome
 from ui.qt import QGroupBox, QHBoxLayout, QProgressBar, QPushButton, QVBoxLayout, QWidget
 from ui.settings.backend import OAuthConnector, ProfileSection
-from ui.settings.page import ERROR_STYLE, OK_STYLE, ProfilePage
+from ui.settings.page import ProfilePage
 from ui.text import plain_label, set_plain
+from ui.theme import set_tone
 
 NO_OAUTH = "OAuth2 sign-in is not available in this build of Helm yet."
 NEEDS_URLS = (
@@ -129,13 +130,13 @@ class ServicesPage(ProfilePage):
         self.connect_button.setEnabled(False)
         self.disconnect_button.setEnabled(False)
         set_plain(self.oauth_result, message)
-        self.oauth_result.setStyleSheet("")
+        set_tone(self.oauth_result, None)
         try:
             result: Outcome = await action
         finally:
             self.oauth_progress.hide()
             self.cancel_sign_in.hide()
         set_plain(self.oauth_result, result.message)
-        self.oauth_result.setStyleSheet(OK_STYLE if result.ok else ERROR_STYLE)
+        set_tone(self.oauth_result, "ok" if result.ok else "error")
         self.revalidate()
         return result
