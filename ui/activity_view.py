@@ -19,6 +19,7 @@ from ui.qt import (
     QAbstractTableModel,
     QColor,
     QComboBox,
+    QEvent,
     QHBoxLayout,
     QHeaderView,
     QModelIndex,
@@ -30,10 +31,12 @@ from ui.qt import (
     QTableView,
     QTableWidget,
     QTableWidgetItem,
+    QTimer,
     QVBoxLayout,
     QWidget,
 )
 from ui.text import elide, plain_label, set_plain, visible
+from ui.theme import Theme
 from ui.when import duration, full_local_time, local_time, size
 
 Names = Callable[[str, str], str]
@@ -41,7 +44,6 @@ Names = Callable[[str, str], str]
 
 COLUMNS = ("Time", "Extension", "Connection", "Operation", "Duration", "Outcome", "Returned")
 ALL, FAILED = "", "\x00failed"
-FAILED_COLOUR = "#b3261e"
 Index = QModelIndex | QPersistentModelIndex
 
 
@@ -79,7 +81,7 @@ class ActivityTable(QAbstractTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole and index.column() in (4, 6):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ForegroundRole and index.column() == 5 and not r.ok:
-            return QColor(FAILED_COLOUR)
+            return QColor(Theme.of().look.colours.danger)
         return None
 
     def _text(self, r: ActivityRecord, column: int) -> str:
@@ -164,6 +166,16 @@ class ActivityView(QWidget):
         self.shown = plain_label("", self)
         col.addWidget(self.shown)
         self.loaded = False
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:  # the text size changed in Preferences
+            # Once the tables have their new font too (they get it after this page).
+            QTimer.singleShot(0, self, self._fit_rows)
+
+    def _fit_rows(self) -> None:
+        _compact(self.table)
+        _compact(self.counts)
 
     def showEvent(self, event: QShowEvent) -> None:
         # The log on disk is read when the page is first looked at, not at start-up.

@@ -2,20 +2,30 @@
 
 Under each extension, its connections (folded until the user opens them, or one is stopped),
 so the kill switch can stop one connection as well as the whole extension; what the user
-stopped says so in the State column.
+stopped says so in the State column. Each row has its icon (the extension's kind and state,
+the connection's kind) in the colours of the look in force; projects show their folder
+home-relative, the full path in the tooltip.
 """
 
 from __future__ import annotations
 
+from ui import icons
+from ui.paths import set_item_path
 from ui.qt import QBrush, QColor, QFont, Qt, QTreeWidget, QTreeWidgetItem
 from ui.text import elide
-from ui.workspace_model import ExtensionRow, WorkspaceModel
+from ui.theme import Theme
+from ui.theme_data import Look
+from ui.workspace_model import ExtensionRow, ExtensionState, WorkspaceModel
 
 EXT_ROLE = Qt.ItemDataRole.UserRole
 CONN_ROLE = Qt.ItemDataRole.UserRole + 1
 STOPPED = "stopped"
 STOPPED_TIP = "You stopped it: its calls are refused until you turn it back on (Turn on)."
-STOPPED_COLOUR = "#b3261e"
+ICON_STATES = {
+    ExtensionState.APPROVED: "approved",
+    ExtensionState.NEEDS_APPROVAL: "needs-approval",
+    ExtensionState.INVALID: "invalid",
+}
 
 
 def extension_state(row: ExtensionRow) -> str:
@@ -23,39 +33,58 @@ def extension_state(row: ExtensionRow) -> str:
     return f"{STOPPED} · {state}" if row.stopped else state
 
 
+def state_icon_name(row: ExtensionRow) -> str:
+    """The icon of the row's state: what the user did to it first, then its approval."""
+    if row.stopped:
+        return "stopped"
+    return ICON_STATES[row.state] if row.enabled else "disabled"
+
+
 def fill(tree: QTreeWidget, model: WorkspaceModel, workspace: str) -> list[ExtensionRow]:
     """Show ``workspace``'s projects and extensions in ``tree``; returns the extension rows."""
     tree.clear()
+    look = Theme.of().look
     ws = model.workspace(workspace)
     projects = QTreeWidgetItem(tree, ["Projects", ""])
     for pid, path in sorted(ws.projects.items()):
-        QTreeWidgetItem(projects, [pid, elide(str(path), 80)])
+        project = QTreeWidgetItem(projects, [pid, ""])
+        project.setIcon(0, icons.tinted("kind-files", look.colours.text))
+        set_item_path(project, 1, path)
     extensions = QTreeWidgetItem(tree, ["Extensions", ""])
     rows = model.extensions(workspace)
     for row in rows:
         item = QTreeWidgetItem(extensions, [elide(f"{row.name} {row.version}", 60), extension_state(row)])
         item.setData(0, EXT_ROLE, row.id)
+        item.setIcon(0, icons.extension_icon(look, row.kind))
+        item.setIcon(1, icons.state_icon(look, state_icon_name(row)))
         # How to fix it, in the decision's words; else the whole state (the column is narrow).
         item.setToolTip(1, elide(row.problem, 300) or (STOPPED_TIP if row.stopped else extension_state(row)))
-        _mark(item, row.stopped)
-        for conn_id, kind, stopped in row.connections:
-            child = QTreeWidgetItem(item, [elide(f"{conn_id} ({kind})", 60), STOPPED if stopped else "on"])
-            child.setData(0, EXT_ROLE, row.id)
-            child.setData(0, CONN_ROLE, conn_id)
-            child.setToolTip(0, f"Connection {conn_id} of {row.name}")
-            child.setToolTip(1, STOPPED_TIP if stopped else "On: select it and press Stop to stop it now")
-            _mark(child, stopped)
-        # Its connections show when asked for, or when the user stopped one of them.
-        item.setExpanded(any(stopped for _cid, _kind, stopped in row.connections))
+        _mark(item, row.stopped, look)
+        _connections(item, row, look)
     projects.setExpanded(True)
     extensions.setExpanded(True)
     tree.resizeColumnToContents(0)
     return rows
 
 
-def _mark(item: QTreeWidgetItem, stopped: bool) -> None:
+def _connections(item: QTreeWidgetItem, row: ExtensionRow, look: Look) -> None:
+    for conn_id, kind, stopped in row.connections:
+        child = QTreeWidgetItem(item, [elide(f"{conn_id} ({kind})", 60), STOPPED if stopped else "on"])
+        child.setData(0, EXT_ROLE, row.id)
+        child.setData(0, CONN_ROLE, conn_id)
+        child.setIcon(0, icons.kind_icon(look, kind))
+        if stopped:
+            child.setIcon(1, icons.state_icon(look, "stopped"))
+        child.setToolTip(0, f"Connection {conn_id} of {row.name}")
+        child.setToolTip(1, STOPPED_TIP if stopped else "On: select it and press Stop to stop it now")
+        _mark(child, stopped, look)
+    # Its connections show when asked for, or when the user stopped one of them.
+    item.setExpanded(any(stopped for _cid, _kind, stopped in row.connections))
+
+
+def _mark(item: QTreeWidgetItem, stopped: bool, look: Look) -> None:
     if stopped:
-        item.setForeground(1, QBrush(QColor(STOPPED_COLOUR)))
+        item.setForeground(1, QBrush(QColor(look.colours.danger)))
         font = QFont(item.font(1))
         font.setBold(True)
         item.setFont(1, font)

@@ -3,8 +3,9 @@
 The window is thin: ``WorkspaceModel`` reads and changes the home; the dashboard and the tool
 pages get their frames from a ``ViewFactory``. Plugin review is shown when an extension is
 installed and, for every enabled extension whose approval is missing or stale, when its
-workspace is opened — one dialog at a time. Settings, the audit log, the DB explorer and the
-workspace settings open as their own windows.
+workspace is opened — one dialog at a time. Settings, the audit log, the DB explorer, the
+workspace settings and Preferences open as their own windows. Until the user hides it, the Get
+started panel beside the demo offers the first steps (``ui.get_started``).
 
 Approval binds what the dialog showed: the review is a ``broker.extensions.Reviewed``
 snapshot, and Approve hands that snapshot to ``approve``, which refuses (and the notice says
@@ -27,13 +28,16 @@ from ui.db_explorer import DbExplorer, ExplorerBackend
 from ui.dialogs.base import answer
 from ui.dialogs.review import review_dialog
 from ui.frame_spec import FrameSpec, ViewFactory
+from ui.get_started import FirstSteps
 from ui.pages import Pages
+from ui.preferences_dialog import PreferencesDialog
 from ui.qt import (
     QAction,
     QCloseEvent,
     QComboBox,
     QFileDialog,
     QGridLayout,
+    QKeySequence,
     QMainWindow,
     QPushButton,
     QSplitter,
@@ -45,6 +49,7 @@ from ui.qt import (
 from ui.settings.backend import ConnectionsBackend
 from ui.settings.connections import ConnectionsPage
 from ui.text import plain_label, set_plain
+from ui.theme import Theme, set_tone
 from ui.workspace_model import ExtensionRow, WorkspaceModel
 from ui.workspace_settings import WorkspaceSettings
 
@@ -69,6 +74,8 @@ class MainWindow(QMainWindow):
         self._names: dict[tuple[str, str], str] = {}
         self.setWindowTitle("Helm")
         self.resize(1200, 760)
+        Theme.of().follow(model.preferences.get())
+        Theme.of().changed.connect(lambda _look: self.fill_tree(self.workspace or ""))
         self._menu()
         split = QSplitter(self)
         split.addWidget(self._sidebar())
@@ -94,15 +101,20 @@ class MainWindow(QMainWindow):
     def _menu(self) -> None:
         menu = self.menuBar().addMenu("&Helm")
         self.menu_actions: dict[str, QAction] = {}
-        for key, text, slot in (
-            ("install", "Install extension…", self.choose_extension),
-            ("connections", "Settings — Connections…", self.open_connections),
-            ("workspace", "Workspace settings…", self.open_workspace_settings),
-            ("audit", "Audit log…", self.open_audit),
-            ("explorer", "DB explorer…", self.open_db_explorer),
+        for key, text, slot, keys in (
+            ("install", "Install extension…", self.choose_extension, ""),
+            ("add_workspace", "Add workspace…", lambda: self.first_steps.choose_workspace(), ""),
+            ("connections", "Settings — Connections…", self.open_connections, ""),
+            ("workspace", "Workspace settings…", self.open_workspace_settings, ""),
+            ("audit", "Audit log…", self.open_audit, ""),
+            ("explorer", "DB explorer…", self.open_db_explorer, ""),
+            ("preferences", "Preferences…", self.open_preferences, "Ctrl+,"),
+            ("get_started", "Get started", lambda: self.first_steps.show(), ""),
         ):
             action = QAction(text, self)
-            action.triggered.connect(slot)
+            action.triggered.connect(lambda _checked=False, slot=slot: slot())
+            if keys:
+                action.setShortcut(QKeySequence(keys))
             menu.addAction(action)
             self.menu_actions[key] = action
         menu.addSeparator()
@@ -117,6 +129,9 @@ class MainWindow(QMainWindow):
         self.workspace_box.setAccessibleName("Workspace")
         self.workspace_box.currentTextChanged.connect(self.show_workspace)
         col.addWidget(self.workspace_box)
+        self.first_steps = FirstSteps(self, side)
+        self.get_started = self.first_steps.panel
+        col.addWidget(self.get_started)
         self.tree = QTreeWidget(side)
         self.tree.setAccessibleName("Projects and extensions")
         self.tree.setHeaderLabels(["Name", "State"])
@@ -142,9 +157,15 @@ class MainWindow(QMainWindow):
             self.buttons[key] = button
         col.addLayout(grid)
         self.notice = plain_label("", side)
-        self.notice.setStyleSheet("color: #a31515;")
+        self.notice.setAccessibleName("Notice")
+        set_tone(self.notice, "error")
         col.addWidget(self.notice)
         return side
+
+    def say(self, text: str, ok: bool = False) -> None:
+        """A line under the list: what went wrong (or, ``ok``, what was done)."""
+        set_plain(self.notice, text)
+        set_tone(self.notice, "ok" if ok else "error")
 
     # -- workspace -----------------------------------------------------------------------
     @property
@@ -355,8 +376,15 @@ class MainWindow(QMainWindow):
         window.raise_()
         return window
 
-    def open_connections(self) -> QWidget:
-        return self._window("connections", lambda: ConnectionsPage(self.connections, self))
+    def open_connections(self, kind: str | None = None) -> QWidget:
+        """Settings → Connections; with ``kind``, at that kind's tab, ready for a new profile."""
+        window = self._window("connections", lambda: ConnectionsPage(self.connections, self))
+        if isinstance(window, ConnectionsPage) and kind in window.pages:
+            window.show_kind(kind)
+        return window
+
+    def open_preferences(self) -> QWidget:
+        return self._window("preferences", lambda: PreferencesDialog(self.model.preferences, self))
 
     def open_audit(self) -> QWidget:
         return self._window("audit", lambda: AuditView(self.model.broker.audit, self))

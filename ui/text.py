@@ -11,6 +11,8 @@ paragraph separators, zero-width characters, controls) are shown as ``[U+XXXX]``
 
 from __future__ import annotations
 
+import html
+
 from broker.visible import visible
 from ui.qt import QFont, QFontDatabase, QLabel, QPlainTextEdit, QSizePolicy, Qt, QWidget
 
@@ -20,6 +22,7 @@ __all__ = [
     "monospace",
     "plain_box",
     "plain_label",
+    "plain_tip",
     "set_plain",
     "value_widget",
     "visible",
@@ -79,4 +82,16 @@ def value_widget(text: str, parent: QWidget | None = None) -> QWidget:
 
 
 def monospace() -> QFont:
-    return QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+    """The system's fixed-width family at the size of the text around it (only the family is
+    set, so the box follows the text size the user chose in Preferences)."""
+    font = QFont()
+    font.setFamilies(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont).families())
+    font.setStyleHint(QFont.StyleHint.Monospace)
+    return font
+
+
+def plain_tip(text: str, limit: int = 600) -> str:
+    """A tooltip that shows ``text`` as characters: Qt guesses whether a tooltip is rich text
+    (a tag before the first line break is enough), so it is written as escaped rich text."""
+    shown = visible(text if len(text) <= limit else text[: limit - 1] + "…")
+    return '<p style="white-space: pre-wrap">' + html.escape(shown) + "</p>"

@@ -1,13 +1,14 @@
 """What the main window shows and does, without a widget: workspaces, extensions, their state.
 
 ``WorkspaceModel`` reads the Helm home through the broker and changes it through
-``broker.extensions`` (install, review, approve, enable, disable, remove). Each row carries
-the extension's ``broker.approval`` decision: whether it runs and what its review says.
+``broker.extensions`` (install, review, approve, enable, disable, remove). Each row carries the
+extension's ``broker.approval`` decision: whether it runs and what its review says.
 ``WidgetSettingsStore`` keeps the values of each widget's settings form in
 ``<home>/widget-settings.json`` — user preferences for a widget, not credentials, so they live
-apart from ``settings.json`` — and ``LayoutStore`` the dashboard's layout and open tool tabs
-(``ui.layout_store``). Each row also says whether the user stopped the extension or one of its
-connections (the kill switch, ``broker.killswitch``).
+apart from ``settings.json`` — ``LayoutStore`` the dashboard's layout and open tool tabs
+(``ui.layout_store``), and ``PreferencesStore`` Helm's own look (``ui.preferences``). Each row
+also says whether the user stopped the extension or one of its connections (the kill switch,
+``broker.killswitch``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from broker.manifest import Manifest
 from broker.settings import Workspace
 from ui.layout_store import FILE_NAME as LAYOUT_FILE
 from ui.layout_store import LayoutStore
+from ui.preferences import PreferencesStore
 
 
 class ExtensionState(StrEnum):
@@ -108,6 +110,8 @@ class WorkspaceModel:
         self.widget_settings = store or WidgetSettingsStore(self.home.path / "widget-settings.json")
         self.layouts = LayoutStore(self.home.path / LAYOUT_FILE)
         """The dashboard's layout and the open tool tabs, per workspace."""
+        self.preferences = PreferencesStore.in_home(self.home.path)
+        """Helm's look (appearance, text size) and whether Get started is shown."""
 
     def workspaces(self) -> list[str]:
         return sorted(self.home.settings().workspaces)

@@ -8,6 +8,7 @@ from pathlib import Path
 from broker.errors import HelmError
 from broker.settings import Home
 from broker.workspaces import add_project, set_everyday, set_tdt_command
+from ui.paths import path_label, shown_path
 from ui.qt import (
     QCheckBox,
     QFileDialog,
@@ -15,11 +16,12 @@ from ui.qt import (
     QHBoxLayout,
     QLineEdit,
     QListWidget,
+    QListWidgetItem,
     QPushButton,
     QVBoxLayout,
     QWidget,
 )
-from ui.text import elide, plain_label, set_plain
+from ui.text import elide, plain_label, plain_tip, set_plain
 
 EVERYDAY_TEXT = (
     "Everyday profile: TDT write tools are available to this workspace's extensions. "
@@ -48,7 +50,7 @@ class WorkspaceSettings(QWidget):
         self.resize(640, 480)
         layout = QVBoxLayout(self)
         form = QFormLayout()
-        form.addRow("Root", plain_label(str(ws.root), self))
+        form.addRow("Root", path_label(ws.root, self))
         self.everyday = QCheckBox("Everyday profile (TDT writes)", self)
         self.everyday.setChecked(ws.everyday)
         self.everyday.toggled.connect(self.set_everyday)
@@ -88,7 +90,9 @@ class WorkspaceSettings(QWidget):
     def refresh(self) -> None:
         ws = self.home.settings().workspace(self.workspace)
         self.projects.clear()
-        self.projects.addItems([elide(f"{pid} — {path}", 160) for pid, path in sorted(ws.projects.items())])
+        for pid, path in sorted(ws.projects.items()):
+            item = QListWidgetItem(elide(f"{pid} — {shown_path(path)}", 160), self.projects)
+            item.setToolTip(plain_tip(str(path)))
 
     def set_everyday(self, on: bool) -> None:
         set_everyday(self.home, self.workspace, on)

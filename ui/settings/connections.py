@@ -13,10 +13,13 @@ from typing import Any
 
 from broker.kinds import KINDS
 from broker.kinds.spec import KindSpec
+from ui import icons
 from ui.qt import QTabWidget, QVBoxLayout, QWidget
 from ui.settings.backend import ConnectionsBackend, ProfileSection
 from ui.settings.page import ProfilePage
 from ui.text import plain_label
+from ui.theme import Theme, set_tone
+from ui.theme_data import Look
 
 FILE_STORE_WARNING = (
     "No secure OS keychain was found, so Helm keeps tokens and passwords in a file only you can "
@@ -35,9 +38,7 @@ class ConnectionsPage(QWidget):
         layout.addWidget(self.store_label)
         self.store_warning = plain_label(FILE_STORE_WARNING, self)
         self.store_warning.setObjectName("store-warning")
-        self.store_warning.setStyleSheet(
-            "background: #fff4d6; color: #5c4400; padding: 6px; border: 1px solid #e0c060;"
-        )
+        set_tone(self.store_warning, "warning")
         self.store_warning.setVisible(not info.is_keychain)
         layout.addWidget(self.store_warning)
         self.tabs = QTabWidget(self)
@@ -49,6 +50,19 @@ class ConnectionsPage(QWidget):
             page = self.pages[name] = settings_page(spec, section, backend, self.tabs)
             self.tabs.addTab(page, spec.form.title)
         layout.addWidget(self.tabs, 1)
+        self.show_icons(Theme.of().look)
+        Theme.of().changed.connect(self.show_icons)
+
+    def show_icons(self, look: Look) -> None:
+        for name, page in self.pages.items():
+            self.tabs.setTabIcon(self.tabs.indexOf(page), icons.kind_icon(look, name))
+
+    def show_kind(self, kind: str) -> None:
+        """The tab of ``kind``, ready for a new profile, the keyboard in its first field."""
+        page = self.pages[kind]
+        self.tabs.setCurrentWidget(page)
+        page.new()
+        page.fields["name"].input.setFocus()
 
     def cancel_tasks(self) -> None:
         for page in self.pages.values():
