@@ -18,6 +18,7 @@ from broker import Broker, Confirmer
 from broker.explorer import DbExplorer
 from broker.widget_state import StatefulCalls, StateStore
 from ui.apps.host import AppAwareFactory, AppHost
+from ui.attention import Attention, tray_notifier
 from ui.dialogs.confirm import DialogConfirmer
 from ui.extension_frames import HostViewFactory
 from ui.host.host import ExtensionHost
@@ -118,7 +119,7 @@ class Window:
         )
         self.window.add_apps_menu(broker)
         if dialogs is not None:
-            dialogs.set_parent(self.window)
+            dialogs.set_parent(self.window, Attention(self.window, tray_notifier(self.window)))
         self.closed = asyncio.Event()
         self.window.closing.connect(self.closed.set)
         self._painted = asyncio.Event()

@@ -9,6 +9,8 @@ a deadline: when it passes with the dialog still open, the dialog says so and an
 
 ``DialogConfirmer`` is what the broker awaits: it shows one dialog at a time per extension,
 queueing the rest, and awaits the dialog's answer as a future — no ``exec()``, no nested loop.
+A question that arrives while the user is elsewhere is shown through ``ui.attention``: the
+window comes up and the desktop is told, and the keyboard focus is not taken.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Protocol
 from broker.kinds import KINDS
 from broker.kinds.spec import ConfirmText
 from broker.summary import Decision, WriteSummary
+from ui.attention import Attention
 from ui.dialogs.base import GUARD_MS, QuestionDialog
 from ui.qt import (
     QBrush,
@@ -93,12 +96,13 @@ class ConfirmDialog(QuestionDialog):
                 spec.request_label + " — exactly as Helm will send it" if title == spec.title else "Details"
             )
             layout.addWidget(QLabel(about, self))
-            self.request_box = plain_box(summary.request, self, max_lines=10)
+            self.request_box = plain_box(summary.request, self, max_lines=10, name=about)
             layout.addWidget(self.request_box, 1)
         self.diff_box: QPlainTextEdit | None = None
         if summary.diff:
             layout.addWidget(QLabel("Line changes", self))
             self.diff_box = diff_view(summary.diff, self)
+            self.diff_box.setAccessibleName("Line changes")
             layout.addWidget(self.diff_box, 1)
         self.notice = plain_label("", self)
         self.notice.setObjectName("notice")
@@ -173,10 +177,13 @@ class DialogConfirmer:
         self._clock = clock
         self._turns: dict[tuple[str, str], asyncio.Lock] = {}
         self.open_dialogs: list[ConfirmDialog] = []
+        self.attention: Attention | None = None
+        """How dialogs are shown when the user is elsewhere (None: opened as they come)."""
 
-    def set_parent(self, parent: QWidget | None) -> None:
+    def set_parent(self, parent: QWidget | None, attention: Attention | None = None) -> None:
         """The window the dialogs belong to (made after the host that needs this confirmer)."""
         self._parent = parent
+        self.attention = attention
 
     async def __call__(self, summary: WriteSummary) -> Decision:
         received = self._clock()
@@ -198,7 +205,11 @@ class DialogConfirmer:
         dialog.decided.connect(decided)
         self.open_dialogs.append(dialog)
         dialog.finished.connect(lambda _result: self._forget(dialog))
-        dialog.open()
+        if self.attention is None:
+            dialog.open()
+        else:
+            wants = f"{summary.extension_name} {kind_dialog(summary).wants}. Confirm or cancel it in Helm."
+            self.attention.show(dialog, summary.title or kind_dialog(summary).title, wants)
         try:
             # The dialog expires itself; the extra second only bounds the wait if it did not.
             return await asyncio.wait_for(answer, remaining + 1.0)
