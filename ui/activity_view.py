@@ -273,7 +273,9 @@ class ActivityView(QWidget):
 
 
 def _compact(table: QTableView) -> None:
-    """One line of text per row, rows as high as the text."""
+    """One line of text per row, rows as high as the text; arrows move between cells and Tab
+    leaves the table."""
+    table.setTabKeyNavigation(False)
     table.verticalHeader().hide()
     table.setWordWrap(False)
     table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)

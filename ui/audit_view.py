@@ -132,6 +132,7 @@ class AuditView(QWidget):
     def _table(self) -> QTableWidget:
         self.table = QTableWidget(0, len(COLUMNS), self)
         self.table.setAccessibleName("Decisions")
+        self.table.setTabKeyNavigation(False)  # arrows move between cells; Tab leaves the table
         self.table.setHorizontalHeaderLabels([label for _key, label in COLUMNS])
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)

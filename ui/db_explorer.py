@@ -76,6 +76,7 @@ class DbExplorer(QWidget):
         layout = QVBoxLayout(self)
         top = QHBoxLayout()
         self.profile_box = QComboBox(self)
+        self.profile_box.setAccessibleName("Database")
         self.profile_box.currentIndexChanged.connect(lambda _i: self.sync_toggle())
         top.addWidget(plain_label("Database", self, wrap=False))
         top.addWidget(self.profile_box, 1)
@@ -84,6 +85,8 @@ class DbExplorer(QWidget):
         top.addWidget(self.write_toggle)
         layout.addLayout(top)
         self.sql = QPlainTextEdit(self)
+        self.sql.setAccessibleName("SQL")
+        self.sql.setTabChangesFocus(True)  # Tab moves on: the keyboard is never trapped here
         self.sql.setFont(monospace())
         self.sql.setPlaceholderText("SELECT * FROM …")
         self.sql.setMaximumHeight(140)
@@ -101,6 +104,8 @@ class DbExplorer(QWidget):
         self.status = plain_label("", self)
         layout.addWidget(self.status)
         self.table = QTableWidget(self)
+        self.table.setAccessibleName("Result")
+        self.table.setTabKeyNavigation(False)  # arrows move between cells; Tab leaves the table
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         layout.addWidget(self.table, 1)
         self.reload_profiles()

@@ -40,15 +40,25 @@ class Pages(QTabWidget):
         self.workspace: str | None = None
         self.tools: dict[str, QWidget] = {}
         self.setTabsClosable(True)
+        self.setAccessibleName("Pages")
+        self.tabBar().setAccessibleName("Pages: the dashboard, the activity and open tools")
         self.tabCloseRequested.connect(self.close_tab)
         self.dashboard = Dashboard(factory, self)
         self.dashboard.layoutChanged.connect(self.save_dashboard)
         self.activity = ActivityView(model.broker.activity, names, self)
         for page, title in ((self.dashboard, "Dashboard"), (self.activity, "Activity")):
             index = self.addTab(page, title)
-            self.tabBar().setTabButton(index, self.tabBar().ButtonPosition.RightSide, None)
+            self._no_close_button(index)
         self._restoring = False
         self.currentChanged.connect(lambda _i: self.save_tabs())
+
+    def _no_close_button(self, index: int) -> None:
+        side = self.tabBar().ButtonPosition.RightSide
+        button = self.tabBar().tabButton(index, side)
+        self.tabBar().setTabButton(index, side, None)
+        if button is not None:  # not left hidden in the tab bar, where a screen reader finds it
+            button.setParent(None)
+            button.deleteLater()
 
     # -- a workspace ---------------------------------------------------------------------------
     def show_workspace(
@@ -137,6 +147,9 @@ class Pages(QTabWidget):
             self.tools[ext_id] = page
             index = self.addTab(page, elide(frame.manifest.name, 40))
             self.setTabToolTip(index, elide(f"{frame.manifest.name} ({ext_id})", 200))
+            close = self.tabBar().tabButton(index, self.tabBar().ButtonPosition.RightSide)
+            if close is not None:
+                close.setAccessibleName(f"Close {elide(frame.manifest.name, 40)}")
         self.setCurrentWidget(page)
         return page
 

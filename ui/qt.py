@@ -32,6 +32,9 @@ from PySide6.QtCore import (
     Slot,
 )
 from PySide6.QtGui import (
+    QAccessible,
+    QAccessibleEvent,
+    QAccessibleInterface,
     QAction,
     QBrush,
     QClipboard,
@@ -55,10 +58,13 @@ from PySide6.QtGui import (
     QShowEvent,
     QTextCharFormat,
     QTextCursor,
+    QWindow,
 )
 from PySide6.QtSvg import QSvgRenderer  # Helm's icons are drawings, rendered at each size
 from PySide6.QtWidgets import (
+    QAbstractButton,
     QAbstractItemView,
+    QAbstractSpinBox,
     QApplication,
     QButtonGroup,
     QCheckBox,
@@ -85,11 +91,13 @@ from PySide6.QtWidgets import (
     QPushButton,
     QRadioButton,
     QScrollArea,
+    QScrollBar,
     QSizePolicy,
     QSpinBox,
     QSplitter,
     QStackedWidget,
     QSystemTrayIcon,
+    QTabBar,
     QTableView,
     QTableWidget,
     QTableWidgetItem,
@@ -103,8 +111,13 @@ from PySide6.QtWidgets import (
 )
 
 __all__ = [
+    "QAbstractButton",
     "QAbstractItemView",
+    "QAbstractSpinBox",
     "QAbstractTableModel",
+    "QAccessible",
+    "QAccessibleEvent",
+    "QAccessibleInterface",
     "QAction",
     "QApplication",
     "QBrush",
@@ -164,6 +177,7 @@ __all__ = [
     "QRectF",
     "QResizeEvent",
     "QScrollArea",
+    "QScrollBar",
     "QShortcut",
     "QShowEvent",
     "QSize",
@@ -174,6 +188,7 @@ __all__ = [
     "QStackedWidget",
     "QSvgRenderer",
     "QSystemTrayIcon",
+    "QTabBar",
     "QTabWidget",
     "QTableView",
     "QTableWidget",
@@ -188,6 +203,7 @@ __all__ = [
     "QUrl",
     "QVBoxLayout",
     "QWidget",
+    "QWindow",
     "Qt",
     "Signal",
     "Slot",

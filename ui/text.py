@@ -61,10 +61,16 @@ def set_plain(label: QLabel, text: str) -> None:
     label.setText(visible(text))
 
 
-def plain_box(text: str = "", parent: QWidget | None = None, *, max_lines: int = 12) -> QPlainTextEdit:
-    """A read-only, scrolling, monospace box for a long or multi-line value."""
+def plain_box(
+    text: str = "", parent: QWidget | None = None, *, max_lines: int = 12, name: str = ""
+) -> QPlainTextEdit:
+    """A read-only, scrolling, monospace box for a long or multi-line value; ``name`` is what a
+    screen reader calls it (a box in a form row takes its row's label)."""
     box = QPlainTextEdit(parent)
     box.setReadOnly(True)
+    box.setTabChangesFocus(True)  # Tab moves on, as everywhere else in a dialog
+    if name:
+        box.setAccessibleName(name)
     box.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
     box.setFont(monospace())
     box.setPlainText(visible(text))
@@ -74,11 +80,11 @@ def plain_box(text: str = "", parent: QWidget | None = None, *, max_lines: int =
     return box
 
 
-def value_widget(text: str, parent: QWidget | None = None) -> QWidget:
+def value_widget(text: str, parent: QWidget | None = None, name: str = "") -> QWidget:
     """A label for a short single-line value, a scrolling box for anything longer."""
     if is_short(text):
         return plain_label(text, parent)
-    return plain_box(text, parent, max_lines=6)
+    return plain_box(text, parent, max_lines=6, name=name)
 
 
 def monospace() -> QFont:

@@ -22,6 +22,7 @@ from ui.qt import (
     QWidget,
 )
 from ui.text import elide, plain_label, plain_tip, set_plain
+from ui.theme import set_tone
 
 EVERYDAY_TEXT = (
     "Everyday profile: TDT write tools are available to this workspace's extensions. "
@@ -57,6 +58,7 @@ class WorkspaceSettings(QWidget):
         form.addRow("TDT", self.everyday)
         form.addRow("", plain_label(EVERYDAY_TEXT, self))
         self.command = QLineEdit(self)
+        self.command.setAccessibleName("TDT command")
         self.command.setPlaceholderText("tdt mcp serve (default)")
         self.command.setText(shlex.join(ws.tdt_command) if ws.tdt_command else "")
         self.command.textChanged.connect(lambda _t: self.check_command())
@@ -67,14 +69,16 @@ class WorkspaceSettings(QWidget):
         cmd_row.addWidget(self.save_command_button)
         form.addRow("TDT command", cmd_row)
         self.command_error = plain_label("", self)
-        self.command_error.setStyleSheet("color: #a31515;")
+        set_tone(self.command_error, "error")
         form.addRow("", self.command_error)
         layout.addLayout(form)
         layout.addWidget(plain_label("Projects", self))
         self.projects = QListWidget(self)
+        self.projects.setAccessibleName("Projects")
         layout.addWidget(self.projects, 1)
         proj_row = QHBoxLayout()
         self.project_id = QLineEdit(self)
+        self.project_id.setAccessibleName("Id of the new project")
         self.project_id.setPlaceholderText("project id")
         self.add_button = QPushButton("Add project…", self)
         self.add_button.clicked.connect(self.choose_project)

@@ -67,6 +67,7 @@ class AppDevWindow(QMainWindow):
         self.slot = QWidget(self.split)
         self.slot_layout = QVBoxLayout(self.slot)
         self.log = QPlainTextEdit(self.split)
+        self.log.setAccessibleName("Messages between the app and Helm")
         self.log.setReadOnly(True)
         self.log.setMaximumBlockCount(MAX_LOGGED)
         col.addWidget(self.split, 1)

@@ -1,13 +1,16 @@
 """``AppView``: one running MCP App — its web view, its bridge, its session with Helm.
 
 The view is the app's ``Window`` (``broker.apps.rpc``): it delivers Helm's messages to the
-app, tells the app Helm's theme and locale (again whenever the palette changes), asks the user
+app, tells the app Helm's theme — ``light`` or ``dark`` and the specification's style variables,
+from the same look the extension frames get (``ui.theme``) — and locale (the theme again
+whenever the look changes), asks the user
 before a link opens, and passes display mode requests to whoever holds it (``AppFrame``).
 Closing asks the app to tear down and waits for its answer, bounded, before the page goes.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -23,9 +26,7 @@ from ui.host.clipboard import ClipboardGuard
 from ui.host.egress_check import ENGINE_CHECK, EgressCheck
 from ui.qt import (
     QApplication,
-    QEvent,
     QLocale,
-    QPalette,
     QUrl,
     QVBoxLayout,
     QWebChannel,
@@ -34,6 +35,8 @@ from ui.qt import (
     QWidget,
     Signal,
 )
+from ui.theme import Theme
+from ui.theme_data import Look, app_style_variables
 
 if TYPE_CHECKING:  # the app's session imports the MCP SDK: only once an app opens
     from broker.apps.verify import OpenedApp
@@ -99,6 +102,7 @@ class AppView(QWidget):
         app = QApplication.instance()
         if isinstance(app, QApplication):
             ClipboardGuard.of(app).watch(self, ctx.extension)
+        Theme.of().changed.connect(self._look_changed)
 
     def load(self) -> None:
         ENGINE_CHECK.watch(self)
@@ -131,7 +135,7 @@ class AppView(QWidget):
 
     def context(self) -> dict[str, Any]:
         return {
-            "theme": theme(),
+            **look_context(Theme.of().look),
             "locale": QLocale().name().replace("_", "-"),
             "displayMode": self.mode,
             "availableDisplayModes": ["inline", "fullscreen"],
@@ -147,10 +151,8 @@ class AppView(QWidget):
         self.mode = self.switch_mode(mode)
         return self.mode
 
-    def changeEvent(self, event: QEvent) -> None:
-        super().changeEvent(event)
-        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ThemeChange):
-            self.session.notify_context({"theme": theme()})
+    def _look_changed(self, look: Look) -> None:
+        self.session.notify_context(look_context(look))
 
     # -- closing -------------------------------------------------------------------------
     async def aclose(self) -> None:
@@ -159,6 +161,8 @@ class AppView(QWidget):
         app = QApplication.instance()
         if isinstance(app, QApplication):
             ClipboardGuard.of(app).forget(self)
+        with contextlib.suppress(RuntimeError):  # already disconnected
+            Theme.of().changed.disconnect(self._look_changed)
         try:
             await self.session.teardown("the app is closing", TEARDOWN_SECONDS)
         finally:
@@ -170,8 +174,7 @@ class AppView(QWidget):
             self.deleteLater()
 
 
-def theme() -> str:
-    """``dark`` when Helm's window colour is dark, else ``light``."""
-    app = QApplication.instance()
-    palette = app.palette() if isinstance(app, QApplication) else QPalette()
-    return "dark" if palette.color(QPalette.ColorRole.Window).lightness() < 128 else "light"
+def look_context(look: Look) -> dict[str, Any]:
+    """The host context's theme: ``light`` or ``dark``, and the style variables (the same
+    colours and text size as the frames' ``--helm-*`` variables)."""
+    return {"theme": look.scheme.value, "styles": {"variables": app_style_variables(look)}}

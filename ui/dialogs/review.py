@@ -77,6 +77,7 @@ class ReviewDialog(QuestionDialog):
             if lines:
                 layout.addWidget(_notes(name, title, lines, self))
         scroll = QScrollArea(self)
+        scroll.setAccessibleName("What it may do")
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         inner = QWidget(scroll)
@@ -148,7 +149,7 @@ def _item_row(grid: QGridLayout, row: int, item: ReviewItem, parent: QWidget) ->
     grid.addWidget(tag, row, 0)
     grid.addWidget(plain_label(item.label, parent), row, 1)
     if item.detail:
-        grid.addWidget(value_widget(item.detail, parent), row, 2)
+        grid.addWidget(value_widget(item.detail, parent, name=item.label), row, 2)
     return row + 1
 
 

@@ -42,6 +42,8 @@ class ConnectionsPage(QWidget):
         self.store_warning.setVisible(not info.is_keychain)
         layout.addWidget(self.store_warning)
         self.tabs = QTabWidget(self)
+        self.tabs.setAccessibleName("Kinds of connection")
+        self.tabs.tabBar().setAccessibleName("Kinds of connection")
         self.pages: dict[str, ProfilePage] = {}
         """The tab of each kind, by kind name."""
         for name, section in backend.sections.items():

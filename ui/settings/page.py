@@ -51,11 +51,13 @@ class Field:
         self.combo: QComboBox | None = None
         if spec.kind == "choice":
             self.combo = QComboBox(self.container)
+            self.combo.setAccessibleName(spec.label)
             for value, label in spec.choices:
                 self.combo.addItem(label, value)
             self.input: QWidget = self.combo
         else:
             self.edit = QLineEdit(self.container)
+            self.edit.setAccessibleName(spec.label or spec.placeholder.capitalize() or spec.key)
             self.edit.setPlaceholderText(spec.placeholder)
             if spec.kind == "secret":
                 self.edit.setEchoMode(QLineEdit.EchoMode.Password)
@@ -124,6 +126,7 @@ class ProfilePage(QWidget):
         self.status = plain_label("", self)
         right.addWidget(self.status)
         self.details = QListWidget(self)
+        self.details.setAccessibleName("What the test found")
         self.details.hide()
         right.addWidget(self.details, 1)
         right.addStretch(0)
@@ -134,7 +137,8 @@ class ProfilePage(QWidget):
     def _profile_list(self) -> QVBoxLayout:
         left = QVBoxLayout()
         self.list = QListWidget(self)
-        self.list.setMaximumWidth(220)
+        self.list.setAccessibleName(f"Saved {self.form_spec.title.lower()}")
+        self.list.setMaximumWidth(self.fontMetrics().horizontalAdvance("M") * 16)
         self.list.currentTextChanged.connect(self.load)
         left.addWidget(self.list, 1)
         self.new_button = QPushButton("New", self)
@@ -156,6 +160,7 @@ class ProfilePage(QWidget):
             f.changed(self.revalidate)
             if spec.kind == "file":
                 browse = QPushButton("Choose…", self)
+                browse.setAccessibleName(f"Choose the {spec.label.lower()}")
                 browse.clicked.connect(lambda _checked=False, key=spec.key: self.choose_file(key))
                 f.row_layout.addWidget(browse)
         return self.form

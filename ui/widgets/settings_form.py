@@ -23,8 +23,7 @@ from ui.qt import (
     Signal,
 )
 from ui.text import elide, plain_label, set_plain
-
-ERROR_STYLE = "color: #a31515;"
+from ui.theme import set_tone
 
 
 @dataclass(frozen=True)
@@ -112,18 +111,23 @@ class SettingsForm(QWidget):
             col = QVBoxLayout(box)
             col.setContentsMargins(0, 0, 0, 0)
             widget = self._input(spec, current.get(key), box)
+            label_text = elide(str(spec.get("label") or key), 60)
+            widget.setAccessibleName(label_text)
             self.inputs[key] = widget
             col.addWidget(widget)
             if spec.get("description"):
                 hint = plain_label(str(spec["description"]), box)
-                hint.setStyleSheet("color: palette(mid);")
+                set_tone(hint, "muted")
+                widget.setAccessibleDescription(elide(str(spec["description"]), 300))
                 col.addWidget(hint)
             error = plain_label("", box)
-            error.setStyleSheet(ERROR_STYLE)
+            set_tone(error, "error")
             error.hide()
             self.errors[key] = error
             col.addWidget(error)
-            rows.addRow(plain_label(elide(str(spec.get("label") or key), 60), self, wrap=False), box)
+            label = plain_label(label_text, self, wrap=False)
+            label.setBuddy(widget)
+            rows.addRow(label, box)
         layout.addLayout(rows)
         self.apply_button = QPushButton("Apply", self)
         self.apply_button.clicked.connect(self.apply)

@@ -1,0 +1,63 @@
+"""MCP Apps get Helm's look in their host context — the same colours and text size as the
+extension frames' CSS variables — and again when it changes (the SDK's App class, real view)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.apps.kit import Links, app_broker, app_host, in_app, open_frame
+from tests.e2e.host.kit import Dialogs
+from ui.preferences import Preferences
+from ui.qt import QApplication, Qt
+from ui.theme import Theme
+from ui.theme_data import DARK, LIGHT, Look, Scheme, css_variables
+
+pytestmark = pytest.mark.usefixtures("mcp_app_server")
+DARK_HEARD = """new Promise(resolve => {
+  const heard = () => board.contexts.some(c => c.theme === "dark")
+    ? resolve(board.contexts) : setTimeout(heard, 20);
+  heard();
+})"""
+
+
+@pytest.fixture
+def theme(qapp: QApplication) -> Iterator[Theme]:
+    theme = Theme.of(qapp)
+    theme.follow(Preferences())
+    yield theme
+    qapp.styleHints().colorSchemeChanged.emit(Qt.ColorScheme.Unknown)
+    theme.follow(Preferences())
+
+
+def test_an_app_gets_the_look_in_its_host_context_and_each_change_of_it(
+    run: Any, tmp_path: Path, theme: Theme, qapp: QApplication
+) -> None:
+    async def scenario() -> tuple[Any, Any]:
+        async with app_broker(tmp_path) as (broker, ext_id):
+            host = app_host(broker, Dialogs(), Links())
+            try:
+                view = await open_frame(host, ext_id)
+                first = await in_app(view, "board.host")
+                qapp.styleHints().colorSchemeChanged.emit(Qt.ColorScheme.Dark)
+                changed = await in_app(view, DARK_HEARD)
+                return first["value"], changed["value"]
+            finally:
+                await host.aclose()
+
+    first, changed = run(scenario(), timeout=60)
+    light = first["styles"]["variables"]
+    assert first["theme"] == "light"
+    assert light["--color-background-primary"] == LIGHT.surface
+    assert light["--font-text-md-size"] == css_variables(theme_look(theme, Scheme.LIGHT))["--helm-font-size"]
+    dark = [c for c in changed if c.get("theme") == "dark"]
+    assert dark, "the app heard that the look turned dark"
+    assert dark[-1]["styles"]["variables"]["--color-background-primary"] == DARK.surface
+    assert dark[-1]["styles"]["variables"]["--color-text-primary"] == DARK.text
+
+
+def theme_look(theme: Theme, scheme: Scheme) -> Look:
+    return Look(scheme, theme.look.font_pt, theme.look.font_family, theme.look.mono_family)
