@@ -27,6 +27,12 @@ if TYPE_CHECKING:
 PROBE_SECONDS = 10.0
 MAX_PATH_CHARS = 2048
 NOT_SHOWN = "The answer's body is not shown."
+TLS_REASONS = {
+    "WRONG_VERSION_NUMBER": "the server does not speak TLS there (should the base URL be http://?)",
+    "TLSV1_ALERT_PROTOCOL_VERSION": "the server speaks only an old TLS version",
+    "SSLV3_ALERT_HANDSHAKE_FAILURE": "the server and Helm have no TLS cipher in common",
+}
+"""The TLS library's reasons for the failures people meet, in words; others are spelled out."""
 
 
 def probe_url(base_url: str, path: str) -> tuple[str, str | None]:
@@ -114,8 +120,10 @@ def _failed(exc: BaseException) -> Outcome:
         if isinstance(cause, ssl.SSLCertVerificationError):
             return Outcome(False, f"TLS problem: the certificate was refused ({cause.verify_message}).")
         if isinstance(cause, ssl.SSLError):
-            reason = (cause.reason or "the handshake failed").replace("_", " ").lower()
-            return Outcome(False, f"TLS problem: {reason}.")
+            reason = cause.reason or "the handshake failed"
+            return Outcome(
+                False, f"TLS problem: {TLS_REASONS.get(reason, reason.replace('_', ' ').lower())}."
+            )
     return Outcome(False, "The service could not be reached, or it broke off the connection.")
 
 
