@@ -41,6 +41,8 @@ def run_qt(body: Callable[[], Coroutine[Any, Any, int]]) -> int:
 
     app = QApplication(sys.argv[:1])
     app.setApplicationName("Helm")
+    # Wayland names a window's application by this: its launcher (helm.desktop) and its icon.
+    app.setDesktopFileName("helm")
     # The loop ends when ``body`` returns, after the broker has closed its children; Qt must
     # not stop it early when the window closes.
     app.setQuitOnLastWindowClosed(False)

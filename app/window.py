@@ -23,9 +23,20 @@ from ui.dialogs.confirm import DialogConfirmer
 from ui.extension_frames import HostViewFactory
 from ui.host.host import ExtensionHost
 from ui.host.view import ExtensionView
+from ui.icons import app_icon
 from ui.kinds.http.oauth import BrokerOAuth
 from ui.main_window import MainWindow
-from ui.qt import QAction, QCloseEvent, QMenu, QPaintEvent, QShowEvent, QTimer, QWidget, Signal
+from ui.qt import (
+    QAction,
+    QApplication,
+    QCloseEvent,
+    QMenu,
+    QPaintEvent,
+    QShowEvent,
+    QTimer,
+    QWidget,
+    Signal,
+)
 from ui.settings.backend import BrokerConnections
 from ui.workspace_model import WorkspaceModel
 
@@ -99,6 +110,7 @@ class Window:
     """The main window with its extension host, and awaitable milestones for start-up."""
 
     def __init__(self, broker: Broker, confirm: Confirmer | None = None) -> None:
+        QApplication.setWindowIcon(app_icon())  # every window of Helm's, and its task bar entry
         dialogs: DialogConfirmer | None = None
         if confirm is None:
             confirm = dialogs = DialogConfirmer()

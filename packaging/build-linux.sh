@@ -24,6 +24,7 @@ rm -rf "$OUT" "$ARCHIVE" "$ROOT/build/pyinstaller"
 
 # Desktop integration beside the program; install.sh puts them where the desktop finds them.
 install -m 0644 packaging/linux/helm.desktop resources/icons/helm.png resources/icons/helm.svg "$OUT/"
+cp -r resources/icons/hicolor "$OUT/icons"
 install -m 0755 packaging/linux/install.sh "$OUT/"
 
 tar -C "$ROOT/dist" -czf "$ARCHIVE" --transform "s,^helm,helm-$VERSION," helm

@@ -20,10 +20,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from ui.icons import app_drawing, render  # noqa: E402
+from ui.icons import HICOLOR_SIZES, app_drawing, hicolor_path, render  # noqa: E402
 from ui.qt import QBuffer, QByteArray, QGuiApplication, QIODevice  # noqa: E402
 
-HICOLOR_SIZES = (16, 22, 24, 32, 48, 64, 128, 256, 512)
 ICO_SIZES = (16, 24, 32, 48, 64, 128, 256)
 ICONS = REPO / "resources" / "icons"
 
@@ -47,10 +46,6 @@ def ico(images: dict[int, bytes]) -> bytes:
         entries += struct.pack("<BBBBHHII", side, side, 0, 0, 1, 32, len(blob), offset + len(blobs))
         blobs += blob
     return header + entries + blobs
-
-
-def hicolor_path(px: int) -> Path:
-    return ICONS / "hicolor" / f"{px}x{px}" / "apps" / "helm.png"
 
 
 def main() -> int:

@@ -13,11 +13,14 @@ shape differs too, so a state is not told by its colour alone.
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 
 import resources
 from ui.qt import QByteArray, QIcon, QImage, QPainter, QPixmap, QRectF, QSvgRenderer, Qt
 from ui.theme_data import Look
 
+HICOLOR_SIZES = (16, 22, 24, 32, 48, 64, 128, 256, 512)
+"""The sizes of the app icon's bitmaps, in the desktop icon theme's layout (``hicolor``)."""
 SMALL_APP_MAX = 32
 """At this many pixels and under, the app icon uses its simpler drawing; at ``TINY_APP_MAX``
 and under, the simplest (a ring, its handles and the hub)."""
@@ -50,6 +53,10 @@ def render(svg: str, px: int) -> QImage:
     return image
 
 
+def hicolor_path(px: int) -> Path:
+    return resources.path("icons", "hicolor", f"{px}x{px}", "apps", "helm.png")
+
+
 def app_drawing(px: int) -> str:
     if px <= TINY_APP_MAX:
         return svg_text("helm-16")
@@ -62,8 +69,8 @@ def app_icon() -> QIcon:
     from the drawings for the desktop's icon theme (16 to 512 pixels), so Helm's windows and
     its launcher show the same pixels, and start-up only reads a few small files."""
     icon = QIcon()
-    for folder in sorted(resources.path("icons", "hicolor").iterdir()):
-        icon.addFile(str(folder / "apps" / "helm.png"))
+    for px in HICOLOR_SIZES:
+        icon.addFile(str(hicolor_path(px)))
     return icon
 
 

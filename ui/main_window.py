@@ -75,7 +75,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Helm")
         self.resize(1200, 760)
         Theme.of().follow(model.preferences.get())
-        Theme.of().changed.connect(lambda _look: self.fill_tree(self.workspace or ""))
+        Theme.of().changed.connect(self._look_changed)
         self._menu()
         split = QSplitter(self)
         split.addWidget(self._sidebar())
@@ -201,6 +201,10 @@ class MainWindow(QMainWindow):
         if item is not None:
             self.tree.setCurrentItem(item)
         return rows
+
+    def _look_changed(self, _look: object) -> None:
+        if self.workspace:  # the icons in the list, in the new look's colours
+            self.fill_tree(self.workspace)
 
     def extension_name(self, workspace: str, extension: str) -> str:
         """An extension's name for people (its id when Helm cannot read its manifest)."""

@@ -7,9 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 from tests.e2e.host.kit import EchoHandler, copy_page, evaluate, wait_ready
-from ui.preferences import Preferences
+from ui.preferences import Preferences, PreferencesStore
+from ui.preferences_dialog import PreferencesDialog
 from ui.qt import QApplication, Qt
 from ui.theme import Theme
 from ui.theme_data import DARK, LIGHT, Appearance
@@ -57,14 +59,18 @@ def test_a_frame_gets_the_look_as_css_variables_and_follows_the_system_scheme_li
     assert seen["dark-after-reload"] == rgb(DARK.surface)
 
 
-def test_frames_follow_the_font_size_preference_and_the_appearance_choice(
-    run: Any, frames: Any, tmp_path: Path, theme: Theme
+def test_frames_follow_the_text_size_and_appearance_chosen_in_preferences(
+    run: Any, frames: Any, tmp_path: Path, theme: Theme, qtbot: QtBot
 ) -> None:
     view = frames(copy_page("theme", tmp_path / "theme"), EchoHandler())
+    preferences = PreferencesDialog(PreferencesStore(tmp_path / "preferences.json"))
+    qtbot.addWidget(preferences)
 
     async def scenario() -> tuple[str, str, str]:
         await wait_ready(view)
-        theme.follow(Preferences(Appearance.DARK, 18.0))
+        preferences.appearance.setCurrentIndex(preferences.appearance.findData(Appearance.DARK.value))
+        preferences.system_size.setChecked(False)
+        preferences.font_size.setValue(18.0)
         size = await evaluate(view, "getComputedStyle(document.body).fontSize")
         variable = await evaluate(view, VARIABLE.format("--helm-font-size"))
         return size, variable, await evaluate(view, BACKGROUND)

@@ -18,6 +18,7 @@ def bundle_folder(target: Path) -> Path:
     shutil.copy(ROOT / "packaging" / "linux" / "helm.desktop", target)
     shutil.copy(ROOT / "resources" / "icons" / "helm.png", target)
     shutil.copy(ROOT / "resources" / "icons" / "helm.svg", target)
+    shutil.copytree(ROOT / "resources" / "icons" / "hicolor", target / "icons")
     program = target / "helm"
     program.write_text("#!/bin/sh\necho helm-from-bundle\n")
     program.chmod(0o755)
@@ -39,18 +40,19 @@ def test_install_adds_a_launcher_for_this_folder_with_its_icons_and_uninstall_re
     share = home / ".local" / "share"
     installed = [
         share / "applications" / "helm.desktop",
-        share / "icons" / "hicolor" / "256x256" / "apps" / "helm.png",
         share / "icons" / "hicolor" / "scalable" / "apps" / "helm.svg",
         home / ".local" / "bin" / "helm",
+        *(share / "icons" / "hicolor" / f"{n}x{n}" / "apps" / "helm.png" for n in (16, 24, 32, 48, 256, 512)),
     ]
     assert all(path.exists() for path in installed)
     entry = configparser.ConfigParser(interpolation=None)
     entry.read(installed[0])
     assert entry["Desktop Entry"]["Exec"] == f'"{folder}/helm"'
     assert entry["Desktop Entry"]["Icon"] == "helm"
-    linked = subprocess.run([installed[3]], capture_output=True, text=True, check=True)
+    linked = subprocess.run([installed[2]], capture_output=True, text=True, check=True)
     assert linked.stdout == "helm-from-bundle\n"
 
     install(folder, home, "--uninstall")
     assert not any(path.exists() or path.is_symlink() for path in installed)
+    assert not list((share / "icons").rglob("helm.png"))
     assert (folder / "helm").is_file()  # the bundle itself stays

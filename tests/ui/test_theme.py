@@ -1,0 +1,114 @@
+"""Helm's look on a real Helm home: the system's colour scheme, live; Preferences for the
+appearance and the text size, kept in the home; tones that stay legible on either scheme."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from broker import Broker
+from broker.explorer import DbExplorer as ExplorerLogic
+from broker.workspaces import add_workspace
+from tests.helpers import new_broker
+from tests.ui.dashboard_kit import Frames
+from ui.main_window import MainWindow
+from ui.preferences import FILE_NAME, Preferences, PreferencesStore
+from ui.preferences_dialog import PreferencesDialog
+from ui.qt import QApplication, QPalette, Qt
+from ui.settings.backend import BrokerConnections
+from ui.text import plain_box
+from ui.theme import Theme
+from ui.theme_data import DARK, LIGHT, Appearance
+from ui.workspace_model import WorkspaceModel
+
+
+@pytest.fixture
+def theme(qapp: QApplication) -> Iterator[Theme]:
+    theme = Theme.of(qapp)
+    theme.follow(Preferences())
+    yield theme
+    qapp.styleHints().colorSchemeChanged.emit(Qt.ColorScheme.Unknown)
+    theme.follow(Preferences())
+
+
+@pytest.fixture
+def broker(tmp_path: Path, run: Any) -> Iterator[Broker]:
+    b = new_broker(tmp_path / "home")
+    b.home.ensure()
+    add_workspace(b.home, "main", tmp_path)
+    yield b
+    run(b.aclose())
+
+
+def open_window(qtbot: QtBot, broker: Broker) -> MainWindow:
+    window = MainWindow(WorkspaceModel(broker), Frames(), BrokerConnections(broker), ExplorerLogic(broker))
+    qtbot.addWidget(window)
+    window.show()
+    return window
+
+
+def window_colour(app: QApplication) -> str:
+    return app.palette().color(QPalette.ColorRole.Window).name()
+
+
+def test_helm_turns_dark_when_the_system_does_and_back(
+    qtbot: QtBot, qapp: QApplication, theme: Theme, broker: Broker
+) -> None:
+    window = open_window(qtbot, broker)
+    assert window_colour(qapp) == LIGHT.window
+    with qtbot.waitSignal(theme.changed, timeout=2000):
+        qapp.styleHints().colorSchemeChanged.emit(Qt.ColorScheme.Dark)
+    assert window_colour(qapp) == DARK.window
+    assert window.palette().color(QPalette.ColorRole.Base).name() == DARK.surface
+    assert f"color: {DARK.danger}" in qapp.styleSheet()  # the error tone, for the dark scheme
+    qapp.styleHints().colorSchemeChanged.emit(Qt.ColorScheme.Light)
+    assert window_colour(qapp) == LIGHT.window
+
+
+def test_the_appearance_chosen_in_preferences_wins_over_the_system_and_is_kept(
+    qtbot: QtBot, qapp: QApplication, theme: Theme, broker: Broker
+) -> None:
+    open_window(qtbot, broker)
+    qapp.styleHints().colorSchemeChanged.emit(Qt.ColorScheme.Dark)
+    dialog = PreferencesDialog(WorkspaceModel(broker).preferences)
+    qtbot.addWidget(dialog)
+    dialog.appearance.setCurrentIndex(dialog.appearance.findData(Appearance.LIGHT.value))
+    assert window_colour(qapp) == LIGHT.window
+    theme.follow(Preferences())  # as if Helm started again…
+    assert window_colour(qapp) == DARK.window
+    open_window(qtbot, broker)  # …on the same home
+    assert window_colour(qapp) == LIGHT.window
+
+
+def test_the_text_size_in_preferences_sizes_helm_and_its_text_boxes_and_is_kept(
+    qtbot: QtBot, qapp: QApplication, theme: Theme, broker: Broker
+) -> None:
+    window = open_window(qtbot, broker)
+    box = plain_box("SELECT 1", window)
+    dialog = PreferencesDialog(window.model.preferences)
+    qtbot.addWidget(dialog)
+    dialog.system_size.setChecked(False)
+    dialog.font_size.setValue(16.0)
+    assert qapp.font().pointSizeF() == 16.0
+    assert box.font().pointSizeF() == 16.0, "monospace boxes follow the text size"
+    assert PreferencesStore.in_home(broker.home.path).get().font_pt == 16.0
+    dialog.system_size.setChecked(True)
+    assert qapp.font().pointSizeF() == theme.system_font_pt
+
+
+def test_a_preferences_file_helm_cannot_read_is_reported_and_left_alone(
+    qtbot: QtBot, theme: Theme, broker: Broker
+) -> None:
+    path = broker.home.path / FILE_NAME
+    path.write_text('{"version": 1, "font_pt": 300}')
+    dialog = PreferencesDialog(PreferencesStore(path))
+    qtbot.addWidget(dialog)
+    assert "cannot be read" in dialog.status.text()
+    dialog.system_size.setChecked(False)
+    dialog.font_size.setValue(12.0)
+    assert path.read_text() == '{"version": 1, "font_pt": 300}'
+    assert "cannot be read" in dialog.status.text()
