@@ -43,9 +43,8 @@ MESSAGE_CHARS = 160
 QUIET_OUTCOMES = frozenset({"ok", "declined"})
 """Outcomes that are not a failure of the widget (``declined``: the user said no)."""
 
-# Object names the look of the app can style; the colours here are only the default.
+# Object names the look of the app styles: the strip's colours are the theme's (``ui.theme``).
 STYLE = """
-QFrame#errorStrip { border-left: 4px solid #b3261e; background: palette(alternate-base); }
 QLabel#errorCode { font-weight: bold; }
 """
 

@@ -28,6 +28,7 @@ from ui.qt import (
     QWidget,
 )
 from ui.text import elide, monospace, plain_label, set_plain
+from ui.theme import set_tone
 
 MAX_CELL_CHARS = 500
 
@@ -165,7 +166,7 @@ class DbExplorer(QWidget):
         self.run_button.setEnabled(False)
         self.write_button.setEnabled(False)
         set_plain(self.status, "Waiting for your confirmation…" if write else "Running…")
-        self.status.setStyleSheet("")
+        set_tone(self.status, None)
         try:
             if write:
                 envelope = await self.backend.request_write(name, sql, self.confirm)
@@ -182,9 +183,9 @@ class DbExplorer(QWidget):
         if not envelope.get("ok"):
             error = envelope.get("error") or {}
             set_plain(self.status, f"{error.get('code', 'error')}: {error.get('message', '')}")
-            self.status.setStyleSheet("color: #a31515;")
+            set_tone(self.status, "error")
             return
-        self.status.setStyleSheet("")
+        set_tone(self.status, None)
         data = envelope.get("data") or {}
         if "rowsAffected" in data:
             set_plain(self.status, f"{data['rowsAffected']} row(s) changed.")

@@ -12,17 +12,20 @@ from pytestqt.qtbot import QtBot
 
 from broker import Broker
 from broker.explorer import DbExplorer as ExplorerLogic
+from broker.extensions import review
 from broker.workspaces import add_workspace
-from tests.helpers import new_broker
+from tests.helpers import manifest_dict, new_broker, setup_extension
 from tests.ui.dashboard_kit import Frames
+from ui.dialogs.confirm import diff_view
+from ui.dialogs.review import review_dialog
 from ui.main_window import MainWindow
 from ui.preferences import FILE_NAME, Preferences, PreferencesStore
 from ui.preferences_dialog import PreferencesDialog
-from ui.qt import QApplication, QPalette, Qt
+from ui.qt import QApplication, QPalette, Qt, QWidget
 from ui.settings.backend import BrokerConnections
 from ui.text import plain_box
 from ui.theme import Theme
-from ui.theme_data import DARK, LIGHT, Appearance
+from ui.theme_data import DARK, LIGHT, Appearance, Scheme, contrast
 from ui.workspace_model import WorkspaceModel
 
 
@@ -112,3 +115,39 @@ def test_a_preferences_file_helm_cannot_read_is_reported_and_left_alone(
     dialog.font_size.setValue(12.0)
     assert path.read_text() == '{"version": 1, "font_pt": 300}'
     assert "cannot be read" in dialog.status.text()
+
+
+FILES = {"id": "fs", "kind": "files", "root": "workspace", "paths": ["*.md"], "operations": ["write"]}
+MCP = {"id": "tools", "kind": "mcp", "server": "everything", "operations": ["echo"], "writes": ["add"]}
+
+
+def test_the_review_dialogs_writes_and_warnings_take_the_schemes_colours(
+    qtbot: QtBot, qapp: QApplication, theme: Theme, broker: Broker, tmp_path: Path, run: Any
+) -> None:
+    qapp.styleHints().colorSchemeChanged.emit(Qt.ColorScheme.Dark)
+    ctx = run(setup_extension(broker, tmp_path, manifest_dict([FILES, MCP], write=True)))
+    dialog = review_dialog(run(review(broker, ctx.workspace, ctx.extension)), guard_ms=0)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    toned = {w.property("tone") for w in dialog.findChildren(QWidget) if w.property("tone")}
+    assert {"write", "warning"} <= toned
+    for widget in [dialog, *dialog.findChildren(QWidget)]:
+        assert "#" not in widget.styleSheet(), f"{widget.objectName()} fixes a colour of one scheme"
+    write = next(w for w in dialog.findChildren(QWidget) if w.property("tone") == "write")
+    assert write.palette().color(QPalette.ColorRole.WindowText).name() == DARK.danger
+
+
+@pytest.mark.parametrize("scheme", list(Scheme))
+def test_a_diffs_added_removed_and_position_lines_read_on_the_scheme(
+    qapp: QApplication, theme: Theme, scheme: Scheme
+) -> None:
+    theme.follow(Preferences(Appearance(scheme.value)))
+    surface = theme.look.colours.surface
+    box = diff_view("--- a\n+++ b\n@@ -1 +1 @@\n-old\n+new\n")
+    block = box.document().findBlockByNumber(2)
+    for _ in range(3):
+        fmt = block.begin().fragment().charFormat()
+        text, background = fmt.foreground().color().name(), fmt.background().color().name()
+        assert contrast(text, background) >= 4.5, block.text()
+        assert contrast(background, surface) < 1.6, f"{block.text()}: a tint of the box, not a block of light"
+        block = block.next()

@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ui.dialogs.base import GUARD_MS, QuestionDialog
-from ui.dialogs.review import WARNING_STYLE, WRITE_STYLE
 from ui.qt import QCheckBox, QFrame, QGroupBox, QScrollArea, QVBoxLayout, QWidget
 from ui.text import elide, plain_box, plain_label
+from ui.theme import set_tone
 
 if TYPE_CHECKING:  # the review itself imports the MCP SDK, which the window need not wait for
     from broker.apps.review import AppReview
@@ -63,7 +63,7 @@ class AppReviewDialog(QuestionDialog):
             changed = plain_label(
                 "Changed since your last approval:\n" + "\n".join(f"• {c}" for c in reviewed.changes), self
             )
-            changed.setStyleSheet(WARNING_STYLE)
+            set_tone(changed, "warning")
             layout.addWidget(changed)
         scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
@@ -86,7 +86,7 @@ class AppReviewDialog(QuestionDialog):
             col.addWidget(plain_label(f"read — {tool.name}", box))
         for tool in self.reviewed.writes:
             line = plain_label(f"WRITE — {tool.name} — asks for your confirmation each time", box)
-            line.setStyleSheet(WRITE_STYLE)
+            set_tone(line, "write")
             col.addWidget(line)
         if not self.reviewed.reads and not self.reviewed.writes:
             col.addWidget(plain_label("none", box))

@@ -38,6 +38,8 @@ from ui.qt import (
     QWidget,
 )
 from ui.text import monospace, plain_box, plain_label, value_widget, visible
+from ui.theme import Theme, set_tone
+from ui.theme_data import Scheme
 
 EXPIRY_MARGIN_SECONDS = 2.0
 """End the dialog this long before the token runs out, so a Confirm always finds it valid."""
@@ -47,7 +49,11 @@ EXPIRED_TEXT = (
     "that the write needs a new confirmation."
 )
 
-_DIFF_COLOURS = {"+": ("#0a5d1a", "#e6f6e6"), "-": ("#8a1111", "#fbe9e9"), "@": ("#1f4e8c", "#eef3fb")}
+_DIFF_COLOURS = {
+    Scheme.LIGHT: {"+": ("#0a5d1a", "#e6f6e6"), "-": ("#8a1111", "#fbe9e9"), "@": ("#1f4e8c", "#eef3fb")},
+    Scheme.DARK: {"+": ("#7ddc8b", "#1d3324"), "-": ("#ff8a80", "#3d1f1f"), "@": ("#8ab4ff", "#1e2a3d")},
+}
+"""(text, background) of added, removed and position lines, legible in each scheme."""
 
 
 def kind_dialog(summary: WriteSummary) -> ConfirmText:
@@ -106,7 +112,7 @@ class ConfirmDialog(QuestionDialog):
             layout.addWidget(self.diff_box, 1)
         self.notice = plain_label("", self)
         self.notice.setObjectName("notice")
-        self.notice.setStyleSheet("color: #8a1111; font-weight: bold;")
+        set_tone(self.notice, "write")
         self.notice.hide()
         layout.addWidget(self.notice)
         layout.addWidget(plain_label("Nothing is sent unless you click Confirm.", self))
@@ -141,9 +147,10 @@ def diff_view(diff: str, parent: QWidget | None = None) -> QPlainTextEdit:
     lines = diff.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
+    palette = _DIFF_COLOURS[Theme.of().look.scheme]
     for i, line in enumerate(lines):
         fmt = QTextCharFormat()
-        colours = None if line.startswith(("+++", "---")) else _DIFF_COLOURS.get(line[:1])
+        colours = None if line.startswith(("+++", "---")) else palette.get(line[:1])
         if colours is not None:
             fmt.setForeground(QBrush(QColor(colours[0])))
             fmt.setBackground(QBrush(QColor(colours[1])))

@@ -19,9 +19,7 @@ from broker.manifest import Review
 from ui.dialogs.base import GUARD_MS, QuestionDialog
 from ui.qt import QFrame, QGridLayout, QGroupBox, QLabel, QScrollArea, QVBoxLayout, QWidget
 from ui.text import elide, plain_label, value_widget
-
-WRITE_STYLE = "color: #8a1111; font-weight: bold;"
-WARNING_STYLE = "background: #fff4d6; color: #5c4400; padding: 6px; border: 1px solid #e0c060;"
+from ui.theme import set_tone
 
 
 class ReviewReason(StrEnum):
@@ -97,7 +95,7 @@ class ReviewDialog(QuestionDialog):
 def _notes(name: str, heading: str, lines: Sequence[str], parent: QWidget) -> QLabel:
     label = plain_label(heading + "\n" + "\n".join(f"• {line}" for line in lines), parent)
     label.setObjectName(name)
-    label.setStyleSheet(WARNING_STYLE)
+    set_tone(label, "warning")
     return label
 
 
@@ -128,7 +126,7 @@ def connection_box(conn: ConnectionReview, parent: QWidget) -> QGroupBox:
             continue
         title = QLabel(heading, box)
         if heading == "Writes":
-            title.setStyleSheet(WRITE_STYLE)
+            set_tone(title, "write")
         grid.addWidget(title, row, 0, 1, 3)
         row += 1
         for item in items:
@@ -136,7 +134,7 @@ def connection_box(conn: ConnectionReview, parent: QWidget) -> QGroupBox:
     for warning in conn.warnings:
         note = plain_label("⚠ " + warning, box)
         note.setObjectName("warning")
-        note.setStyleSheet(WARNING_STYLE)
+        set_tone(note, "warning")
         grid.addWidget(note, row, 0, 1, 3)
         row += 1
     return box
@@ -145,7 +143,7 @@ def connection_box(conn: ConnectionReview, parent: QWidget) -> QGroupBox:
 def _item_row(grid: QGridLayout, row: int, item: ReviewItem, parent: QWidget) -> int:
     tag = QLabel("WRITE" if item.write else "read", parent)
     if item.write:
-        tag.setStyleSheet(WRITE_STYLE)
+        set_tone(tag, "write")
     grid.addWidget(tag, row, 0)
     grid.addWidget(plain_label(item.label, parent), row, 1)
     if item.detail:
@@ -156,10 +154,10 @@ def _item_row(grid: QGridLayout, row: int, item: ReviewItem, parent: QWidget) ->
 def writes_box(writes: list[tuple[str, ReviewItem]], parent: QWidget) -> QGroupBox:
     box = QGroupBox("Writes — each one asks for your confirmation", parent)
     box.setObjectName("writes")
-    box.setStyleSheet("QGroupBox { color: #8a1111; font-weight: bold; }")
+    set_tone(box, "write")
     col = QVBoxLayout(box)
     for conn_id, item in writes:
         line = plain_label(f"[{conn_id}] {item.label}", box)
-        line.setStyleSheet("color: palette(text); font-weight: normal;")
+        line.setStyleSheet("font-weight: normal;")
         col.addWidget(line)
     return box
