@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ui import icons
 from ui.paths import set_item_path
-from ui.qt import QBrush, QColor, QFont, Qt, QTreeWidget, QTreeWidgetItem
+from ui.qt import QBrush, QColor, QFont, QFontMetrics, QStyle, Qt, QTreeWidget, QTreeWidgetItem
 from ui.text import elide
 from ui.theme import Theme
 from ui.theme_data import Look
@@ -20,6 +20,8 @@ from ui.workspace_model import ExtensionRow, ExtensionState, WorkspaceModel
 EXT_ROLE = Qt.ItemDataRole.UserRole
 CONN_ROLE = Qt.ItemDataRole.UserRole + 1
 STOPPED = "stopped"
+STATE_MAX_EMS = 18
+"""The State column fits its states up to this many ems; a longer one is elided (whole in its tooltip)."""
 STOPPED_TIP = "You stopped it: its calls are refused until you turn it back on (Turn on)."
 ICON_STATES = {
     ExtensionState.APPROVED: "approved",
@@ -40,6 +42,30 @@ def state_icon_name(row: ExtensionRow) -> str:
     return ICON_STATES[row.state] if row.enabled else "disabled"
 
 
+def set_up(tree: QTreeWidget) -> None:
+    """Columns Name and State: names take the width the states leave."""
+    tree.setHeaderLabels(["Name", "State"])
+    header = tree.header()
+    header.setStretchLastSection(False)
+    header.setSectionResizeMode(0, header.ResizeMode.Stretch)
+    header.setSectionResizeMode(1, header.ResizeMode.Interactive)
+
+
+def fit_states(tree: QTreeWidget, extensions: QTreeWidgetItem) -> None:
+    """Size the State column to the extensions' and connections' states, not to the projects'
+    folders, which would leave no room for the names."""
+    icon = tree.style().pixelMetric(QStyle.PixelMetric.PM_SmallIconSize)
+    em = tree.fontMetrics().horizontalAdvance("M")
+    widths = [tree.fontMetrics().horizontalAdvance(tree.headerItem().text(1))]
+    stack = [extensions.child(i) for i in range(extensions.childCount())]
+    while stack:
+        item = stack.pop()
+        if item is not None:
+            widths.append(QFontMetrics(item.font(1)).horizontalAdvance(item.text(1)) + icon)
+            stack += [item.child(j) for j in range(item.childCount())]
+    tree.header().resizeSection(1, min(max(widths) + 2 * em, STATE_MAX_EMS * em))  # + margins
+
+
 def fill(tree: QTreeWidget, model: WorkspaceModel, workspace: str) -> list[ExtensionRow]:
     """Show ``workspace``'s projects and extensions in ``tree``; returns the extension rows."""
     tree.clear()
@@ -48,13 +74,14 @@ def fill(tree: QTreeWidget, model: WorkspaceModel, workspace: str) -> list[Exten
     projects = QTreeWidgetItem(tree, ["Projects", ""])
     for pid, path in sorted(ws.projects.items()):
         project = QTreeWidgetItem(projects, [pid, ""])
-        project.setIcon(0, icons.tinted("kind-files", look.colours.text))
+        project.setIcon(0, icons.tinted("kind-files", look.colours.text, look.colours.on_accent))
         set_item_path(project, 1, path)
     extensions = QTreeWidgetItem(tree, ["Extensions", ""])
     rows = model.extensions(workspace)
     for row in rows:
         item = QTreeWidgetItem(extensions, [elide(f"{row.name} {row.version}", 60), extension_state(row)])
         item.setData(0, EXT_ROLE, row.id)
+        item.setToolTip(0, f"{row.name} {row.version} ({row.id})")  # whole, where the column elides it
         item.setIcon(0, icons.extension_icon(look, row.kind))
         item.setIcon(1, icons.state_icon(look, state_icon_name(row)))
         # How to fix it, in the decision's words; else the whole state (the column is narrow).
@@ -63,7 +90,7 @@ def fill(tree: QTreeWidget, model: WorkspaceModel, workspace: str) -> list[Exten
         _connections(item, row, look)
     projects.setExpanded(True)
     extensions.setExpanded(True)
-    tree.resizeColumnToContents(0)
+    fit_states(tree, extensions)
     return rows
 
 

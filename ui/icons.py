@@ -74,17 +74,21 @@ def app_icon() -> QIcon:
     return icon
 
 
-def tinted(name: str, colour: str) -> QIcon:
-    """The line drawing ``ui/<name>`` in ``colour`` (``#rrggbb``), at every icon size."""
-    return _tinted(name, colour)
+def tinted(name: str, colour: str, selected: str | None = None) -> QIcon:
+    """The line drawing ``ui/<name>`` in ``colour`` (``#rrggbb``), at every icon size; on a
+    selected row, in ``selected`` (the text colour of the selection)."""
+    return _tinted(name, colour, selected)
 
 
 @cache
-def _tinted(name: str, colour: str) -> QIcon:
-    svg = svg_text(f"ui/{name}").replace("currentColor", colour)
+def _tinted(name: str, colour: str, selected: str | None) -> QIcon:
     icon = QIcon()
-    for px in ICON_SIZES:
-        icon.addPixmap(QPixmap.fromImage(render(svg, px)))
+    for mode, tint in ((QIcon.Mode.Normal, colour), (QIcon.Mode.Selected, selected)):
+        if tint is None:
+            continue
+        svg = svg_text(f"ui/{name}").replace("currentColor", tint)
+        for px in ICON_SIZES:
+            icon.addPixmap(QPixmap.fromImage(render(svg, px)), mode)
     return icon
 
 
@@ -100,15 +104,17 @@ def state_colour(look: Look, state: str) -> str:
 
 def kind_icon(look: Look, kind: str) -> QIcon:
     """The icon of a connection kind (an unknown kind gets none)."""
-    return tinted(f"kind-{kind}", look.colours.text) if kind in KINDS else QIcon()
+    c = look.colours
+    return tinted(f"kind-{kind}", c.text, c.on_accent) if kind in KINDS else QIcon()
 
 
 def state_icon(look: Look, state: str) -> QIcon:
-    return tinted(f"state-{state}", state_colour(look, state))
+    return tinted(f"state-{state}", state_colour(look, state), look.colours.on_accent)
 
 
 def extension_icon(look: Look, kind: str) -> QIcon:
-    return tinted(f"ext-{kind}", look.colours.text) if kind in EXTENSION_KINDS else QIcon()
+    c = look.colours
+    return tinted(f"ext-{kind}", c.text, c.on_accent) if kind in EXTENSION_KINDS else QIcon()
 
 
 def action_icon(look: Look, action: str) -> QIcon:

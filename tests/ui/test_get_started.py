@@ -143,3 +143,18 @@ def test_hiding_get_started_is_remembered_and_the_menu_brings_it_back(qtbot: QtB
 )
 def test_a_workspace_is_named_after_its_folder(folder: str, taken: set[str], name: str) -> None:
     assert workspace_name(Path("/x") / folder, taken) == name
+
+
+def test_the_list_sizes_its_state_column_to_the_states_not_to_a_long_project_folder(
+    qtbot: QtBot, broker: Broker, tmp_path: Path
+) -> None:
+    from broker.workspaces import add_project, add_workspace
+
+    deep = tmp_path.joinpath(*(["a-rather-long-folder-name"] * 6))
+    deep.mkdir(parents=True)
+    add_workspace(broker.home, "main", tmp_path)
+    add_project(broker.home, "main", "app", deep)
+    window = open_window(qtbot, broker)
+    header = window.tree.header()
+    assert header.sectionSize(1) >= window.tree.fontMetrics().horizontalAdvance("State")
+    assert header.sectionSize(0) > header.sectionSize(1), "the names keep the room"

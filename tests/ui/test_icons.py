@@ -90,3 +90,16 @@ def test_the_desktop_file_names_the_icon_the_bundle_installs() -> None:
     entry = (REPO / "packaging" / "linux" / "helm.desktop").read_text("utf-8")
     assert "Icon=helm\n" in entry
     assert (REPO / "resources" / "icons" / "helm.ico").read_bytes()[:4] == b"\x00\x00\x01\x00"
+
+
+@pytest.mark.parametrize("scheme", list(Scheme))
+def test_on_a_selected_row_an_icon_is_drawn_in_the_selections_text_colour(
+    qapp: QApplication, scheme: Scheme
+) -> None:
+    from ui.qt import QIcon
+
+    look = Look(scheme)
+    icon = icons.extension_icon(look, "widget")
+    selected = icon.pixmap(QSize(24, 24), 1.0, QIcon.Mode.Selected).toImage()
+    drawn = icons.render(icons.svg_text("ui/ext-widget").replace("currentColor", look.colours.on_accent), 24)
+    assert difference(selected, drawn) < 1.0
