@@ -6,12 +6,13 @@ whole path is one hover (or one screen-reader query) away.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path, PurePath
 
 from ui.qt import QLabel, QTreeWidgetItem, QWidget
 from ui.text import elide, plain_label, plain_tip
 
-__all__ = ["path_label", "set_item_path", "shown_path"]
+__all__ = ["home_relative", "path_label", "set_item_path", "shown_path"]
 
 
 def shown_path(path: str | PurePath, home: str | PurePath | None = None) -> str:
@@ -23,6 +24,19 @@ def shown_path(path: str | PurePath, home: str | PurePath | None = None) -> str:
     except ValueError:
         return str(full)
     return "~" if rest == PurePath(".") else "~" + os.sep + str(rest)
+
+
+def home_relative(text: str, home: str | PurePath | None = None) -> str:
+    """``text`` with every path under the home folder written from ``~`` (for a sentence that
+    names a path, such as where secrets are kept)."""
+    base = str(PurePath(home) if home is not None else Path.home()).rstrip(os.sep)
+    if not base:
+        return text
+    # The home folder itself, or followed by a separator; not /home/u as a prefix of /home/u2,
+    # nor inside another path (/srv/home/u).
+    starts = r"(?<![\w.~/\\-])"
+    ends = "(?=" + re.escape(os.sep) + r"|$|[\s)\"',;])"
+    return re.sub(starts + re.escape(base) + ends, "~", text)
 
 
 def path_label(path: str | PurePath, parent: QWidget | None = None) -> QLabel:

@@ -158,3 +158,33 @@ def test_the_list_sizes_its_state_column_to_the_states_not_to_a_long_project_fol
     header = window.tree.header()
     assert header.sectionSize(1) >= window.tree.fontMetrics().horizontalAdvance("State")
     assert header.sectionSize(0) > header.sectionSize(1), "the names keep the room"
+
+
+def test_where_secrets_are_kept_is_shown_from_home_and_whole_in_its_tooltip(
+    qtbot: QtBot, user: Path, run: Any
+) -> None:
+    broker = new_broker(user / ".local" / "share" / "helm")
+    try:
+        page = ConnectionsPage(BrokerConnections(broker))
+        qtbot.addWidget(page)
+        whole = str(user / ".local" / "share" / "helm" / "credentials.json")
+        assert "~/.local/share/helm/credentials.json (0600)" in page.store_label.text()
+        assert str(user) not in page.store_label.text()
+        assert whole in page.store_label.toolTip()
+    finally:
+        run(broker.aclose())
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("file /home/u/helm/c.json (0600)", "file ~/helm/c.json (0600)"),
+        ("in /home/u", "in ~"),
+        ("/home/u2/c.json and /home/u", "/home/u2/c.json and ~"),  # another user's folder stays
+        ("/srv/home/u/c.json", "/srv/home/u/c.json"),
+    ],
+)
+def test_a_sentence_names_paths_under_home_from_home(text: str, shown: str) -> None:
+    from ui.paths import home_relative
+
+    assert home_relative(text, "/home/u") == shown

@@ -14,10 +14,11 @@ from typing import Any
 from broker.kinds import KINDS
 from broker.kinds.spec import KindSpec
 from ui import icons
+from ui.paths import home_relative
 from ui.qt import QTabWidget, QVBoxLayout, QWidget
 from ui.settings.backend import ConnectionsBackend, ProfileSection
 from ui.settings.page import ProfilePage
-from ui.text import plain_label
+from ui.text import plain_label, plain_tip
 from ui.theme import Theme, set_tone
 from ui.theme_data import Look
 
@@ -34,7 +35,9 @@ class ConnectionsPage(QWidget):
         self.setWindowTitle("Settings — Connections")
         layout = QVBoxLayout(self)
         info = backend.store()
-        self.store_label = plain_label(f"Secrets are kept in: {info.description}", self, wrap=False)
+        where = f"Secrets are kept in: {info.description}"
+        self.store_label = plain_label(home_relative(where), self, wrap=False)
+        self.store_label.setToolTip(plain_tip(where))
         layout.addWidget(self.store_label)
         self.store_warning = plain_label(FILE_STORE_WARNING, self)
         self.store_warning.setObjectName("store-warning")
