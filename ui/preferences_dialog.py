@@ -40,6 +40,7 @@ class PreferencesDialog(QDialog):
         self.theme = Theme.of()
         self.setWindowTitle("Preferences")
         self.setAccessibleName("Preferences")
+        self.setMinimumWidth(self.fontMetrics().horizontalAdvance("M") * 30)  # the note on one line
         layout = QVBoxLayout(self)
         form = QFormLayout()
         self.appearance = QComboBox(self)
@@ -55,7 +56,7 @@ class PreferencesDialog(QDialog):
         self.font_size.setSuffix(" pt")
         form.addRow("Text &size", self.font_size)
         layout.addLayout(form)
-        note = plain_label("Extension frames and MCP Apps follow both.", self)
+        note = plain_label("Extension frames and MCP Apps follow the appearance and the text size.", self)
         set_tone(note, "muted")
         layout.addWidget(note)
         self.status = plain_label("", self)
