@@ -18,6 +18,7 @@ import os
 import sqlite3
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ if os.geteuid() == 0 and "--no-sandbox" not in os.environ.get("QTWEBENGINE_CHROM
 
 import qasync  # noqa: E402
 from screenshots_live import shoot_live  # noqa: E402
+from screenshots_look import look_screens  # noqa: E402
 from screenshots_pages import activity_screens, dashboard_screens  # noqa: E402
 
 from broker.audit import AuditRecord  # noqa: E402
@@ -336,11 +338,28 @@ async def _shoot_all(out: Path, broker: Broker) -> list[Path]:
     window.open_tool(FrameSpec("main", row.manifest, "editor#tool"))
     written.append(await save(window, out, "main-window-tool-page", (1280, 760)))
     written += await activity_screens(out, window, broker, save)
+    written += await look_screens(out, window, broker, save, again_in_dark(broker))
     written += await _dialogs(out, broker)
     written += await _windows(out, broker)
     window.close()
     await window.aclose()
     return written
+
+
+def again_in_dark(broker: Broker) -> dict[str, tuple[Callable[[], QWidget], tuple[int, int]]]:
+    """The dialogs and windows ``look_screens`` renders in dark too."""
+    review = broker.manifest("main", "com.example.board").review()
+
+    def audit_detail() -> QWidget:
+        audit = AuditView(broker.audit)
+        audit.table.setCurrentCell(0, 0)
+        return audit
+
+    return {
+        "audit-log-detail": (audit_detail, (1100, 620)),
+        "confirm-files": (lambda: ConfirmDialog(SUMMARIES["confirm-files"], guard_ms=0), (640, 560)),
+        "review-install": (lambda: ReviewDialog(review, ReviewReason.INSTALL, guard_ms=0), (720, 760)),
+    }
 
 
 async def _dialogs(out: Path, broker: Broker) -> list[Path]:

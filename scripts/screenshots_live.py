@@ -3,7 +3,8 @@
 Used by ``screenshots.py`` (which prepares the engine before the QApplication exists). The demo
 workspace is built in a throw-away home with its real servers; its four widgets load in
 sandboxed frames and make their real calls. Then the clock is stopped with the kill switch and
-loaded again, so its card shows Helm's error strip above a real frame.
+loaded again, so its card shows Helm's error strip above a real frame. The dashboard is shot
+again after the system turned dark, the frames following through their CSS variables.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from app.window import open_window
 from broker.broker import Broker
 from broker.credentials import FileStore
 from ui import extension_tree
-from ui.qt import QWidget
+from ui.qt import QApplication, Qt, QWidget
 
 Save = Callable[[QWidget, Path, str, tuple[int, int] | None], Awaitable[Path]]
 DEMO_IDS = [f"dev.helm.demo.{name}" for name in EXTENSIONS]
@@ -55,10 +56,23 @@ async def shoot_live(out: Path, root: Path, save: Save) -> list[Path]:
             await until(settled, 60, "the demo's first calls")
             await asyncio.sleep(1.0)  # let the pages paint what they got
             written = [await save(main, out, "dashboard-live", (1280, 800))]
+            written.append(await _dark(out, main, save, "dashboard-live-dark"))
             written += await _stopped(out, main, workspace, save)
             return written
         finally:
             await window.aclose()
+
+
+async def _dark(out: Path, main: QWidget, save: Save, name: str) -> Path:
+    """The same window once the system turned dark: Helm and the frames' CSS variables follow."""
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    app.styleHints().colorSchemeChanged.emit(Qt.ColorScheme.Dark)
+    await asyncio.sleep(1.0)  # let the pages paint with the new variables
+    path = await save(main, out, name, (1280, 800))
+    app.styleHints().colorSchemeChanged.emit(Qt.ColorScheme.Unknown)
+    await asyncio.sleep(0.5)
+    return path
 
 
 async def _stopped(out: Path, main: QWidget, workspace: str, save: Save) -> list[Path]:
@@ -76,6 +90,7 @@ async def _stopped(out: Path, main: QWidget, workspace: str, save: Save) -> list
     await until(card.strip.isVisible, 30, "the clock's error strip")
     await asyncio.sleep(1.0)
     written = [await save(main, out, "dashboard-live-stopped", (1280, 800))]
+    written.append(await _dark(out, main, save, "dashboard-live-stopped-dark"))
     main.tabs.setCurrentWidget(main.activity)
     written.append(await save(main, out, "activity-live", (1280, 800)))
     main.tabs.setCurrentWidget(main.dashboard)
