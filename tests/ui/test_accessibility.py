@@ -33,7 +33,7 @@ from ui.frame_spec import FrameSpec
 from ui.main_window import MainWindow
 from ui.preferences import PreferencesStore
 from ui.preferences_dialog import PreferencesDialog
-from ui.qt import QWidget
+from ui.qt import QPoint, QWidget
 from ui.settings.backend import BrokerConnections
 from ui.settings.connections import ConnectionsPage
 from ui.workspace_model import WorkspaceModel
@@ -133,3 +133,38 @@ def test_tab_reaches_every_control_of_every_screen_and_comes_back(
     # What is reachable once Tab went round (focusing a list can load what it lists).
     assert [c for c in reachable(widget) if c not in walked] == []
     assert len(walked) == len(set(walked)), "Tab went round before it came back"
+
+
+def reading_order(walked: list[QWidget], root: QWidget) -> list[tuple[int, int]]:
+    """Where each control sits in ``root``, top to bottom then left to right."""
+    points = [w.mapTo(root, QPoint(0, 0)) for w in walked]
+    return [(p.y(), p.x()) for p in points]
+
+
+def test_tab_goes_down_the_sidebar_in_reading_order_then_into_the_pages(qtbot: QtBot, broker: Broker) -> None:
+    window = main_window(qtbot, broker)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=2000)
+    walked = tab_walk(qtbot, window.workspace_box)
+    side = window.workspace_box.parentWidget()
+    in_side = [side.isAncestorOf(w) for w in walked]
+    assert in_side == sorted(in_side, reverse=True), "the sidebar first, then the pages, once"
+    order = reading_order([w for w in walked if side.isAncestorOf(w)], side)
+    assert len(order) >= 8  # the workspace, Get started, the list, its buttons
+    assert order == sorted(order)
+
+
+@pytest.mark.parametrize("screen", ["preferences", "workspace settings", "audit log", "db explorer"])
+def test_tab_goes_through_a_one_column_screen_in_reading_order(
+    qtbot: QtBot, broker: Broker, screen: str
+) -> None:
+    widget = SCREENS[screen](qtbot, broker)
+    qtbot.addWidget(widget)
+    widget.show()
+    widget.activateWindow()
+    qtbot.waitUntil(widget.isActiveWindow, timeout=2000)
+    controls = reachable(widget)
+    first = min(controls, key=lambda w: reading_order([w], widget)[0])
+    order = reading_order(tab_walk(qtbot, first), widget)
+    assert len(order) >= 3
+    assert order == sorted(order)
