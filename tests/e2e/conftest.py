@@ -16,7 +16,9 @@ import pytest
 import qasync
 
 from ui.host import prepare_engine
-from ui.qt import QApplication, QEventLoop, QTimer
+from ui.preferences import Preferences
+from ui.qt import QApplication, QEventLoop, Qt, QTimer
+from ui.theme import Theme
 
 _DEAD_END = prepare_engine()
 
@@ -75,3 +77,13 @@ def run(qloop: asyncio.AbstractEventLoop) -> Any:
         return drive(qloop, coro, timeout)
 
     return runner
+
+
+@pytest.fixture
+def theme(qapp: QApplication) -> Iterator[Theme]:
+    """Helm's look, light and at the system's text size before and after the test."""
+    theme = Theme.of(qapp)
+    theme.follow(Preferences())
+    yield theme
+    qapp.styleHints().colorSchemeChanged.emit(Qt.ColorScheme.Unknown)
+    theme.follow(Preferences())

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import QT_NOISE, drive, qloop, run
+from tests.e2e.conftest import QT_NOISE, drive, qloop, run, theme
 
-__all__ = ["drive", "qloop", "run"]
+__all__ = ["drive", "qloop", "run", "theme"]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -24,7 +24,7 @@ from broker.kinds.mcp.profiles import MCP_SERVERS, StdioProfile
 from broker.workspaces import add_project, add_workspace
 from tests.helpers import new_broker, write_extension
 from tests.ui.a11y import reachable, tab_walk, unnamed
-from tests.ui.dashboard_kit import Frames
+from tests.ui.dashboard_kit import open_main_window
 from ui.apps.add import AddAppWindow
 from ui.audit_view import AuditView
 from ui.db_explorer import DbExplorer
@@ -72,9 +72,7 @@ def broker(tmp_path: Path, run: Any) -> Iterator[Broker]:
 
 
 def main_window(qtbot: QtBot, broker: Broker) -> MainWindow:
-    window = MainWindow(WorkspaceModel(broker), Frames(), BrokerConnections(broker), ExplorerLogic(broker))
-    qtbot.addWidget(window)
-    window.show()
+    window = open_main_window(qtbot, broker)
     window.dashboard.cards[0].settings_button.setChecked(True)  # the widget's settings form
     row = window.model.row("main", "com.example.editor")
     assert row is not None and row.manifest is not None
@@ -98,6 +96,15 @@ SCREENS: dict[str, Callable[[QtBot, Broker], QWidget]] = {
     "preferences": lambda _q, b: PreferencesDialog(PreferencesStore.in_home(b.home.path)),
     "add app": lambda _q, b: AddAppWindow(b, "main"),
 }
+
+
+def active[W: QWidget](qtbot: QtBot, widget: W) -> W:
+    """``widget`` shown in the active window, where the keys go."""
+    qtbot.addWidget(widget)
+    widget.show()
+    widget.activateWindow()
+    qtbot.waitUntil(widget.isActiveWindow, timeout=2000)
+    return widget
 
 
 @pytest.mark.parametrize("screen", SCREENS)
@@ -124,11 +131,7 @@ def test_every_interactive_control_of_the_review_dialog_has_an_accessible_name(
 def test_tab_reaches_every_control_of_every_screen_and_comes_back(
     qtbot: QtBot, broker: Broker, screen: str
 ) -> None:
-    widget = SCREENS[screen](qtbot, broker)
-    qtbot.addWidget(widget)
-    widget.show()
-    widget.activateWindow()
-    qtbot.waitUntil(widget.isActiveWindow, timeout=2000)
+    widget = active(qtbot, SCREENS[screen](qtbot, broker))
     walked = tab_walk(qtbot, reachable(widget)[0])
     # What is reachable once Tab went round (focusing a list can load what it lists).
     assert [c for c in reachable(widget) if c not in walked] == []
@@ -142,9 +145,7 @@ def reading_order(walked: list[QWidget], root: QWidget) -> list[tuple[int, int]]
 
 
 def test_tab_goes_down_the_sidebar_in_reading_order_then_into_the_pages(qtbot: QtBot, broker: Broker) -> None:
-    window = main_window(qtbot, broker)
-    window.activateWindow()
-    qtbot.waitUntil(window.isActiveWindow, timeout=2000)
+    window = active(qtbot, main_window(qtbot, broker))
     walked = tab_walk(qtbot, window.workspace_box)
     side = window.workspace_box.parentWidget()
     in_side = [side.isAncestorOf(w) for w in walked]
@@ -158,11 +159,7 @@ def test_tab_goes_down_the_sidebar_in_reading_order_then_into_the_pages(qtbot: Q
 def test_tab_goes_through_a_one_column_screen_in_reading_order(
     qtbot: QtBot, broker: Broker, screen: str
 ) -> None:
-    widget = SCREENS[screen](qtbot, broker)
-    qtbot.addWidget(widget)
-    widget.show()
-    widget.activateWindow()
-    qtbot.waitUntil(widget.isActiveWindow, timeout=2000)
+    widget = active(qtbot, SCREENS[screen](qtbot, broker))
     controls = reachable(widget)
     first = min(controls, key=lambda w: reading_order([w], widget)[0])
     order = reading_order(tab_walk(qtbot, first), widget)

@@ -14,15 +14,12 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from broker import Broker
-from broker.explorer import DbExplorer as ExplorerLogic
 from tests.helpers import new_broker, write_extension
-from tests.ui.dashboard_kit import Frames
+from tests.ui.dashboard_kit import open_main_window
 from ui.get_started import workspace_name
-from ui.main_window import MainWindow
 from ui.qt import QFileDialog, QLabel, Qt
 from ui.settings.backend import BrokerConnections
 from ui.settings.connections import ConnectionsPage
-from ui.workspace_model import WorkspaceModel
 from ui.workspace_settings import WorkspaceSettings
 
 NOTES = {"id": "notes", "kind": "files", "root": "workspace", "paths": ["*.md"], "operations": ["list"]}
@@ -44,13 +41,6 @@ def broker(tmp_path: Path, run: Any) -> Iterator[Broker]:
     run(b.aclose())
 
 
-def open_window(qtbot: QtBot, broker: Broker) -> MainWindow:
-    window = MainWindow(WorkspaceModel(broker), Frames(), BrokerConnections(broker), ExplorerLogic(broker))
-    qtbot.addWidget(window)
-    window.show()
-    return window
-
-
 def pick(dialog: QFileDialog, folder: Path) -> None:
     """The user chose ``folder`` in Helm's folder picker."""
     assert dialog.isVisible()
@@ -62,7 +52,7 @@ def pick(dialog: QFileDialog, folder: Path) -> None:
 def test_a_new_user_adds_a_workspace_from_a_folder_and_sees_it_from_home(
     qtbot: QtBot, broker: Broker, user: Path
 ) -> None:
-    window = open_window(qtbot, broker)
+    window = open_main_window(qtbot, broker)
     assert window.get_started.isVisible()
     qtbot.mouseClick(window.get_started.buttons["workspace"], Qt.MouseButton.LeftButton)
     pick(window.first_steps.picker.picker, user / "src" / "app")  # type: ignore[arg-type]
@@ -83,7 +73,7 @@ def test_a_project_in_the_list_shows_its_folder_from_home_and_whole_in_its_toolt
 
     add_workspace(broker.home, "main", user / "src")
     add_project(broker.home, "main", "app", user / "src" / "app")
-    window = open_window(qtbot, broker)
+    window = open_main_window(qtbot, broker)
     project = window.tree.topLevelItem(0).child(0)  # type: ignore[union-attr]
     assert (project.text(0), project.text(1)) == ("app", "~/src/app")
     assert str(user / "src" / "app") in project.toolTip(1)
@@ -93,7 +83,7 @@ def test_a_project_in_the_list_shows_its_folder_from_home_and_whole_in_its_toolt
 def test_connect_opens_settings_at_the_kinds_tab_ready_for_a_new_profile(
     qtbot: QtBot, broker: Broker, step: str, kind: str
 ) -> None:
-    window = open_window(qtbot, broker)
+    window = open_main_window(qtbot, broker)
     qtbot.mouseClick(window.get_started.buttons[step], Qt.MouseButton.LeftButton)
     settings = window.windows["connections"]
     assert isinstance(settings, ConnectionsPage)
@@ -109,7 +99,7 @@ def test_install_picks_a_folder_then_shows_the_review(
     from broker.workspaces import add_workspace
 
     add_workspace(broker.home, "main", user / "src")
-    window = open_window(qtbot, broker)
+    window = open_main_window(qtbot, broker)
     raw = {"id": "com.example.new", "name": "New", "version": "1.0.0", "kind": "widget",
            "entry": "index.html", "connections": [NOTES]}  # fmt: skip
     folder = write_extension(tmp_path / "new", raw)
@@ -120,15 +110,15 @@ def test_install_picks_a_folder_then_shows_the_review(
 
 
 def test_hiding_get_started_is_remembered_and_the_menu_brings_it_back(qtbot: QtBot, broker: Broker) -> None:
-    window = open_window(qtbot, broker)
+    window = open_main_window(qtbot, broker)
     qtbot.mouseClick(window.get_started.hide_button, Qt.MouseButton.LeftButton)
     assert not window.get_started.isVisible()
-    again = open_window(qtbot, broker)
+    again = open_main_window(qtbot, broker)
     assert not again.get_started.isVisible(), "hidden for good, in a new window too"
     again.menu_actions["get_started"].trigger()
     assert again.get_started.isVisible()
     assert again.focusWidget() is again.get_started.buttons["workspace"]
-    assert open_window(qtbot, broker).get_started.isVisible()
+    assert open_main_window(qtbot, broker).get_started.isVisible()
 
 
 @pytest.mark.parametrize(
@@ -154,7 +144,7 @@ def test_the_list_sizes_its_state_column_to_the_states_not_to_a_long_project_fol
     deep.mkdir(parents=True)
     add_workspace(broker.home, "main", tmp_path)
     add_project(broker.home, "main", "app", deep)
-    window = open_window(qtbot, broker)
+    window = open_main_window(qtbot, broker)
     header = window.tree.header()
     assert header.sectionSize(1) >= window.tree.fontMetrics().horizontalAdvance("State")
     assert header.sectionSize(0) > header.sectionSize(1), "the names keep the room"

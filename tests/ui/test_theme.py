@@ -11,31 +11,19 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from broker import Broker
-from broker.explorer import DbExplorer as ExplorerLogic
 from broker.extensions import review
 from broker.workspaces import add_workspace
 from tests.helpers import manifest_dict, new_broker, setup_extension
-from tests.ui.dashboard_kit import Frames
+from tests.ui.dashboard_kit import open_main_window
 from ui.dialogs.confirm import diff_view
 from ui.dialogs.review import review_dialog
-from ui.main_window import MainWindow
 from ui.preferences import FILE_NAME, Preferences, PreferencesStore
 from ui.preferences_dialog import PreferencesDialog
 from ui.qt import QApplication, QPalette, Qt, QWidget
-from ui.settings.backend import BrokerConnections
 from ui.text import plain_box
 from ui.theme import Theme
 from ui.theme_data import DARK, LIGHT, Appearance, Scheme, contrast
 from ui.workspace_model import WorkspaceModel
-
-
-@pytest.fixture
-def theme(qapp: QApplication) -> Iterator[Theme]:
-    theme = Theme.of(qapp)
-    theme.follow(Preferences())
-    yield theme
-    qapp.styleHints().colorSchemeChanged.emit(Qt.ColorScheme.Unknown)
-    theme.follow(Preferences())
 
 
 @pytest.fixture
@@ -47,13 +35,6 @@ def broker(tmp_path: Path, run: Any) -> Iterator[Broker]:
     run(b.aclose())
 
 
-def open_window(qtbot: QtBot, broker: Broker) -> MainWindow:
-    window = MainWindow(WorkspaceModel(broker), Frames(), BrokerConnections(broker), ExplorerLogic(broker))
-    qtbot.addWidget(window)
-    window.show()
-    return window
-
-
 def window_colour(app: QApplication) -> str:
     return app.palette().color(QPalette.ColorRole.Window).name()
 
@@ -61,7 +42,7 @@ def window_colour(app: QApplication) -> str:
 def test_helm_turns_dark_when_the_system_does_and_back(
     qtbot: QtBot, qapp: QApplication, theme: Theme, broker: Broker
 ) -> None:
-    window = open_window(qtbot, broker)
+    window = open_main_window(qtbot, broker)
     assert window_colour(qapp) == LIGHT.window
     with qtbot.waitSignal(theme.changed, timeout=2000):
         qapp.styleHints().colorSchemeChanged.emit(Qt.ColorScheme.Dark)
@@ -75,7 +56,7 @@ def test_helm_turns_dark_when_the_system_does_and_back(
 def test_the_appearance_chosen_in_preferences_wins_over_the_system_and_is_kept(
     qtbot: QtBot, qapp: QApplication, theme: Theme, broker: Broker
 ) -> None:
-    open_window(qtbot, broker)
+    open_main_window(qtbot, broker)
     qapp.styleHints().colorSchemeChanged.emit(Qt.ColorScheme.Dark)
     dialog = PreferencesDialog(WorkspaceModel(broker).preferences)
     qtbot.addWidget(dialog)
@@ -83,14 +64,14 @@ def test_the_appearance_chosen_in_preferences_wins_over_the_system_and_is_kept(
     assert window_colour(qapp) == LIGHT.window
     theme.follow(Preferences())  # as if Helm started again…
     assert window_colour(qapp) == DARK.window
-    open_window(qtbot, broker)  # …on the same home
+    open_main_window(qtbot, broker)  # …on the same home
     assert window_colour(qapp) == LIGHT.window
 
 
 def test_the_text_size_in_preferences_sizes_helm_and_its_text_boxes_and_is_kept(
     qtbot: QtBot, qapp: QApplication, theme: Theme, broker: Broker
 ) -> None:
-    window = open_window(qtbot, broker)
+    window = open_main_window(qtbot, broker)
     box = plain_box("SELECT 1", window)
     dialog = PreferencesDialog(window.model.preferences)
     qtbot.addWidget(dialog)

@@ -3,7 +3,6 @@ extension frames' CSS variables — and again when it changes (the SDK's App cla
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +10,6 @@ import pytest
 
 from tests.e2e.apps.kit import Links, app_broker, app_host, in_app, open_frame
 from tests.e2e.host.kit import Dialogs
-from ui.preferences import Preferences
 from ui.qt import QApplication, Qt
 from ui.theme import Theme
 from ui.theme_data import DARK, LIGHT, Look, Scheme, css_variables
@@ -22,15 +20,6 @@ DARK_HEARD = """new Promise(resolve => {
     ? resolve(board.contexts) : setTimeout(heard, 20);
   heard();
 })"""
-
-
-@pytest.fixture
-def theme(qapp: QApplication) -> Iterator[Theme]:
-    theme = Theme.of(qapp)
-    theme.follow(Preferences())
-    yield theme
-    qapp.styleHints().colorSchemeChanged.emit(Qt.ColorScheme.Unknown)
-    theme.follow(Preferences())
 
 
 def test_an_app_gets_the_look_in_its_host_context_and_each_change_of_it(

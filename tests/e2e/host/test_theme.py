@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from pytestqt.qtbot import QtBot
 
 from tests.e2e.host.kit import EchoHandler, copy_page, evaluate, wait_ready
-from ui.preferences import Preferences, PreferencesStore
+from ui.preferences import PreferencesStore
 from ui.preferences_dialog import PreferencesDialog
 from ui.qt import QApplication, Qt
 from ui.theme import Theme
@@ -23,15 +21,6 @@ BACKGROUND = "getComputedStyle(document.body).backgroundColor"
 def rgb(colour: str) -> str:
     r, g, b = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
     return f"rgb({r}, {g}, {b})"
-
-
-@pytest.fixture
-def theme(qapp: QApplication) -> Iterator[Theme]:
-    theme = Theme.of(qapp)
-    theme.follow(Preferences())
-    yield theme
-    qapp.styleHints().colorSchemeChanged.emit(Qt.ColorScheme.Unknown)
-    theme.follow(Preferences())
 
 
 def test_a_frame_gets_the_look_as_css_variables_and_follows_the_system_scheme_live(
