@@ -205,10 +205,9 @@ class WidgetCard(QFrame):
         font.setBold(True)
         self.title.setFont(font)
         bar.addWidget(self.title, 1)
-        self.layout_button = QToolButton(self)
-        self.layout_button.setText("Layout")
+        # A push button with a menu keeps room for its arrow (a tool button draws it on the text).
+        self.layout_button = QPushButton("Layout", self)
         self.layout_button.setAccessibleName(f"Layout of {name}")
-        self.layout_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.layout_button.setMenu(self._layout_menu())
         bar.addWidget(self.layout_button)
         self.settings_button = QPushButton("Settings", self)
