@@ -29,6 +29,7 @@ from PySide6.QtCore import (
     QTimer,
     QUrl,
     Signal,
+    SignalInstance,
     Slot,
 )
 from PySide6.QtGui import (
@@ -210,6 +211,7 @@ __all__ = [
     "QWindow",
     "Qt",
     "Signal",
+    "SignalInstance",
     "Slot",
 ]
 
