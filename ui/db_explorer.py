@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from broker.summary import Confirmer, Decision
+from ui.aio import OwnedTasks
 from ui.dialogs.confirm import DialogConfirmer
 from ui.qt import (
     QAbstractItemView,
@@ -73,7 +74,7 @@ class DbExplorer(QWidget):
         self.resize(900, 600)
         self.backend = backend
         self.confirm = confirm or DialogConfirmer(self)
-        self.tasks: set[asyncio.Task[Any]] = set()
+        self.tasks = OwnedTasks(self)
         layout = QVBoxLayout(self)
         top = QHBoxLayout()
         self.profile_box = QComboBox(self)
@@ -142,7 +143,7 @@ class DbExplorer(QWidget):
             self.sync_toggle()
             return None
         self.write_toggle.setChecked(False)  # on only after the user confirms
-        return self.own(self.ask_toggle(name))
+        return self.tasks.start(self.ask_toggle(name))
 
     async def ask_toggle(self, name: str) -> bool:
         decision = await self.backend.enable_writes(name, self.confirm)
@@ -160,7 +161,7 @@ class DbExplorer(QWidget):
         sql = self.sql.toPlainText().strip()
         if name is None or not sql:
             return None
-        return self.own(self.run(name, sql, write=write))
+        return self.tasks.start(self.run(name, sql, write=write))
 
     async def run(self, name: str, sql: str, *, write: bool = False) -> dict[str, Any]:
         self.run_button.setEnabled(False)
@@ -204,12 +205,6 @@ class DbExplorer(QWidget):
                 self.table.setItem(r, c, QTableWidgetItem(cell_text(value)))
         self.table.resizeColumnsToContents()
         set_plain(self.status, f"{len(rows)} row(s).")
-
-    def own(self, coro: Any) -> asyncio.Task[Any]:
-        task: asyncio.Task[Any] = asyncio.ensure_future(coro)
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
-        return task
 
 
 def cell_text(value: Any) -> str:

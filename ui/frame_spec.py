@@ -7,12 +7,12 @@ do not depend on the web engine.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from broker.manifest import Manifest
+from ui.aio import OwnedTasks
 from ui.qt import QFrame, QVBoxLayout, QWidget
 from ui.text import plain_label
 
@@ -41,7 +41,7 @@ class Disposer:
     """Owns the closing of frames that are taken off the screen."""
 
     def __init__(self) -> None:
-        self.closing: set[asyncio.Task[Any]] = set()
+        self.closing = OwnedTasks(None)  # closing runs to its end, whoever asked for it
 
     def __call__(self, view: QWidget) -> None:
         aclose = getattr(view, "aclose", None)
@@ -49,13 +49,10 @@ class Disposer:
             view.deleteLater()
             return
         view.hide()
-        task: asyncio.Task[Any] = asyncio.ensure_future(aclose())
-        self.closing.add(task)
-        task.add_done_callback(self.closing.discard)
+        self.closing.start(aclose())
 
     async def wait(self) -> None:
-        if self.closing:
-            await asyncio.wait(list(self.closing), timeout=5.0)
+        await self.closing.wait()
 
 
 def placeholder_view(frame: FrameSpec, parent: QWidget) -> QWidget:

@@ -23,6 +23,7 @@ from broker.errors import HelmError, ManifestError
 from broker.summary import Decision
 from ui import extension_tree
 from ui.activity_feed import ActivityFeed
+from ui.aio import OwnedTasks
 from ui.audit_view import AuditView
 from ui.db_explorer import DbExplorer, ExplorerBackend
 from ui.dialogs.base import answer
@@ -68,7 +69,7 @@ class MainWindow(QMainWindow):
         self.factory = factory
         self.connections = connections
         self.explorer = explorer
-        self.tasks: set[asyncio.Task[Any]] = set()
+        self.tasks = OwnedTasks(self)
         self.windows: dict[str, QWidget] = {}
         self.reviewing: asyncio.Task[Any] | None = None
         self._names: dict[tuple[str, str], str] = {}
@@ -190,7 +191,7 @@ class MainWindow(QMainWindow):
         self.update_buttons()
         reviewing = self.reviewing is not None and not self.reviewing.done()
         if name and ask and not reviewing and self.model.needing_review(name):
-            self.reviewing = self.own(self.review_pending(name))
+            self.reviewing = self.tasks.start(self.review_pending(name))
 
     def fill_tree(self, name: str) -> list[ExtensionRow]:
         """The workspace's projects and extensions, keeping the row the user had selected."""
@@ -293,7 +294,7 @@ class MainWindow(QMainWindow):
         row = self.selected()
         if row is None or row.manifest is None or not self.workspace:
             return None
-        return self.own(self.review(self.workspace, row.id))
+        return self.tasks.start(self.review(self.workspace, row.id))
 
     def open_selected(self) -> None:
         row = self.selected()
@@ -333,7 +334,7 @@ class MainWindow(QMainWindow):
             return None
         set_plain(self.notice, "")
         self.show_workspace(self.workspace, ask=False)
-        return self.own(self.review(self.workspace, manifest.id))
+        return self.tasks.start(self.review(self.workspace, manifest.id))
 
     async def review_pending(self, workspace: str) -> None:
         for row in self.model.needing_review(workspace):
@@ -404,23 +405,12 @@ class MainWindow(QMainWindow):
         return self._window("workspace", lambda: WorkspaceSettings(self.model.home, name, self))
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        for task in list(self.tasks):
-            task.cancel()
+        self.tasks.cancel()
         for window in list(self.windows.values()):
             window.close()
         super().closeEvent(event)
 
     async def aclose(self) -> None:
         """Cancel what the window still runs (reviews, approvals) and wait for it to end."""
-        tasks = list(self.tasks)
-        for task in tasks:
-            task.cancel()
-        if tasks:
-            await asyncio.wait(tasks, timeout=5.0)
+        await self.tasks.aclose()
         await self.dashboard.dispose.wait()
-
-    def own(self, coro: Any) -> asyncio.Task[Any]:
-        task: asyncio.Task[Any] = asyncio.ensure_future(coro)
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
-        return task

@@ -7,9 +7,7 @@ with the resource domains the user ticked. Errors are shown as text in the windo
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
-from typing import Any
 
 from broker.apps import discovery, review
 from broker.apps.errors import AppError
@@ -18,6 +16,7 @@ from broker.errors import CallError, HelmError
 from broker.kinds.mcp.profiles import MCP_SERVERS
 from broker.manifest import Manifest
 from broker.summary import Decision
+from ui.aio import OwnedTasks
 from ui.apps.dialogs import AppReviewDialog
 from ui.dialogs.base import GUARD_MS, answer
 from ui.qt import (
@@ -50,7 +49,7 @@ class AddAppWindow(QWidget):
         self.setWindowFlag(Qt.WindowType.Window, True)
         self.setWindowTitle(f"Add an app to {elide(workspace, 60)}")
         self.broker, self.workspace, self._guard_ms = broker, workspace, guard_ms
-        self.tasks: set[asyncio.Task[Any]] = set()
+        self.tasks = OwnedTasks(self)
         col = QVBoxLayout(self)
         row = QHBoxLayout()
         self.servers = QComboBox(self)
@@ -58,7 +57,7 @@ class AddAppWindow(QWidget):
         self.servers.addItems(MCP_SERVERS.store(broker.home).names())
         row.addWidget(self.servers, 1)
         self.find_button = QPushButton("Find apps", self)
-        self.find_button.clicked.connect(lambda: self.own(self.find_apps()))
+        self.find_button.clicked.connect(lambda: self.tasks.start(self.find_apps()))
         row.addWidget(self.find_button)
         col.addLayout(row)
         self.apps = QListWidget(self)
@@ -67,7 +66,7 @@ class AddAppWindow(QWidget):
         self.status = plain_label("Choose an MCP server (Settings — Connections adds one).", self)
         col.addWidget(self.status)
         self.review_button = QPushButton("Review and add…", self)
-        self.review_button.clicked.connect(lambda: self.own(self.review_selected()))
+        self.review_button.clicked.connect(lambda: self.tasks.start(self.review_selected()))
         col.addWidget(self.review_button)
 
     async def find_apps(self) -> None:
@@ -102,12 +101,6 @@ class AddAppWindow(QWidget):
             return Decision.DECLINED
         self.added.emit(manifest.id)
         return Decision.CONFIRMED
-
-    def own(self, coro: Any) -> asyncio.Task[Any]:
-        task: asyncio.Task[Any] = asyncio.ensure_future(coro)
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
-        return task
 
 
 async def review_and_add(

@@ -17,6 +17,7 @@ from broker.apps.verify import open_app
 from broker.broker import Broker
 from broker.errors import CallError, HelmError
 from broker.widget_state import StateStore
+from ui.aio import OwnedTasks
 from ui.apps.add import review_and_add
 from ui.apps.frame import AppFrame
 from ui.apps.host import AppHost
@@ -55,6 +56,7 @@ class AppDevWindow(QMainWindow):
         self.apps = AppHost(broker, StateStore(broker.home.path), observe=self._traffic)
         self.apps.frameReady.connect(self._ready)
         self.frame: AppFrame | None = None
+        self.tasks = OwnedTasks(self)
         self.task: asyncio.Task[None] | None = None
         body = QWidget(self)
         col = QVBoxLayout(body)
@@ -90,7 +92,7 @@ class AppDevWindow(QMainWindow):
 
     def schedule_refresh(self) -> None:
         if self.task is None or self.task.done():
-            self.task = asyncio.ensure_future(self.refresh())
+            self.task = self.tasks.start(self.refresh())
 
     async def refresh(self) -> None:
         await self._close_frame()
@@ -128,12 +130,10 @@ class AppDevWindow(QMainWindow):
             await frame.aclose()
 
     async def aclose(self) -> None:
-        if self.task is not None:
-            self.task.cancel()
+        await self.tasks.aclose()
         await self._close_frame()
         await self.apps.aclose()
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        if self.task is not None:
-            self.task.cancel()
+        self.tasks.cancel()
         super().closeEvent(event)

@@ -9,14 +9,13 @@ anything else as an extension frame.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
-from typing import Any
 
 from broker.apps.spec import spec_of
 from broker.broker import Broker
 from broker.context import CallContext
 from broker.widget_state import StateStore
+from ui.aio import OwnedTasks
 from ui.apps.dialogs import OpenLinkDialog
 from ui.apps.frame import AppFrame
 from ui.apps.view import AppServices
@@ -55,11 +54,11 @@ class AppHost(QObject):
         self._dialogs, self._open_url, self._guard_ms = dialogs, open_url, guard_ms
         self.frames: list[AppFrame] = []
         self.link_dialogs: list[OpenLinkDialog] = []
-        self.tasks: set[asyncio.Task[Any]] = set()
+        self.tasks = OwnedTasks(self)
 
     def frame(self, workspace: str, ext_id: str, instance: str, parent: QWidget | None = None) -> AppFrame:
         frame = AppFrame(
-            self.services, CallContext(workspace, ext_id, instance), self._dialogs, self.own, parent
+            self.services, CallContext(workspace, ext_id, instance), self._dialogs, self.tasks.start, parent
         )
         frame.ready.connect(self.frameReady)
         frame.destroyed.connect(lambda _=None, f=frame: self.frames.remove(f) if f in self.frames else None)
@@ -79,21 +78,11 @@ class AppHost(QObject):
             self._open_url(url)
         return confirmed
 
-    def own(self, coro: Any) -> asyncio.Task[Any]:
-        task: asyncio.Task[Any] = asyncio.ensure_future(coro)
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
-        return task
-
     async def aclose(self) -> None:
         for frame in list(self.frames):
             await frame.aclose()
         self.frames.clear()
-        tasks = list(self.tasks)
-        for task in tasks:
-            task.cancel()
-        if tasks:
-            await asyncio.wait(tasks, timeout=5.0)
+        await self.tasks.aclose()
 
 
 class AppAwareFactory:

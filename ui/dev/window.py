@@ -26,6 +26,7 @@ from broker.manifest import MANIFEST_FILE, Manifest
 from broker.manifest import load as load_manifest
 from broker.summary import Confirmer
 from broker.widget_state import StatefulCalls, StateStore
+from ui.aio import OwnedTasks
 from ui.dev.inspector import CallInspector, ObservedHandler
 from ui.dev.lint import LintPanel
 from ui.dev.watcher import FolderWatcher
@@ -91,7 +92,7 @@ class DevWindow(QMainWindow):
         self._declined_digest: str | None = None
         self._refresh_lock = asyncio.Lock()
         self._pending = False
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks = OwnedTasks(self)
         self.setWindowTitle(f"helm dev — {self.folder.name}")
         self.resize(1280, 800)
         self._build()
@@ -149,9 +150,7 @@ class DevWindow(QMainWindow):
         if self._refresh_lock.locked():
             self._pending = True
             return
-        task = asyncio.ensure_future(self.refresh())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._tasks.start(self.refresh())
 
     async def refresh(self) -> None:
         async with self._refresh_lock:
@@ -268,10 +267,7 @@ class DevWindow(QMainWindow):
     async def aclose(self) -> None:
         """Stop watching, finish the refresh in progress and close the page."""
         self.watcher.stop()
-        for task in list(self._tasks):
-            task.cancel()
-        if self._tasks:
-            await asyncio.wait(list(self._tasks), timeout=5.0)
+        await self._tasks.aclose()
         await self._close_page("")
 
     def closeEvent(self, event: QCloseEvent) -> None:

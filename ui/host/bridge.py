@@ -17,6 +17,7 @@ from broker.broker import MAX_CALL_BYTES
 from broker.context import CallContext
 from broker.errors import CallError, ErrorCode
 from broker.summary import Confirmer
+from ui.aio import OwnedTasks
 from ui.qt import QObject, Signal, Slot
 
 log = logging.getLogger(__name__)
@@ -57,7 +58,7 @@ class Bridge(QObject):
         self._handler = handler
         self._ctx = ctx
         self._confirm = confirm
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks = OwnedTasks(self)
 
     @property
     def ctx(self) -> CallContext:
@@ -75,15 +76,7 @@ class Bridge(QObject):
         args_json = args_json[: MAX_CALL_BYTES + 1]
         # Started eagerly: the call runs inside this slot up to its first real wait, so a call
         # the broker answers at once (a refusal, the rate limit) costs no extra loop turn.
-        task = asyncio.Task(
-            self._run(request_id, connection_id, operation, args_json),
-            loop=asyncio.get_event_loop(),
-            eager_start=True,
-        )
-        if task.done():
-            return
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._tasks.start(self._run(request_id, connection_id, operation, args_json), eager=True)
 
     @Slot()
     def ready(self) -> None:
@@ -109,12 +102,7 @@ class Bridge(QObject):
 
     async def aclose(self) -> None:
         """Cancel the calls still running (the frame is closing) and wait for them to end."""
-        tasks = list(self._tasks)
-        for task in tasks:
-            task.cancel()
-        if tasks:
-            await asyncio.wait(tasks, timeout=5.0)
+        await self._tasks.aclose()
 
     def cancel_all(self) -> None:
-        for task in list(self._tasks):
-            task.cancel()
+        self._tasks.cancel()

@@ -19,6 +19,7 @@ from collections.abc import Callable
 
 from broker.context import CallContext
 from broker.summary import Confirmer
+from ui.aio import OwnedTasks
 from ui.host.bridge import Bridge, CallHandler
 from ui.host.clipboard import ClipboardGuard
 from ui.host.egress_check import ENGINE_CHECK, EgressCheck
@@ -90,6 +91,7 @@ class ExtensionView(QWidget):
         self.refusal.setTextFormat(Qt.TextFormat.PlainText)
         self.refusal.setWordWrap(True)
         self.refusal.hide()
+        self._tasks = OwnedTasks(self)
         self._waiting: asyncio.Task[None] | None = None
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -132,7 +134,7 @@ class ExtensionView(QWidget):
         self._profile.handler.hold_until(ENGINE_CHECK)
         go()
         if self._waiting is None:
-            self._waiting = asyncio.ensure_future(self._after_check())
+            self._waiting = self._tasks.start(self._after_check())
 
     async def _after_check(self) -> None:
         outcome = await ENGINE_CHECK.result()
@@ -216,8 +218,7 @@ class ExtensionView(QWidget):
         app = QApplication.instance()
         if isinstance(app, QApplication):
             ClipboardGuard.of(app).forget(self)
-        if self._waiting is not None:
-            self._waiting.cancel()
+        self._tasks.cancel()
         self.page.setWebChannel(None)  # type: ignore[arg-type]
         await self.bridge.aclose()
         self.web.setPage(None)  # type: ignore[arg-type]

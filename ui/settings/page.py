@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from broker.errors import HelmError
 from broker.kinds.forms import FormCheck, FormField, ProfileForm
 from broker.kinds.spec import Outcome
+from ui.aio import OwnedTasks
 from ui.qt import (
     QComboBox,
     QFileDialog,
@@ -108,7 +108,7 @@ class ProfilePage(QWidget):
         self.form_spec = form
         self.section = section
         self.picker: QFileDialog | None = None
-        self.tasks: set[asyncio.Task[Any]] = set()
+        self.tasks = OwnedTasks(self)
         self.current: str | None = None
         outer = QHBoxLayout(self)
         outer.addLayout(self._profile_list())
@@ -308,13 +308,7 @@ class ProfilePage(QWidget):
     def start_test(self) -> asyncio.Task[Outcome] | None:
         if self.current is None:
             return None
-        return self.own(self.run_test(self.current))
-
-    def own(self, coro: Any) -> asyncio.Task[Any]:
-        task: asyncio.Task[Any] = asyncio.ensure_future(coro)
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
-        return task
+        return self.tasks.start(self.run_test(self.current))
 
     async def run_test(self, name: str) -> Outcome:
         self.busy(True, f"Testing {name}…")
@@ -341,5 +335,4 @@ class ProfilePage(QWidget):
         set_tone(self.status, None if ok is None else ("ok" if ok else "error"))
 
     def cancel_tasks(self) -> None:
-        for task in list(self.tasks):
-            task.cancel()
+        self.tasks.cancel()

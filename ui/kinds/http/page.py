@@ -110,7 +110,7 @@ class ServicesPage(ProfilePage):
             return None
         self.cancel_sign_in.show()
         action = self.oauth.connect(self.current, self.connect_progress)
-        return self.own(self._oauth(action, "Starting the sign-in…"))
+        return self.tasks.start(self._oauth(action, "Starting the sign-in…"))
 
     def connect_progress(self, message: str) -> None:
         set_plain(self.oauth_result, message)
@@ -118,12 +118,12 @@ class ServicesPage(ProfilePage):
     def stop_connect(self) -> asyncio.Task[Any] | None:
         if self.oauth is None or self.current is None:
             return None
-        return self.own(self.oauth.cancel(self.current))
+        return self.tasks.start(self.oauth.cancel(self.current))
 
     def start_disconnect(self) -> asyncio.Task[Any] | None:
         if self.oauth is None or self.current is None:
             return None
-        return self.own(self._oauth(self.oauth.disconnect(self.current), "Disconnecting…"))
+        return self.tasks.start(self._oauth(self.oauth.disconnect(self.current), "Disconnecting…"))
 
     async def _oauth(self, action: Any, message: str) -> Outcome:
         self.oauth_progress.show()
