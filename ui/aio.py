@@ -92,13 +92,15 @@ def _report(task: asyncio.Task[Any], name: str) -> None:
     log.error("%s failed with %s at %s", name, type(exc).__name__, place)
 
 
-async def emitted(
+def emitted(
     signal: SignalInstance, within: float | None, when: Callable[..., bool] = lambda *_: True
-) -> tuple[Any, ...]:
-    """The arguments of the next emission of ``signal`` for which ``when(*args)`` holds.
+) -> Coroutine[Any, Any, tuple[Any, ...]]:
+    """Await the arguments of the next emission of ``signal`` for which ``when(*args)`` holds.
 
-    Raises ``TimeoutError`` after ``within`` seconds. ``within=None`` waits until cancelled:
-    only for a wait on a person (an answer, closing a window), never on a machine.
+    Listening starts at this call, so a caller can start what emits in between and miss
+    nothing; call it from a coroutine and await what it returns. Raises ``TimeoutError`` after
+    ``within`` seconds. ``within=None`` waits until cancelled: only for a wait on a person (an
+    answer, closing a window), never on a machine.
     """
     heard: asyncio.Future[tuple[Any, ...]] = asyncio.get_running_loop().create_future()
 
@@ -107,6 +109,15 @@ async def emitted(
             heard.set_result(args)
 
     signal.connect(on_signal)
+    return _heard(signal, on_signal, heard, within)
+
+
+async def _heard(
+    signal: SignalInstance,
+    on_signal: Callable[..., None],
+    heard: asyncio.Future[tuple[Any, ...]],
+    within: float | None,
+) -> tuple[Any, ...]:
     try:
         async with asyncio.timeout(within):
             return await heard

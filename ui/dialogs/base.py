@@ -13,10 +13,10 @@ every event of the web engine's objects too, and PySide crashes on some of them.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 
 from broker.summary import Decision
+from ui.aio import emitted
 from ui.qt import (
     QDialog,
     QEvent,
@@ -146,16 +146,11 @@ async def answer(dialog: QuestionDialog) -> Decision:
     A person answers this one, so there is no deadline; a caller that has one wraps the await
     in ``asyncio.timeout`` and the dialog closes (declined) when it is cancelled.
     """
-    future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
-
-    def decided(decision: object) -> None:
-        if not future.done() and isinstance(decision, Decision):
-            future.set_result(decision)
-
-    dialog.decided.connect(decided)
+    decided = emitted(dialog.decided, None, lambda d: isinstance(d, Decision))
     dialog.open()
     try:
-        return await future
+        (decision,) = await decided
+        return Decision(decision)
     finally:
         # The dialog's parent may be gone already when the waiter is cancelled at shutdown.
         with contextlib.suppress(RuntimeError):

@@ -23,6 +23,7 @@ from typing import Protocol
 from broker.kinds import KINDS
 from broker.kinds.spec import ConfirmText
 from broker.summary import Decision, WriteSummary
+from ui.aio import emitted
 from ui.attention import Attention
 from ui.dialogs.base import GUARD_MS, QuestionDialog
 from ui.qt import (
@@ -203,13 +204,8 @@ class DialogConfirmer:
 
     async def _ask(self, summary: WriteSummary, remaining: float) -> Decision:
         dialog = self._factory(summary, self._parent, remaining=remaining)
-        answer: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
-
-        def decided(decision: object) -> None:
-            if not answer.done() and isinstance(decision, Decision):
-                answer.set_result(decision)
-
-        dialog.decided.connect(decided)
+        # The dialog expires itself; the extra second only bounds the wait if it did not.
+        decided = emitted(dialog.decided, remaining + 1.0, lambda d: isinstance(d, Decision))
         self.open_dialogs.append(dialog)
         dialog.finished.connect(lambda _result: self._forget(dialog))
         if self.attention is None:
@@ -218,8 +214,8 @@ class DialogConfirmer:
             wants = f"{summary.extension_name} {kind_dialog(summary).wants}. Confirm or cancel it in Helm."
             self.attention.show(dialog, summary.title or kind_dialog(summary).title, wants)
         try:
-            # The dialog expires itself; the extra second only bounds the wait if it did not.
-            return await asyncio.wait_for(answer, remaining + 1.0)
+            (decision,) = await decided
+            return Decision(decision)
         except TimeoutError:
             dialog.expire()
             return Decision.EXPIRED

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ui.aio import emitted
 from ui.host.page import HostPage
 from ui.host.policy import SCHEME, entry_url
 from ui.host.profile import ExtensionProfile
@@ -154,16 +155,11 @@ async def _load_probe(html: str) -> bool:
     handler = _ProbeHandler(html, profile)
     profile.profile.installUrlSchemeHandler(SCHEME.encode(), handler)
     page = HostPage(profile.profile, PROBE_HOST)
-    finished: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-
-    def on_finished(ok: bool) -> None:
-        if not finished.done():
-            finished.set_result(ok)
-
-    page.loadFinished.connect(on_finished)
+    finished = emitted(page.loadFinished, LOAD_TIMEOUT)
     try:
         page.load(QUrl(entry_url(PROBE_HOST, "index.html")))
-        return await asyncio.wait_for(finished, LOAD_TIMEOUT)
+        (ok,) = await finished
+        return bool(ok)
     except TimeoutError:
         return False
     finally:

@@ -7,11 +7,11 @@ way out of the sandbox.
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import json
 from typing import Any, Protocol
 
+from ui.aio import emitted
 from ui.host.page import HostPage
 from ui.qt import QWebEngineScript
 
@@ -32,24 +32,16 @@ async def evaluate(view: HasPage, expression: str, within: float = 30.0) -> Any:
     Raises ``PageScriptError`` when the page code fails and ``TimeoutError`` after ``within`` s.
     """
     tag = f"helm-evaluate-{next(_tags)}:"
-    result: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-
-    def on_console(_level: Any, message: str, _line: int, _source: str) -> None:
-        if message.startswith(tag) and not result.done():
-            result.set_result(json.loads(message[len(tag) :]))
-
     page = view.page
-    page.console.connect(on_console)
+    logged = emitted(page.console, within, lambda _level, message, *_: message.startswith(tag))
     script = (
         f"Promise.resolve().then(() => ({expression})).then("
         f"v => console.log({json.dumps(tag)} + JSON.stringify({{value: v}})),"
         f"e => console.log({json.dumps(tag)} + JSON.stringify({{error: String(e)}})))"
     )
-    try:
-        page.runJavaScript(script, QWebEngineScript.ScriptWorldId.MainWorld.value)
-        outcome = await asyncio.wait_for(result, within)
-    finally:
-        page.console.disconnect(on_console)
+    page.runJavaScript(script, QWebEngineScript.ScriptWorldId.MainWorld.value)
+    _level, message, *_ = await logged
+    outcome = json.loads(message[len(tag) :])
     if "error" in outcome:
         raise PageScriptError(str(outcome["error"]))
     return outcome.get("value")
