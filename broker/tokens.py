@@ -34,7 +34,7 @@ class Redemption(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class _Pending:
+class _UnredeemedToken:
     binding: Binding
     expires: float
 
@@ -45,13 +45,13 @@ class TokenBook:
     def __init__(self, clock: Callable[[], float] = time.monotonic, ttl: float = TOKEN_TTL_SECONDS) -> None:
         self._clock = clock
         self._ttl = ttl
-        self._pending: dict[str, _Pending] = {}
+        self._pending: dict[str, _UnredeemedToken] = {}
 
     def mint(self, binding: Binding) -> tuple[str, float]:
         """A new token for ``binding`` and the number of seconds it stays valid."""
         self._evict()
         token = secrets.token_urlsafe(32)
-        self._pending[token] = _Pending(binding, self._clock() + self._ttl)
+        self._pending[token] = _UnredeemedToken(binding, self._clock() + self._ttl)
         return token, self._ttl
 
     def redeem(self, token: str, binding: Binding) -> Redemption:

@@ -49,7 +49,7 @@ from broker.summary import Decision, WriteSummary  # noqa: E402
 from broker.workspaces import add_project, add_workspace  # noqa: E402
 from ui.audit_view import AuditView  # noqa: E402
 from ui.dashboard import FrameSpec, placeholder_view  # noqa: E402
-from ui.db_explorer import DbExplorer  # noqa: E402
+from ui.db_explorer import DbExplorerWindow  # noqa: E402
 from ui.dialogs.confirm import ConfirmDialog  # noqa: E402
 from ui.dialogs.review import ReviewDialog, ReviewReason  # noqa: E402
 from ui.host import prepare_engine  # noqa: E402
@@ -408,7 +408,7 @@ async def _windows(out: Path, broker: Broker) -> list[Path]:
     page.pages["db"].fields["port"].set("99999")
     written.append(await save(page, out, "settings-databases-server-invalid", (920, 620)))
     logic = ExplorerLogic(broker)
-    explorer = DbExplorer(logic)
+    explorer = DbExplorerWindow(logic)
     explorer.sql.setPlainText("SELECT id, title, status FROM tickets ORDER BY id")
     task = explorer.start_run()
     if task is not None:

@@ -61,7 +61,7 @@ class ExplorerBackend(Protocol):
     async def request_write(self, profile: str, sql: str, confirm: Confirmer) -> dict[str, Any]: ...
 
 
-class DbExplorer(QWidget):
+class DbExplorerWindow(QWidget):
     def __init__(
         self,
         backend: ExplorerBackend,

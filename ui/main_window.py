@@ -25,7 +25,7 @@ from ui import extension_tree
 from ui.activity_feed import ActivityFeed
 from ui.aio import OwnedTasks
 from ui.audit_view import AuditView
-from ui.db_explorer import DbExplorer, ExplorerBackend
+from ui.db_explorer import DbExplorerWindow, ExplorerBackend
 from ui.dialogs.base import answer
 from ui.dialogs.review import review_dialog
 from ui.frame_spec import FrameSpec, ViewFactory
@@ -395,7 +395,7 @@ class MainWindow(QMainWindow):
         return self._window("audit", lambda: AuditView(self.model.broker.audit, self))
 
     def open_db_explorer(self) -> QWidget:
-        return self._window("explorer", lambda: DbExplorer(self.explorer, self))
+        return self._window("explorer", lambda: DbExplorerWindow(self.explorer, self))
 
     def open_workspace_settings(self) -> QWidget | None:
         if not self.workspace:

@@ -15,7 +15,7 @@ from acp import schema
 
 from broker.agents import fsguard, policy
 from broker.agents.events import PermissionDecided, clip, tool_content_text
-from broker.agents.policy import Answer, Option, PermissionFacts, PolicyDecision, Verdict
+from broker.agents.policy import Option, PermissionAnswer, PermissionFacts, PolicyDecision, Verdict
 from broker.agents.questions import PermissionQuestion, clip_diff
 from broker.agents.state import SessionState, ToolFacts, new_decision_id
 from broker.kinds.files.diff import line_diff
@@ -46,7 +46,9 @@ def _diff(call: schema.ToolCallUpdate) -> str:
     return clip_diff("".join(parts))
 
 
-async def _ask(state: SessionState, facts: PermissionFacts, call: schema.ToolCallUpdate, did: str) -> Answer:
+async def _ask(
+    state: SessionState, facts: PermissionFacts, call: schema.ToolCallUpdate, did: str
+) -> PermissionAnswer:
     known = state.tools.get(call.tool_call_id)
     question = PermissionQuestion(
         decision_id=did,
@@ -62,14 +64,14 @@ async def _ask(state: SessionState, facts: PermissionFacts, call: schema.ToolCal
     return policy.resolve_answer(facts, decision, picked)
 
 
-def _answer_for(verdict: PolicyDecision, facts: PermissionFacts) -> Answer:
+def _answer_for(verdict: PolicyDecision, facts: PermissionFacts) -> PermissionAnswer:
     kind = next((o.kind for o in facts.options if o.id == verdict.option_id), "cancelled")
     if verdict.verdict is Verdict.ALLOW:
-        return Answer(Decision.CONFIRMED, verdict.option_id, kind)
-    return Answer(Decision.DECLINED, verdict.option_id, kind)
+        return PermissionAnswer(Decision.CONFIRMED, verdict.option_id, kind)
+    return PermissionAnswer(Decision.DECLINED, verdict.option_id, kind)
 
 
-def _decision_word(verdict: PolicyDecision, answer: Answer) -> str:
+def _decision_word(verdict: PolicyDecision, answer: PermissionAnswer) -> str:
     if verdict.verdict is Verdict.ALLOW:
         return "allowed"
     if verdict.verdict is Verdict.DENY:
@@ -77,7 +79,7 @@ def _decision_word(verdict: PolicyDecision, answer: Answer) -> str:
     return answer.decision.value
 
 
-def _response(answer: Answer) -> schema.RequestPermissionResponse:
+def _response(answer: PermissionAnswer) -> schema.RequestPermissionResponse:
     if answer.option_id is None:
         return schema.RequestPermissionResponse(outcome=schema.DeniedOutcome(outcome="cancelled"))
     return schema.RequestPermissionResponse(
@@ -92,7 +94,7 @@ def _verdict(state: SessionState, facts: PermissionFacts) -> PolicyDecision:
 
 
 def _reason(
-    state: SessionState, facts: PermissionFacts, verdict: PolicyDecision, answer: Answer, did: str
+    state: SessionState, facts: PermissionFacts, verdict: PolicyDecision, answer: PermissionAnswer, did: str
 ) -> str:
     if answer.sticky:
         state.grants[facts.grant_key] = did

@@ -83,7 +83,7 @@ class PolicyDecision:
 
 
 @dataclass(frozen=True)
-class Answer:
+class PermissionAnswer:
     """What Helm answers after asking: the option (None: ``cancelled``) and what happened."""
 
     decision: Decision
@@ -129,17 +129,17 @@ def decide(
     return PolicyDecision(Verdict.ASK, "the user decides")
 
 
-def resolve_answer(facts: PermissionFacts, decision: Decision, picked: str | None) -> Answer:
+def resolve_answer(facts: PermissionFacts, decision: Decision, picked: str | None) -> PermissionAnswer:
     """Helm's answer to the agent once the user has answered (or not) an ASK."""
     option = None if facts.ambiguous else next((o for o in facts.options if o.id == picked), None)
     if decision is not Decision.CONFIRMED or option is None or option.kind not in ALLOW_KINDS:
         reject = None if facts.ambiguous else _first(facts.options, REJECT_KINDS)
         refused = Decision.DECLINED if decision is Decision.CONFIRMED else decision
         if reject is None:
-            return Answer(refused, None, "cancelled")
-        return Answer(refused, reject.id, reject.kind)
+            return PermissionAnswer(refused, None, "cancelled")
+        return PermissionAnswer(refused, reject.id, reject.kind)
     if option.kind == "allow_always":
         once = _first(facts.options, ("allow_once",))
         chosen = once or option
-        return Answer(Decision.CONFIRMED, chosen.id, chosen.kind, sticky=True)
-    return Answer(Decision.CONFIRMED, option.id, option.kind)
+        return PermissionAnswer(Decision.CONFIRMED, chosen.id, chosen.kind, sticky=True)
+    return PermissionAnswer(Decision.CONFIRMED, option.id, option.kind)

@@ -8,7 +8,7 @@ session is made, never read from a message. Requests run as tasks this session o
   path (``Broker.request``: rate limit, caps, approval, confirmation of writes, audit);
 * ``resources/read`` — the app's own resource and the ones pinned at approval, admitted by the
   same rate limit;
-* ``ui/open-link`` — the user is asked (``Window.open_link``) with the full URL shown;
+* ``ui/open-link`` — the user is asked (``HostWindow.open_link``) with the full URL shown;
 * ``ui/message`` — not supported (Helm has no chat); ``ui/update-model-context`` — kept for the
   instance; ``ui/request-display-mode`` — inline or fullscreen, as the window allows;
 * ``helm/state/get`` / ``helm/state/set`` — the instance's state (``broker.widget_state``).
@@ -54,7 +54,7 @@ class Fault(Exception):
         self.code, self.message, self.data = code, message, data
 
 
-class Window(Protocol):
+class HostWindow(Protocol):
     """What the window around an app provides (``ui.apps``; a fake in tests)."""
 
     def send(self, text: str) -> None:
@@ -78,7 +78,7 @@ class AppSession:
         broker: Broker,
         ctx: CallContext,
         app: AppSpec,
-        window: Window,
+        window: HostWindow,
         confirm: Confirmer,
         state: StateStore,
         contexts: MutableMapping[str, Any],

@@ -15,7 +15,7 @@ from broker.explorer import DbExplorer as ExplorerLogic
 from broker.kinds.db import profiles as db_profiles
 from broker.summary import Decision
 from tests.helpers import ScriptedConfirmer, new_broker
-from ui.db_explorer import DbExplorer
+from ui.db_explorer import DbExplorerWindow
 from ui.dialogs.confirm import DialogConfirmer
 from ui.qt import Qt
 
@@ -40,8 +40,8 @@ def broker(tmp_path: Path, database: Path, run: Any) -> Iterator[Broker]:
     run(b.aclose())
 
 
-def explorer(qtbot: QtBot, broker: Broker, confirm: Any = None) -> DbExplorer:
-    window = DbExplorer(ExplorerLogic(broker), confirm=confirm)
+def explorer(qtbot: QtBot, broker: Broker, confirm: Any = None) -> DbExplorerWindow:
+    window = DbExplorerWindow(ExplorerLogic(broker), confirm=confirm)
     qtbot.addWidget(window)
     window.show()
     return window
@@ -51,7 +51,7 @@ async def outcome(task: Any) -> Any:
     return await task
 
 
-def run_sql(window: DbExplorer, sql: str, run: Any, *, write: bool = False) -> dict[str, Any]:
+def run_sql(window: DbExplorerWindow, sql: str, run: Any, *, write: bool = False) -> dict[str, Any]:
     window.sql.setPlainText(sql)
     task = window.start_write() if write else window.start_run()
     assert task is not None

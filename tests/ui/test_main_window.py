@@ -15,13 +15,13 @@ from broker.explorer import DbExplorer as ExplorerLogic
 from broker.extensions import install, review_and_approve
 from broker.kinds.mcp import adapter as mcp_adapter
 from broker.kinds.mcp import profiles as mcp_profiles
-from broker.kinds.mcp.session import Limits
+from broker.kinds.mcp.session import McpLimits
 from broker.summary import Decision
 from broker.workspaces import add_project, add_workspace
 from tests.helpers import from_file_command, new_broker, tools_file, write_extension
 from tests.ui.dashboard_kit import Frames
 from ui.audit_view import AuditView
-from ui.db_explorer import DbExplorer
+from ui.db_explorer import DbExplorerWindow
 from ui.dialogs.review import ReviewDialog
 from ui.main_window import MainWindow
 from ui.qt import QLabel, Qt, QTreeWidgetItem
@@ -254,7 +254,7 @@ def test_a_manifest_changed_while_its_review_is_open_is_not_approved(
 def test_a_tool_changed_while_its_review_is_open_is_not_approved(
     qtbot: QtBot, window: MainWindow, broker: Broker, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(mcp_adapter, "DEFAULT_LIMITS", Limits(tools_ttl=0))  # the user took their time
+    monkeypatch.setattr(mcp_adapter, "DEFAULT_LIMITS", McpLimits(tools_ttl=0))  # the user took their time
     tools = tools_file(tmp_path / "tools.json")
     mcp_profiles.MCP_SERVERS.store(broker.home, broker.credentials).save(
         mcp_profiles.parse("srv", {"command": from_file_command(tools)})
@@ -284,5 +284,5 @@ def test_the_menu_opens_settings_audit_and_the_db_explorer(window: MainWindow) -
     window.menu_actions["workspace"].trigger()
     assert isinstance(window.windows["connections"], ConnectionsPage)
     assert isinstance(window.windows["audit"], AuditView)
-    assert isinstance(window.windows["explorer"], DbExplorer)
+    assert isinstance(window.windows["explorer"], DbExplorerWindow)
     assert all(window.windows[k].isVisible() for k in ("connections", "audit", "explorer", "workspace"))

@@ -1,6 +1,6 @@
 """``AppView``: one running MCP App — its web view, its bridge, its session with Helm.
 
-The view is the app's ``Window`` (``broker.apps.rpc``): it delivers Helm's messages to the
+The view is the app's ``HostWindow`` (``broker.apps.rpc``): it delivers Helm's messages to the
 app, tells the app Helm's theme — ``light`` or ``dark`` and the specification's style variables,
 from the same look the extension frames get (``ui.theme``) — and locale (the theme again
 whenever the look changes), asks the user
@@ -127,7 +127,7 @@ class AppView(QWidget):
             self._services.observe("app → helm", text)
         self.session.receive(text)
 
-    # -- the app's Window ----------------------------------------------------------------
+    # -- the app's HostWindow ------------------------------------------------------------
     def send(self, text: str) -> None:
         if self._services.observe is not None:
             self._services.observe("helm → app", text)

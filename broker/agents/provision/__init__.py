@@ -19,7 +19,7 @@ from broker.agents.provision.errors import (
 )
 from broker.agents.provision.host import Host
 from broker.agents.provision.provisioner import Installed, Launch, Provisioner, State, Verification
-from broker.agents.provision.registry import Limits, registry_url
+from broker.agents.provision.registry import InstallLimits, registry_url
 from broker.agents.provision.signing import CatalogueSource, load_catalogue
 
 __all__ = [
@@ -31,10 +31,10 @@ __all__ = [
     "CatalogueSource",
     "DownloadError",
     "Host",
+    "InstallLimits",
     "Installed",
     "IntegrityError",
     "Launch",
-    "Limits",
     "Options",
     "Pinned",
     "ProvisionError",

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from broker.agents.provision.catalogue import Adapter
 from broker.agents.provision.provisioner import Installed, Launch, Provisioner, Verification, node_path
-from broker.agents.provision.registry import Limits, new_client
+from broker.agents.provision.registry import InstallLimits, new_client
 from broker.agents.provision.signing import CatalogueSource, load_catalogue
 
 
@@ -24,7 +24,7 @@ class Options:
 
     source: CatalogueSource | None = None
     registry_url: str | None = None
-    limits: Limits | None = None
+    limits: InstallLimits | None = None
 
 
 @dataclass(frozen=True)

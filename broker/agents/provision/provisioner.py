@@ -28,7 +28,7 @@ import httpx
 from broker.agents.provision.catalogue import Adapter, Catalogue, Pinned
 from broker.agents.provision.errors import ProvisionError
 from broker.agents.provision.host import Host
-from broker.agents.provision.registry import Budget, Limits, Registry
+from broker.agents.provision.registry import InstallBudget, InstallLimits, Registry
 from broker.agents.provision.store import TREE, LedgerEntry, Store
 from broker.agents.provision.tarball import extract
 from broker.agents.provision.tree import tree_digest
@@ -96,14 +96,14 @@ class Provisioner:
         *,
         registry_url: str | None = None,
         audit: AuditLog | None = None,
-        limits: Limits | None = None,
+        limits: InstallLimits | None = None,
         host: Host | None = None,
     ) -> None:
         self.catalogue = catalogue
         self.store = Store(home)
         self.registry = Registry(client, registry_url)
         self.audit = audit if audit is not None else AuditLog(home / "audit.jsonl")
-        self.limits = limits or Limits()
+        self.limits = limits or InstallLimits()
         self.host = host or Host.current()
 
     # -- the public operations -----------------------------------------------------------------
@@ -168,7 +168,7 @@ class Provisioner:
         self.store.sweep()
         staged = self.store.new_staging()
         try:
-            budget = Budget(self.limits)
+            budget = InstallBudget(self.limits)
             await self._fetch_all(pins, staged, budget)
             receipt = await self._seal(adapter, staged / "install", len(pins))
             folder = self.store.publish(
@@ -183,7 +183,7 @@ class Provisioner:
             receipt["bytes"], len(pins), budget.downloaded, pruned,
         )  # fmt: skip
 
-    async def _fetch_all(self, pins: tuple[Pinned, ...], staged: Path, budget: Budget) -> None:
+    async def _fetch_all(self, pins: tuple[Pinned, ...], staged: Path, budget: InstallBudget) -> None:
         downloads = staged / "downloads"
         downloads.mkdir()
         gate = asyncio.Semaphore(self.limits.parallel)

@@ -28,7 +28,7 @@ MIB = 1024 * 1024
 
 
 @dataclass(frozen=True)
-class Limits:
+class InstallLimits:
     """Bounds on one installation; the defaults hold the known adapters several times over."""
 
     max_tarball: int = 256 * MIB
@@ -40,10 +40,10 @@ class Limits:
 
 
 @dataclass
-class Budget:
+class InstallBudget:
     """What one installation has used so far, shared by its downloads and extractions."""
 
-    limits: Limits
+    limits: InstallLimits
     downloaded: int = 0
     unpacked: int = 0
     files: int = 0
@@ -95,7 +95,7 @@ class Registry:
         self._client = client
         self.base_url = check_registry_url(base_url) if base_url else registry_url()
 
-    async def download(self, pin: Pinned, dest: Path, budget: Budget) -> int:
+    async def download(self, pin: Pinned, dest: Path, budget: InstallBudget) -> int:
         """Write ``pin``'s tarball to ``dest`` (created new) and verify it; return its size."""
         label = f"{pin.name}@{pin.version}"
         hasher = hashlib.sha512()
@@ -120,7 +120,7 @@ class Registry:
             )
         return size
 
-    async def _stream(self, pin: Pinned, dest: Path, hasher: hashlib._Hash, budget: Budget) -> int:
+    async def _stream(self, pin: Pinned, dest: Path, hasher: hashlib._Hash, budget: InstallBudget) -> int:
         label = f"{pin.name}@{pin.version}"
         url = tarball_url(self.base_url, pin.name, pin.version)
         async with self._client.stream("GET", url) as response:
@@ -137,7 +137,7 @@ class Registry:
         return size
 
 
-def _check_bounds(label: str, size: int, budget: Budget) -> None:
+def _check_bounds(label: str, size: int, budget: InstallBudget) -> None:
     if size > budget.limits.max_tarball:
         raise DownloadError(f"{label}: the tarball is larger than {budget.limits.max_tarball // MIB} MiB")
     if budget.downloaded > budget.limits.max_download:

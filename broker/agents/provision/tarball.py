@@ -22,12 +22,12 @@ from pathlib import Path
 from typing import IO
 
 from broker.agents.provision.errors import ArchiveError
-from broker.agents.provision.registry import MIB, Budget
+from broker.agents.provision.registry import MIB, InstallBudget
 
 _CHUNK = 1024 * 1024
 
 
-def extract(tgz: Path, dest: Path, label: str, budget: Budget) -> None:
+def extract(tgz: Path, dest: Path, label: str, budget: InstallBudget) -> None:
     """Unpack ``tgz`` into ``dest`` (created here); ``label`` names the package in errors."""
     dest.mkdir(parents=True, exist_ok=True)
     try:
@@ -46,7 +46,7 @@ def extract(tgz: Path, dest: Path, label: str, budget: Budget) -> None:
 
 
 def _extract_member(
-    archive: tarfile.TarFile, member: tarfile.TarInfo, dest: Path, label: str, budget: Budget
+    archive: tarfile.TarFile, member: tarfile.TarInfo, dest: Path, label: str, budget: InstallBudget
 ) -> None:
     relative = member_path(member.name, label)
     if relative is None:
@@ -95,7 +95,7 @@ def member_path(name: str, label: str) -> list[str] | None:
     return parts[1:] or None
 
 
-def _charge(size: int, label: str, budget: Budget) -> None:
+def _charge(size: int, label: str, budget: InstallBudget) -> None:
     budget.files += 1
     budget.unpacked += size
     if budget.files > budget.limits.max_files:

@@ -42,7 +42,7 @@ from broker.kinds.db.engine import (
     timeout_error,
     unavailable,
 )
-from broker.kinds.db.mywire import LOCAL_FILE_REFUSED, Ok, Prepared, ServerError, Step, Wire, query
+from broker.kinds.db.mywire import LOCAL_FILE_REFUSED, Ok, PreparedStatement, ServerError, Step, Wire, query
 from broker.kinds.db.profiles import DbProfile
 from broker.kinds.db.rules import read_problem
 from broker.kinds.db.sqlscan import scan
@@ -102,7 +102,7 @@ def pipelines_execute(server_version: str) -> bool:
 
 
 @dataclass
-class _Session:
+class _MysqlSession:
     conn: aiomysql.Connection
     wire: Wire
     settings_sql: str
@@ -114,7 +114,7 @@ class _Session:
         return [(mywire.reset(), w.ok), (query(self.settings_sql), w.ok)]
 
 
-class _Stale(Exception):
+class _StaleMysqlConnection(Exception):
     """A pooled connection turned out dead before the server answered anything: try a new one."""
 
 
@@ -128,7 +128,7 @@ class MysqlEngine:
             "password": password or "",
         }
         self._secrets = (profile.host, password, f"{profile.host}:{profile.port}")
-        self._pool: Pool[_Session] = Pool(self._open, _close)
+        self._pool: Pool[_MysqlSession] = Pool(self._open, _close)
 
     async def _sign_in(self) -> tuple[aiomysql.Connection, Wire]:
         conn = aiomysql.Connection(
@@ -154,7 +154,7 @@ class MysqlEngine:
             raise unavailable("Helm cannot reach the database server") from exc
         return conn, Wire(reader, writer)
 
-    async def _open(self) -> _Session:
+    async def _open(self) -> _MysqlSession:
         conn, wire = await self._sign_in()
         try:
             async with asyncio.timeout(CONNECT_SECONDS):
@@ -163,7 +163,7 @@ class MysqlEngine:
                     raise mode
                 pipelined = pipelines_execute(conn.server_version)
                 settings = session_settings(str(mode["rows"][0][0]), conn.server_version)
-                session = _Session(conn, wire, settings, pipelined)
+                session = _MysqlSession(conn, wire, settings, pipelined)
                 _check_clean(await wire.exchange(session.tail()[1:]))
         except (*LOST, ServerError, CallError, TimeoutError) as exc:
             conn.close()
@@ -177,7 +177,7 @@ class MysqlEngine:
             raise CallError(ErrorCode.REFUSED, f"Helm refused this read query: {problem}")
         return await self._call(lambda s: self._read_on(s, sql, args))
 
-    async def _read_on(self, s: _Session, sql: str, args: Sequence[Scalar]) -> dict[str, Any]:
+    async def _read_on(self, s: _MysqlSession, sql: str, args: Sequence[Scalar]) -> dict[str, Any]:
         w = s.wire
         prepared: Any = None
         if not args:
@@ -190,7 +190,7 @@ class MysqlEngine:
             ])  # fmt: skip
         else:
             begin, prepared = await w.exchange([(BEGIN_READ, w.ok), (mywire.prepare(sql), w.prepared)])
-            if not isinstance(prepared, Prepared) or not isinstance(begin, Ok):
+            if not isinstance(prepared, PreparedStatement) or not isinstance(begin, Ok):
                 self._settle(begin, await w.exchange(s.tail()), prepared, None, len(args))
             result, *tail = await w.exchange(
                 [(mywire.execute(prepared.statement_id, args), _binary_rows(w)), *s.tail()]
@@ -209,7 +209,7 @@ class MysqlEngine:
         count = await self._call(lambda session: self._write_on(session, sql, args))
         return Written(max(count, 0))
 
-    async def _write_on(self, s: _Session, sql: str, args: Sequence[Scalar]) -> int:
+    async def _write_on(self, s: _MysqlSession, sql: str, args: Sequence[Scalar]) -> int:
         """BEGIN (and PREPARE) first: nothing runs until the server agrees on the placeholders."""
         w = s.wire
         steps: list[Step] = [(BEGIN_WRITE, w.ok)]
@@ -219,7 +219,7 @@ class MysqlEngine:
         prepared = rest[0] if rest else None
         if not isinstance(begin, Ok) or (args and _mismatch(prepared, len(args))):
             self._settle(begin, await w.exchange(s.tail()), prepared, None, len(args))
-        if isinstance(prepared, Prepared):
+        if isinstance(prepared, PreparedStatement):
             statement = mywire.execute(prepared.statement_id, args)
         else:
             statement = query(sql)
@@ -242,17 +242,17 @@ class MysqlEngine:
                 f"the server found {prepared.params} placeholder(s) in the SQL for {nargs} argument(s)",
             )
 
-    async def _call[T](self, work: Callable[[_Session], Awaitable[T]]) -> T:
+    async def _call[T](self, work: Callable[[_MysqlSession], Awaitable[T]]) -> T:
         """``work`` on a pooled session; a session found dead before any answer is replaced once."""
         for _attempt in range(2):
             session, fresh = await self._pool.take()
             try:
                 return await self._guarded(session, work(session), retry=not fresh)
-            except _Stale:
+            except _StaleMysqlConnection:
                 continue
         raise unavailable("the database server stopped answering")
 
-    async def _guarded[T](self, s: _Session, work: Awaitable[T], *, retry: bool) -> T:
+    async def _guarded[T](self, s: _MysqlSession, work: Awaitable[T], *, retry: bool) -> T:
         """Run ``work`` on ``s`` within the time limit; give the session back or drop it."""
         replies = s.wire.replies
         try:
@@ -265,7 +265,7 @@ class MysqlEngine:
         except LOST as exc:
             await self._pool.discard(s)
             if retry and s.wire.replies == replies:
-                raise _Stale from exc
+                raise _StaleMysqlConnection from exc
             raise unavailable("the database server stopped answering") from exc
         except CallError as err:
             # A statement the server refused leaves the session in step and reset; anything
@@ -300,7 +300,7 @@ class MysqlEngine:
             )
         return warnings
 
-    async def _kill(self, s: _Session) -> None:
+    async def _kill(self, s: _MysqlSession) -> None:
         """Stop the running statement on the server (the client side alone would leave it running)."""
         try:
             killer, wire = await self._sign_in()
@@ -327,7 +327,7 @@ def _binary_rows(w: Wire) -> Callable[[], Awaitable[dict[str, Any]]]:
 
 
 def _mismatch(prepared: Any, nargs: int) -> bool:
-    return not isinstance(prepared, Prepared) or prepared.params != nargs
+    return not isinstance(prepared, PreparedStatement) or prepared.params != nargs
 
 
 def _check_clean(replies: Sequence[Any]) -> None:
@@ -342,5 +342,5 @@ def _nul_problem(sql: str) -> str | None:
     return "the SQL contains a NUL character" if "\x00" in sql else None
 
 
-async def _close(s: _Session) -> None:
+async def _close(s: _MysqlSession) -> None:
     s.conn.close()

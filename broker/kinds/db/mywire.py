@@ -58,7 +58,7 @@ class Ok:
 
 
 @dataclass(frozen=True)
-class Prepared:
+class PreparedStatement:
     statement_id: int
     columns: int
     params: int
@@ -136,7 +136,7 @@ class Wire:
             return _ok(data)
         raise _unexpected(data)
 
-    async def prepared(self) -> Prepared:
+    async def prepared(self) -> PreparedStatement:
         data = await self.packet()
         if data[:1] != b"\x00":
             raise _unexpected(data)
@@ -146,7 +146,7 @@ class Wire:
                 for _ in range(count):
                     await self.packet()
                 await self._eof()
-        return Prepared(statement_id, columns, params)
+        return PreparedStatement(statement_id, columns, params)
 
     async def rows(self, *, binary: bool) -> dict[str, Any]:
         """A statement's result as ``{columns, rows}`` within the row budget (none: no columns)."""

@@ -103,13 +103,13 @@ class _Statement:
 
 
 @dataclass
-class _Session:
+class _PostgresSession:
     conn: asyncpg.Connection
     statements: OrderedDict[str, _Statement] = field(default_factory=OrderedDict)
     names: Iterator[int] = field(default_factory=itertools.count)
 
 
-class _Stale(Exception):
+class _StalePostgresConnection(Exception):
     """A pooled connection or one of its kept statements turned out gone: retry the read once."""
 
 
@@ -123,9 +123,9 @@ class PostgresEngine:
             "password": password,
         }
         self._secrets = (profile.host, password, f"{profile.host}:{profile.port}")
-        self._pool: Pool[_Session] = Pool(self._open, _close, max_idle=IDLE_SECONDS)
+        self._pool: Pool[_PostgresSession] = Pool(self._open, _close, max_idle=IDLE_SECONDS)
 
-    async def _open(self) -> _Session:
+    async def _open(self) -> _PostgresSession:
         try:
             conn = await asyncpg.connect(
                 **self._connect_args,
@@ -155,7 +155,7 @@ class PostgresEngine:
         except (*LOST, asyncpg.PostgresError, TimeoutError) as exc:
             conn.terminate()
             raise unavailable("Helm cannot reach the database server") from exc
-        return _Session(conn)
+        return _PostgresSession(conn)
 
     # -- reads ------------------------------------------------------------------------------
     async def read(self, sql: str, args: Sequence[Scalar]) -> dict[str, Any]:
@@ -163,18 +163,20 @@ class PostgresEngine:
             session, fresh = await self._pool.take()
             try:
                 return await self._guarded(session, sql, args, retry=not fresh)
-            except _Stale:
+            except _StalePostgresConnection:
                 continue
         raise unavailable("the database server stopped answering")
 
-    async def _guarded(self, s: _Session, sql: str, args: Sequence[Scalar], *, retry: bool) -> dict[str, Any]:
+    async def _guarded(
+        self, s: _PostgresSession, sql: str, args: Sequence[Scalar], *, retry: bool
+    ) -> dict[str, Any]:
         """Run the read within the time limit, then end the call and give the session back."""
         try:
             result = await self._fetch(s, sql, args)
         except TimeoutError as exc:
             await self._next_call(s)  # asyncpg cancelled the query on the server
             raise timeout_error() from exc
-        except _Stale:
+        except _StalePostgresConnection:
             await self._pool.discard(s)
             if retry:
                 raise
@@ -188,7 +190,7 @@ class PostgresEngine:
         await self._next_call(s)
         return result
 
-    async def _next_call(self, s: _Session) -> None:
+    async def _next_call(self, s: _PostgresSession) -> None:
         """Roll back, release, open the next call's transaction; or drop the connection."""
         try:
             await s.conn.execute(NEXT_CALL_SQL, timeout=CONNECT_SECONDS)
@@ -197,7 +199,7 @@ class PostgresEngine:
             return
         await self._pool.give(s)
 
-    async def _fetch(self, s: _Session, sql: str, args: Sequence[Scalar]) -> dict[str, Any]:
+    async def _fetch(self, s: _PostgresSession, sql: str, args: Sequence[Scalar]) -> dict[str, Any]:
         """The statement's rows within the limits.
 
         asyncpg keeps the time limit with its own timer (cheaper than a task-level timeout on
@@ -217,16 +219,16 @@ class PostgresEngine:
             raise  # an OSError too, but not a lost link
         except STALE_STATEMENT as exc:
             if kept:
-                raise _Stale from exc  # retried on a new connection, which prepares it anew
+                raise _StalePostgresConnection from exc  # retried on a new connection, which prepares it anew
             if isinstance(exc, asyncpg.PostgresError):
                 raise self._error(exc) from exc
             raise unavailable("the database server's answer could not be read") from exc
         except LOST as exc:
-            raise _Stale from exc
+            raise _StalePostgresConnection from exc
         except asyncpg.PostgresError as exc:
             raise self._error(exc) from exc
 
-    async def _statement(self, s: _Session, sql: str, seconds: float) -> _Statement:
+    async def _statement(self, s: _PostgresSession, sql: str, seconds: float) -> _Statement:
         """The connection's prepared statement for ``sql`` (prepared on first use, then kept)."""
         st = s.statements.get(sql)
         if st is not None:
@@ -267,7 +269,7 @@ class PostgresEngine:
             await self._pool.discard(s)
         return Written(_rows_affected(status))
 
-    async def _write_session(self) -> _Session:
+    async def _write_session(self) -> _PostgresSession:
         """A session inside BEGIN READ WRITE; a pooled one that lost its server is replaced once."""
         for _attempt in range(2):
             s, fresh = await self._pool.take()
@@ -327,5 +329,5 @@ def _rows_affected(status: str) -> int:
     return int(last) if last.isdigit() else 0
 
 
-async def _close(s: _Session) -> None:
+async def _close(s: _PostgresSession) -> None:
     await s.conn.close(timeout=CONNECT_SECONDS)

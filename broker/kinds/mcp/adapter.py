@@ -16,11 +16,11 @@ from broker.kinds.mcp.pool import SessionPool, http_opener, stdio_opener, workin
 from broker.kinds.mcp.profiles import MCP_SERVERS, HttpProfile, Profile, safe_environment
 from broker.kinds.mcp.results import check_size, tool_data
 from broker.kinds.mcp.rules import McpConnection
-from broker.kinds.mcp.session import Limits, ServerSession
+from broker.kinds.mcp.session import McpLimits, ServerSession
 from broker.redact import scrubbed
 from broker.settings import Workspace
 
-DEFAULT_LIMITS = Limits()
+DEFAULT_LIMITS = McpLimits()
 
 
 def wire_args(args: Mapping[str, JSON]) -> str:
@@ -31,7 +31,7 @@ def wire_args(args: Mapping[str, JSON]) -> str:
 class McpKind:
     """One per broker; holds one session per (workspace, server)."""
 
-    def __init__(self, env: KindEnv, limits: Limits | None = None) -> None:
+    def __init__(self, env: KindEnv, limits: McpLimits | None = None) -> None:
         self.env = env
         self.profiles = MCP_SERVERS.store(env.home, env.credentials)
         self.limits = limits or DEFAULT_LIMITS

@@ -10,14 +10,14 @@ from pathlib import Path
 
 from broker.jsonutil import digest
 from broker.kinds.mcp.httpcap import HttpState, open_http
-from broker.kinds.mcp.session import Limits, Opener, ServerSession
+from broker.kinds.mcp.session import McpLimits, Opener, ServerSession
 from broker.kinds.mcp.stdio import Child, OverflowHook, ReadStream, WriteStream, open_stdio
 from broker.settings import Workspace
 
 log = logging.getLogger("helm.mcp")
 
 
-def stdio_opener(command: Sequence[str], env: dict[str, str], cwd: Path, limits: Limits) -> Opener:
+def stdio_opener(command: Sequence[str], env: dict[str, str], cwd: Path, limits: McpLimits) -> Opener:
     @contextlib.asynccontextmanager
     async def opener(hook: OverflowHook) -> AsyncIterator[tuple[ReadStream, WriteStream, Child | None]]:
         async with open_stdio(command, env, cwd, limits.max_message, hook) as (read, write, child):
@@ -26,7 +26,7 @@ def stdio_opener(command: Sequence[str], env: dict[str, str], cwd: Path, limits:
     return opener
 
 
-def http_opener(url: str, token: str | None, limits: Limits, state: HttpState) -> Opener:
+def http_opener(url: str, token: str | None, limits: McpLimits, state: HttpState) -> Opener:
     @contextlib.asynccontextmanager
     async def opener(hook: OverflowHook) -> AsyncIterator[tuple[ReadStream, WriteStream, Child | None]]:
         async with open_http(url, token, limits.max_message, hook, state) as (read, write):

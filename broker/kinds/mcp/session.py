@@ -41,7 +41,7 @@ MAX_TOOL_PAGES = 20
 
 
 @dataclass(frozen=True)
-class Limits:
+class McpLimits:
     """The contract's limits for MCP, plus Helm's own grace periods (seconds, bytes)."""
 
     call_timeout: float = 30.0
@@ -60,7 +60,7 @@ class Limits:
 
 
 @dataclass
-class _Pending:
+class _PendingRequest:
     done: anyio.Event = field(default_factory=anyio.Event)
     reason: ErrorCode | None = None
 
@@ -77,7 +77,7 @@ class ServerSession:
         self,
         label: str,
         opener: Opener,
-        limits: Limits,
+        limits: McpLimits,
         *,
         start_hint: str = "",
         secrets: tuple[str, ...] = (),
@@ -94,7 +94,7 @@ class ServerSession:
         self._ready = asyncio.Event()
         self._closing = asyncio.Event()
         self._start_lock = asyncio.Lock()
-        self._pending: dict[str, _Pending] = {}
+        self._pending: dict[str, _PendingRequest] = {}
         self._unattributed_overflow = False
         self._broken = False
         self._tools: dict[str, types.Tool] | None = None
@@ -187,7 +187,7 @@ class ServerSession:
         """Send one request and wait for its result within the call's limits."""
         session = await self.start()
         rid = next_request_id(session)  # no await between this and send_request
-        pending = self._pending[str(rid)] = _Pending()
+        pending = self._pending[str(rid)] = _PendingRequest()
         result: T | None = None
         failure: McpError | None = None
         try:

@@ -23,7 +23,7 @@ from broker.kinds.mcp.pool import SessionPool, stdio_opener, working_folder
 from broker.kinds.mcp.profiles import safe_environment
 from broker.kinds.mcp.results import check_size, tdt_envelope
 from broker.kinds.mcp.rules import McpConnection
-from broker.kinds.mcp.session import Limits, ServerSession
+from broker.kinds.mcp.session import McpLimits, ServerSession
 from broker.settings import Workspace
 
 DEFAULT_COMMAND = ("tdt", "mcp", "serve")
@@ -77,7 +77,7 @@ class _Previews:
 class TdtKind:
     """One per broker; one ``tdt mcp serve`` child per workspace."""
 
-    def __init__(self, env: KindEnv, limits: Limits | None = None) -> None:
+    def __init__(self, env: KindEnv, limits: McpLimits | None = None) -> None:
         self.env = env
         self.limits = limits or DEFAULT_LIMITS
         self._pool = SessionPool()

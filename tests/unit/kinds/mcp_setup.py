@@ -10,16 +10,16 @@ import pytest
 
 from broker import Broker, CallContext
 from broker.kinds.mcp import adapter, profiles, tdt
-from broker.kinds.mcp.session import Limits
+from broker.kinds.mcp.session import McpLimits
 from tests.helpers import manifest_dict, setup_extension
 from tests.support import REPO
 
 TDT_LIKE = [sys.executable, str(REPO / "tests" / "servers" / "tdt_like.py")]
 TOKEN = "mcp-tok-5e4d3c2b1a"
-SHORT = Limits(call_timeout=1.5, start_timeout=20.0, cancel_grace=1.0)
+SHORT = McpLimits(call_timeout=1.5, start_timeout=20.0, cancel_grace=1.0)
 
 
-def use_limits(monkeypatch: pytest.MonkeyPatch, limits: Limits = SHORT) -> None:
+def use_limits(monkeypatch: pytest.MonkeyPatch, limits: McpLimits = SHORT) -> None:
     """Brokers built after this use ``limits`` for both MCP kinds."""
     monkeypatch.setattr(adapter, "DEFAULT_LIMITS", limits)
     monkeypatch.setattr(tdt, "DEFAULT_LIMITS", limits)

@@ -36,7 +36,7 @@ from hypothesis import strategies as st
 from broker.errors import CallError
 from broker.kinds.db import mywire
 from broker.kinds.db.mysql import MysqlEngine
-from broker.kinds.db.mywire import Prepared, ServerError, Wire
+from broker.kinds.db.mywire import PreparedStatement, ServerError, Wire
 from broker.kinds.db.postgres import PostgresEngine
 from broker.kinds.db.profiles import DbProfile
 from broker.kinds.db.rules import sql_problems
@@ -135,7 +135,7 @@ def _disagreement(admin: MysqlAdmin, sql: str) -> str | None:
     if s.unterminated or s.statements != 1:
         return None
     [prepared] = admin.run([mywire.prepare(sql)], reader="prepared")
-    if not isinstance(prepared, Prepared):
+    if not isinstance(prepared, PreparedStatement):
         return None
     if prepared.params != len(s.placeholders):
         return f"{sql!r}: the server sees {prepared.params} placeholder(s), the scan {len(s.placeholders)}"
@@ -173,7 +173,7 @@ def test_what_lint_accepts_as_a_mysql_read_writes_nothing_even_where_writes_are_
         return  # refused as a read: nothing runs
     before = mysql_admin.effects()
     [prepared] = mysql_admin.run([mywire.prepare(sql)], reader="prepared")
-    if isinstance(prepared, Prepared):
+    if isinstance(prepared, PreparedStatement):
         steps = [(mywire.execute(prepared.statement_id, ["x"] * placeholders), mysql_admin.wire.affected)]
         mysql_admin.loop.run_until_complete(mysql_admin.wire.exchange(steps))
     after = mysql_admin.effects()

@@ -20,9 +20,9 @@ from tests.unit.kinds.mcp_setup import TOKEN, add_http, add_stdio, code, mcp_ext
 
 @pytest.fixture(autouse=True)
 def limits(monkeypatch: pytest.MonkeyPatch) -> None:
-    from broker.kinds.mcp.session import Limits
+    from broker.kinds.mcp.session import McpLimits
 
-    use_limits(monkeypatch, Limits(call_timeout=15.0, start_timeout=30.0))
+    use_limits(monkeypatch, McpLimits(call_timeout=15.0, start_timeout=30.0))
 
 
 async def test_everything_over_stdio_sees_exactly_the_safe_environment_and_its_token_comes_back_redacted(

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from broker.agents.provision import CatalogueSource, Host, Limits, Options
+from broker.agents.provision import CatalogueSource, Host, InstallLimits, Options
 from broker.agents.provision.signing import public_pem, sign
 from tests.unit.agents.provision.npm_registry import LocalRegistry, Package, sri
 
@@ -82,7 +82,7 @@ class Demo:
     folder: Path
 
     def options(self, **limits: Any) -> Options:
-        return Options(self.source, self.registry.url, Limits(**limits) if limits else None)
+        return Options(self.source, self.registry.url, InstallLimits(**limits) if limits else None)
 
     def resign(self, adapters: dict[str, Any]) -> None:
         self.source = write_catalogue(self.folder, self.key, adapters)

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from broker.agents import provision
-from broker.agents.provision import CatalogueSource, Limits, Options
+from broker.agents.provision import CatalogueSource, InstallLimits, Options
 
 
 def main() -> None:
@@ -18,7 +18,7 @@ def main() -> None:
     source = CatalogueSource(
         folder / "catalogue.json", folder / "catalogue.sig", (folder / "catalogue.pub").read_bytes()
     )
-    asyncio.run(provision.add(home, "echo", Options(source, url, Limits(parallel=1))))
+    asyncio.run(provision.add(home, "echo", Options(source, url, InstallLimits(parallel=1))))
 
 
 if __name__ == "__main__":
