@@ -83,20 +83,7 @@ class ConfirmDialog(QuestionDialog):
         self.summary = summary
         self.setMinimumWidth(560)
         layout = QVBoxLayout(self)
-        heading = plain_label(f"{summary.extension_name} ({summary.extension}) {wants}.", self)
-        heading.setObjectName("heading")
-        font = heading.font()
-        font.setBold(True)
-        heading.setFont(font)
-        layout.addWidget(heading)
-        form = QFormLayout()
-        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.DontWrapRows)
-        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
-        if summary.workspace and not any(label == "Workspace" for label, _v in summary.fields):
-            form.addRow("Workspace", plain_label(summary.workspace, self))
-        for label, value in summary.fields:
-            form.addRow(visible(label), value_widget(value, self))
-        layout.addLayout(form)
+        self._describe(layout, f"{summary.extension_name} ({summary.extension}) {wants}.")
         self.request_box: QPlainTextEdit | None = None
         if summary.request:
             about = (
@@ -124,6 +111,24 @@ class ConfirmDialog(QuestionDialog):
         if remaining is not None:
             self.expiry.start(max(int(remaining * 1000), 0))
         self.focus_cancel()
+
+    def _describe(self, layout: QVBoxLayout, sentence: str) -> None:
+        """The bold sentence saying what the extension wants, then the summary's fields."""
+        summary = self.summary
+        heading = plain_label(sentence, self)
+        heading.setObjectName("heading")
+        font = heading.font()
+        font.setBold(True)
+        heading.setFont(font)
+        layout.addWidget(heading)
+        form = QFormLayout()
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.DontWrapRows)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
+        if summary.workspace and not any(label == "Workspace" for label, _v in summary.fields):
+            form.addRow("Workspace", plain_label(summary.workspace, self))
+        for label, value in summary.fields:
+            form.addRow(visible(label), value_widget(value, self))
+        layout.addLayout(form)
 
     def expire(self) -> None:
         """The token ran out: answer EXPIRED and leave the dialog open to say so."""
