@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from broker.errors import HelmError, ManifestError
+from broker.errors import HelmError, ManifestError, SettingsError
 from broker.summary import Decision
 from ui import extension_tree
 from ui.activity_feed import ActivityFeed
@@ -218,8 +218,14 @@ class MainWindow(QMainWindow):
         return self._names[key]
 
     def save_widget_settings(self, ext_id: str, values: dict[str, Any]) -> None:
-        if self.workspace:
+        if not self.workspace:
+            return
+        try:
             self.model.widget_settings.set(self.workspace, ext_id, values)
+        except SettingsError as err:  # the values still apply to the widget for this session
+            set_plain(self.notice, str(err))
+        except OSError as err:
+            set_plain(self.notice, f"Cannot save the widget's settings: {err.strerror}")
 
     # -- the selected extension ------------------------------------------------------------
     def selected(self) -> ExtensionRow | None:

@@ -79,6 +79,8 @@ class Pages(QTabWidget):
             for r in rows
             if name and r.runnable and r.kind == "widget" and r.manifest is not None
         ]
+        if self.model.widget_settings.problem:
+            self.notice(self.model.widget_settings.problem)
         self.dashboard.show_widgets(frames, save, layout.widgets)
         if name:
             self.restore_tabs(name, rows, layout)

@@ -27,6 +27,7 @@ from broker.atomic import write_atomic
 from broker.broker import Broker
 from broker.errors import SettingsError
 from broker.extensions import Reviewed
+from broker.jsonutil import DuplicateKeyError, loads_strict
 from broker.manifest import Manifest
 from broker.settings import Workspace
 from ui.layout_store import FILE_NAME as LAYOUT_FILE
@@ -73,34 +74,65 @@ class ExtensionRow:
 
 
 class WidgetSettingsStore:
-    """Per workspace and extension: the values of the widget's settings form."""
+    """Per workspace and extension: the values of the widget's settings form.
+
+    A file Helm cannot read is reported (``problem``) and left as it is: widgets start with
+    their defaults, and no change is saved until the file is fixed or removed.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.problem: str | None = None
+        """Why the file could not be read when it was last read (None: it could)."""
 
-    def _load(self) -> dict[str, Any]:
+    def _load(self) -> dict[str, dict[str, Any]]:
+        broken = (
+            f"the widget settings file {self.path} cannot be read; Helm left it as it is and will "
+            "not save widget settings until it is fixed or removed"
+        )
         try:
-            raw = json.loads(self.path.read_text("utf-8"))
+            raw: Any = loads_strict(self.path.read_bytes())
         except FileNotFoundError:
-            return {}
-        except (OSError, ValueError):
-            return {}  # a broken preferences file only loses preferences; settings are elsewhere
-        return raw if isinstance(raw, dict) else {}
+            raw = {}
+        except (OSError, ValueError, DuplicateKeyError, RecursionError) as exc:
+            self.problem = broken
+            raise SettingsError(broken) from exc
+        if not _by_workspace_and_extension(raw):
+            self.problem = broken
+            raise SettingsError(broken)
+        self.problem = None
+        return dict(raw)
 
     def get(self, workspace: str, extension: str) -> dict[str, Any]:
-        value = self._load().get(workspace, {}).get(extension, {})
-        return dict(value) if isinstance(value, dict) else {}
+        """The stored values (none when the file cannot be read: ``problem`` says why)."""
+        try:
+            return dict(self._load().get(workspace, {}).get(extension, {}))
+        except SettingsError:
+            return {}
 
     def set(self, workspace: str, extension: str, values: Mapping[str, Any]) -> None:
+        """Store ``values``; SettingsError (nothing written) when the file cannot be read."""
         data = self._load()
         data.setdefault(workspace, {})[extension] = dict(values)
-        text = json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
-        write_atomic(self.path, text.encode("utf-8"), mode=0o600)
+        self._write(data)
 
     def forget(self, workspace: str, extension: str) -> None:
         data = self._load()
         if data.get(workspace, {}).pop(extension, None) is not None:
-            write_atomic(self.path, json.dumps(data, indent=2).encode("utf-8"), mode=0o600)
+            self._write(data)
+
+    def _write(self, data: dict[str, dict[str, Any]]) -> None:
+        text = json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+        write_atomic(self.path, text.encode("utf-8"), mode=0o600)
+
+
+def _by_workspace_and_extension(raw: Any) -> bool:
+    """Whether ``raw`` maps workspaces to extensions to each widget's values."""
+    if not isinstance(raw, dict):
+        return False
+    return all(
+        isinstance(exts, dict) and all(isinstance(v, dict) for v in exts.values()) for exts in raw.values()
+    )
 
 
 class WorkspaceModel:
@@ -159,8 +191,9 @@ class WorkspaceModel:
 
     def remove(self, workspace: str, extension: str) -> None:
         extensions.remove(self.home, workspace, extension)
-        self.widget_settings.forget(workspace, extension)
-        with contextlib.suppress(SettingsError):  # a damaged layout file is reported on its own
+        with contextlib.suppress(SettingsError):  # a damaged file is reported on its own
+            self.widget_settings.forget(workspace, extension)
+        with contextlib.suppress(SettingsError):
             self.layouts.forget(workspace, extension)
 
     # -- the kill switch ---------------------------------------------------------------------

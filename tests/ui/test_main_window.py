@@ -172,6 +172,28 @@ def test_widget_settings_are_applied_stored_and_given_to_a_new_frame(
     assert stored == {"main": {"com.example.board": {"repo": "team/site"}}}
 
 
+@pytest.mark.parametrize("damaged", ['{"main": {"com.example.board": ', '{"main": ["com.example.board"]}'])
+def test_a_damaged_widget_settings_file_is_reported_and_kept_as_it_is(
+    qtbot: QtBot, broker: Broker, frames: Frames, damaged: str
+) -> None:
+    path = broker.home.path / "widget-settings.json"
+    path.write_text(damaged, encoding="utf-8")
+    window = make_window(qtbot, broker, frames)
+    assert "widget settings file" in window.notice.text() and "left it as it is" in window.notice.text()
+    card = next(c for c in window.dashboard.cards if c.frame.manifest.id == "com.example.board")
+    assert card.frame.settings == {"repo": "me/app"}  # its defaults
+    qtbot.mouseClick(card.settings_button, Qt.MouseButton.LeftButton)
+    assert card.form is not None
+    edit = card.form.inputs["repo"]
+    edit.clear()  # type: ignore[attr-defined]
+    qtbot.keyClicks(edit, "team/site")
+    window.notice.clear()
+    qtbot.mouseClick(card.form.apply_button, Qt.MouseButton.LeftButton)
+    assert card.frame.settings == {"repo": "team/site"}  # applied for this session
+    assert "widget settings file" in window.notice.text()
+    assert path.read_text("utf-8") == damaged
+
+
 def review_dialog(qtbot: QtBot, window: MainWindow) -> ReviewDialog:
     qtbot.waitUntil(lambda: any(isinstance(w, ReviewDialog) for w in window.windows.values()), timeout=5000)
     dialog = next(w for w in window.windows.values() if isinstance(w, ReviewDialog))
