@@ -78,7 +78,8 @@ class OwnedTasks:
 
 def _cancel_all(tasks: set[asyncio.Task[Any]]) -> None:
     for task in list(tasks):
-        task.cancel()
+        if not task.get_loop().is_closed():  # at exit Qt may destroy the owner after the loop
+            task.cancel()
 
 
 def _report(task: asyncio.Task[Any], name: str) -> None:
