@@ -16,6 +16,7 @@ from broker.widget_state import StateStore
 from tests.e2e.host.kit import Dialogs
 from tests.helpers import new_broker
 from tests.unit.apps.app_setup import added, app_home
+from ui.aio import emitted
 from ui.apps.frame import AppFrame
 from ui.apps.host import AppHost
 from ui.apps.view import AppView
@@ -58,35 +59,28 @@ async def open_frame(host: AppHost, ext_id: str, instance: str = "i1", within: f
 
 
 async def _ready(frame: AppFrame, within: float) -> AppView:
-    ready: asyncio.Future[AppView] = asyncio.get_running_loop().create_future()
-    frame.ready.connect(lambda view: ready.done() or ready.set_result(view))
+    ready = emitted(frame.ready, within)
     await asyncio.wait_for(frame.opening, within)
     if frame.view is None:
+        ready.close()
         raise AssertionError(f"the app did not open: {frame.notice.text()}")
-    return await asyncio.wait_for(ready, within)
+    (view,) = await ready
+    return view
 
 
 async def in_app(view: AppView, expression: str, within: float = 20.0) -> Any:
     """The JSON value of ``expression`` (a promise is awaited) run inside the app's frame."""
     tag = f"helm-app-evaluate-{next(_tags)}:"
-    result: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-
-    def on_console(_level: Any, message: str, _line: int, _source: str) -> None:
-        if message.startswith(tag) and not result.done():
-            result.set_result(json.loads(message[len(tag) :]))
-
-    view.page.console.connect(on_console)
+    logged = emitted(view.page.console, within, lambda _level, message, *_: message.startswith(tag))
     script = (
         f"Promise.resolve().then(() => ({expression})).then("
         f"v => console.log({json.dumps(tag)} + JSON.stringify({{value: v === undefined ? null : v}})),"
         f"e => console.log({json.dumps(tag)} + JSON.stringify({{error: String(e && e.message || e)}})))"
     )
-    try:
-        frames = view.page.mainFrame().children()
-        if not frames:
-            raise AssertionError("the host page has no app frame")
-        frames[0].runJavaScript(script, QWebEngineScript.ScriptWorldId.MainWorld.value)
-        outcome = await asyncio.wait_for(result, within)
-    finally:
-        view.page.console.disconnect(on_console)
-    return outcome
+    frames = view.page.mainFrame().children()
+    if not frames:
+        logged.close()
+        raise AssertionError("the host page has no app frame")
+    frames[0].runJavaScript(script, QWebEngineScript.ScriptWorldId.MainWorld.value)
+    _level, message, *_ = await logged
+    return json.loads(message[len(tag) :])

@@ -10,6 +10,7 @@ from typing import Any
 
 from broker.context import CallContext
 from broker.summary import Confirmer, Decision, WriteSummary
+from ui.aio import emitted
 from ui.dialogs.confirm import ConfirmDialog
 from ui.host import ExtensionProfile, ExtensionView, extension_host
 from ui.host.bridge import CallHandler
@@ -86,18 +87,9 @@ def make_view(
 
 
 async def wait_ready(view: ExtensionView, timeout: float = 20.0, fragment: str = "") -> None:
-    ready = asyncio.get_running_loop().create_future()
-
-    def on_ready() -> None:
-        if not ready.done():
-            ready.set_result(None)
-
-    view.ready.connect(on_ready)
-    try:
-        view.load(fragment)
-        await asyncio.wait_for(ready, timeout)
-    finally:
-        view.ready.disconnect(on_ready)
+    ready = emitted(view.ready, timeout)
+    view.load(fragment)
+    await ready
 
 
 async def evaluate(view: HasPage, expression: str, timeout: float = 20.0) -> Any:
