@@ -10,6 +10,7 @@ import pytest
 
 from tests.helpers import new_broker
 from tests.unit.apps.app_setup import BOARD, app_home
+from ui.aio import emitted
 from ui.apps.devwindow import AppDevWindow
 from ui.apps.dialogs import AppReviewDialog
 
@@ -23,12 +24,11 @@ def test_author_mode_reviews_the_app_then_runs_it_and_logs_its_json_rpc(run: Any
             window = AppDevWindow(broker, "ws", "board", BOARD, guard_ms=0)
             reviews: asyncio.Queue[AppReviewDialog] = asyncio.Queue()
             window.reviewing.connect(reviews.put_nowait)
-            ready: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-            window.apps.frameReady.connect(lambda view: ready.done() or ready.set_result(view))
+            ready = emitted(window.apps.frameReady, 60)
             window.show()
             window.schedule_refresh()
             (await asyncio.wait_for(reviews.get(), 30)).accept_button.click()
-            view = await asyncio.wait_for(ready, 60)
+            (view,) = await ready
             await asyncio.wait_for(view.session.started.wait(), 30)
             log = window.log.toPlainText()
             status = window.status.text()

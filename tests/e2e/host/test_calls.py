@@ -18,6 +18,7 @@ from broker.kinds.http.profiles import SERVICES, ServiceProfile
 from broker.workspaces import add_workspace
 from tests.e2e.host.kit import PAGES, Dialogs, evaluate, wait_ready
 from tests.helpers import new_broker
+from ui.aio import emitted
 from ui.dialogs.confirm import DialogConfirmer
 from ui.qt import Qt
 
@@ -137,10 +138,9 @@ def test_the_rate_limit_of_a_frame_survives_a_reload_of_its_page(
                 " return codes; })()",
                 timeout=60,
             )
-            ready_again = asyncio.get_running_loop().create_future()
-            view.ready.connect(lambda: ready_again.done() or ready_again.set_result(None))
+            ready_again = emitted(view.ready, 20)
             view.reload()
-            await asyncio.wait_for(ready_again, 20)
+            await ready_again
             after = await evaluate(view, "probe.call('notes', 'list', {}).then(r => r.error.code)")
             other = frames(tmp_path / "ext", broker, extension=EXTENSION, instance="slot-2")
             await wait_ready(other)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.e2e.host.kit import EchoHandler, copy_page, evaluate, wait_ready
+from ui.aio import emitted
 from ui.host.clipboard import copy_text
 from ui.qt import QApplication, QLineEdit, QPoint, Qt
 
@@ -39,12 +39,9 @@ def test_a_copy_command_after_a_click_in_the_frame_leaves_the_clipboard_alone(
     run: Any, page: Any, qtbot: Any
 ) -> None:
     async def scenario() -> str:
-        said: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-        page.page.console.connect(
-            lambda _l, msg, _n, _s: msg.startswith("plant:") and not said.done() and said.set_result(msg)
-        )
+        said = emitted(page.page.console, 10, lambda _l, msg, *_: msg.startswith("plant:"))
         await click_plant(page, qtbot)
-        message = await asyncio.wait_for(said, 10)
+        _level, message, *_ = await said
         await evaluate(page, "helm.call('c', 'after', {})")  # the engine is done with the click
         return message
 
@@ -54,11 +51,10 @@ def test_a_copy_command_after_a_click_in_the_frame_leaves_the_clipboard_alone(
 
 def test_a_page_that_sheds_helms_listeners_gets_its_copy_emptied(run: Any, page: Any, qtbot: Any) -> None:
     async def scenario() -> str:
-        changed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        QApplication.clipboard().dataChanged.connect(lambda: changed.done() or changed.set_result(None))
+        changed = emitted(QApplication.clipboard().dataChanged, 10)
         await evaluate(page, "(window.plant.mode = 'reopened')")
         await click_plant(page, qtbot)
-        await asyncio.wait_for(changed, 10)
+        await changed
         return QApplication.clipboard().text()
 
     assert PLANTED not in run(scenario())

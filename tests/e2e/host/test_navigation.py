@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.e2e.host.kit import EchoHandler, copy_page, evaluate, wait_ready
+from ui.aio import emitted
 from ui.host.view import LEFT_HOME
 from ui.qt import QUrl
 
@@ -56,15 +56,9 @@ def test_navigations_away_that_helm_is_not_asked_about_are_cancelled(run: Any, h
 
 def test_data_javascript_and_history_urls_cannot_take_the_frame_away(run: Any, home: Any) -> None:
     async def scenario() -> tuple[Any, Any, Any]:
-        refused: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-
-        def on_console(_level: int, message: str, _line: int, _source: str) -> None:
-            if "data URL" in message and not refused.done():
-                refused.set_result(message)
-
-        home.page.console.connect(on_console)
+        refused = emitted(home.page.console, 10, lambda _level, message, *_: "data URL" in message)
         await evaluate(home, "(location = 'data:text/html,<p>elsewhere</p>', 0)")
-        data = await asyncio.wait_for(refused, 10)
+        _level, data, *_ = await refused
         javascript = await evaluate(
             home,
             "new Promise((resolve) => { document.addEventListener('securitypolicyviolation',"
@@ -90,19 +84,17 @@ def test_data_javascript_and_history_urls_cannot_take_the_frame_away(run: Any, h
 def test_a_document_from_elsewhere_that_arrives_anyway_is_stopped_and_hidden(run: Any, home: Any) -> None:
     async def scenario() -> None:
         # A load Helm itself starts is not guarded by the page: the last layer must catch it.
-        left = asyncio.get_running_loop().create_future()
-        home.page.urlChanged.connect(lambda url: left.done() or left.set_result(url.toString()))
-        settled = asyncio.get_running_loop().create_future()
-        home.page.loadFinished.connect(lambda ok: settled.done() or settled.set_result(ok))
+        left = emitted(home.page.urlChanged, 10)
+        settled = emitted(home.page.loadFinished, 10)
         home.page.load(QUrl("about:blank"))
-        assert await asyncio.wait_for(left, 10) == "about:blank"
-        await asyncio.wait_for(settled, 10)
+        (url,) = await left
+        assert url.toString() == "about:blank"
+        await settled
         assert home.refusal.isVisible()
         assert not home.web.isVisible()
-        ready = asyncio.get_running_loop().create_future()
-        home.ready.connect(lambda: ready.done() or ready.set_result(None))
+        ready = emitted(home.ready, 20)
         home.reload()
-        await asyncio.wait_for(ready, 20)
+        await ready
 
     run(scenario())
     assert home.refusal.text() == LEFT_HOME

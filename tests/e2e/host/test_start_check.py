@@ -14,6 +14,7 @@ import pytest
 
 import ui.host.view as view_module
 from tests.e2e.host.kit import EchoHandler, copy_page, evaluate, wait_ready
+from ui.aio import emitted
 from ui.host import ExtensionProfile, entry_url, extension_host
 from ui.host.egress_check import ENGINE_CHECK, EngineCheck
 from ui.host.page import HostPage
@@ -96,13 +97,14 @@ def test_a_frames_files_wait_for_the_verdict_and_are_refused_after_a_failed_one(
     finished: list[bool] = []
 
     async def scenario() -> bool:
-        loaded: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        page.loadFinished.connect(lambda ok: finished.append(ok) or loaded.done() or loaded.set_result(ok))
+        page.loadFinished.connect(lambda ok: finished.append(ok))
+        loaded = emitted(page.loadFinished, 20)
         page.load(QUrl(entry_url(profile.host, "index.html")))
         await asyncio.wait_for(gate.asked.wait(), 20)
         assert finished == [], "nothing loads while the verdict is out"
         gate.decide(passed)
-        return await asyncio.wait_for(loaded, 20)
+        (ok,) = await loaded
+        return bool(ok)
 
     try:
         assert run(scenario()) is passed

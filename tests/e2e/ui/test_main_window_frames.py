@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import shutil
@@ -18,6 +17,7 @@ from broker.extensions import install, review_and_approve
 from broker.workspaces import add_workspace
 from tests.e2e.host.kit import PAGES, evaluate
 from tests.helpers import new_broker
+from ui.aio import emitted
 from ui.dialogs.confirm import DialogConfirmer
 from ui.extension_frames import HostViewFactory
 from ui.host.host import ExtensionHost
@@ -43,9 +43,7 @@ def probe_extension(folder: Path) -> Path:
 
 
 async def ready(view: ExtensionView, timeout: float = 20.0) -> None:
-    done = asyncio.get_running_loop().create_future()
-    view.ready.connect(lambda: done.done() or done.set_result(None))
-    await asyncio.wait_for(done, timeout)
+    await emitted(view.ready, timeout)
 
 
 async def settings_seen(view: ExtensionView) -> Any:
@@ -122,10 +120,9 @@ def test_a_widget_whose_call_fails_gets_helms_error_strip_and_retry_loads_it_aga
             failed = await evaluate(view, "probe.call('notes', 'remove', {})")
             window.feed.deliver()
             seen = card.strip.isVisible(), card.strip.code.text(), card.strip.message.text()
-            reloaded = asyncio.get_running_loop().create_future()
-            view.ready.connect(lambda: reloaded.done() or reloaded.set_result(None))
+            reloaded = emitted(view.ready, 20)
             qtbot.mouseClick(card.strip.retry, Qt.MouseButton.LeftButton)
-            await asyncio.wait_for(reloaded, 20)
+            await reloaded
             return failed, *seen
 
         failed, visible, code, message = run(scenario(), 60)
