@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ui.aio import emitted
+from ui.aio import OwnedTasks, emitted
 from ui.host.page import HostPage
 from ui.host.policy import SCHEME, entry_url
 from ui.host.profile import ExtensionProfile
@@ -176,6 +176,7 @@ class EngineCheck:
     """
 
     def __init__(self) -> None:
+        self._tasks = OwnedTasks(None)  # the process's one check: it runs as long as Helm does
         self._task: asyncio.Task[None] | None = None
         self._first = asyncio.Event()
         self._final = asyncio.Event()
@@ -201,10 +202,10 @@ class EngineCheck:
         """Begin the check now, if a loop runs (the host starts it early so frames wait less)."""
         if self._task is None:
             try:
-                loop = asyncio.get_running_loop()
+                asyncio.get_running_loop()
             except RuntimeError:
                 return
-            self._task = loop.create_task(self._run())
+            self._task = self._tasks.start(self._run())
 
     async def result(self) -> EgressCheck:
         """The first verdict (after the probe page loaded and a moment passed)."""
