@@ -74,22 +74,27 @@ class ReviewDialog(QuestionDialog):
         ):
             if lines:
                 layout.addWidget(_notes(name, title, lines, self))
-        scroll = QScrollArea(self)
-        scroll.setAccessibleName("What it may do")
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        inner = QWidget(scroll)
-        body = QVBoxLayout(inner)
-        for conn in review.connections:
-            body.addWidget(connection_box(conn, inner))
-        writes = [(c.id, w) for c in review.connections for w in c.writes]
-        if writes:
-            body.addWidget(writes_box(writes, inner))
-        body.addStretch(1)
-        scroll.setWidget(inner)
-        layout.addWidget(scroll, 1)
+        layout.addWidget(_what_it_may_do(review, self), 1)
         layout.addLayout(self.buttons)
         self.focus_cancel()
+
+
+def _what_it_may_do(review: Review, parent: QWidget) -> QScrollArea:
+    """Each connection's reads and writes, then every write together, scrolling."""
+    scroll = QScrollArea(parent)
+    scroll.setAccessibleName("What it may do")
+    scroll.setWidgetResizable(True)
+    scroll.setFrameShape(QFrame.Shape.NoFrame)
+    inner = QWidget(scroll)
+    body = QVBoxLayout(inner)
+    for conn in review.connections:
+        body.addWidget(connection_box(conn, inner))
+    writes = [(c.id, w) for c in review.connections for w in c.writes]
+    if writes:
+        body.addWidget(writes_box(writes, inner))
+    body.addStretch(1)
+    scroll.setWidget(inner)
+    return scroll
 
 
 def _notes(name: str, heading: str, lines: Sequence[str], parent: QWidget) -> QLabel:
