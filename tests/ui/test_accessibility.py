@@ -27,7 +27,7 @@ from tests.ui.a11y import reachable, tab_walk, unnamed
 from tests.ui.dashboard_kit import open_main_window
 from ui.apps.add import AddAppWindow
 from ui.audit_view import AuditView
-from ui.db_explorer import DbExplorer
+from ui.db_explorer import DbExplorerWindow
 from ui.dialogs.review import review_dialog
 from ui.frame_spec import FrameSpec
 from ui.main_window import MainWindow
@@ -92,7 +92,7 @@ SCREENS: dict[str, Callable[[QtBot, Broker], QWidget]] = {
     "settings connections": connections,
     "workspace settings": lambda _q, b: WorkspaceSettings(b.home, "main"),
     "audit log": lambda _q, b: AuditView(b.audit),
-    "db explorer": lambda _q, b: DbExplorer(ExplorerLogic(b)),
+    "db explorer": lambda _q, b: DbExplorerWindow(ExplorerLogic(b)),
     "preferences": lambda _q, b: PreferencesDialog(PreferencesStore.in_home(b.home.path)),
     "add app": lambda _q, b: AddAppWindow(b, "main"),
 }
