@@ -2,7 +2,8 @@
 
 The composition of the GUI's parts: the broker behind the workspace model, the connections
 and DB explorer backends, the extension host and the MCP Apps host behind the dashboard, the
-state store behind ``helm.state``, and Helm's own write dialog behind every frame.
+state store behind ``helm.state``, Helm's own write dialog behind every frame, and the coding
+agents' host behind the Agents page (closed, with every agent it started, when the window is).
 
 The window shows first: its workspaces, their extensions and the dashboard's frames are filled
 in once it has been painted (reading every manifest and making the frames takes longer than
@@ -15,8 +16,11 @@ import asyncio
 
 from app.kind_loader import KindLoader
 from broker import Broker, Confirmer
+from broker.agents import AgentHost, Limits
+from broker.errors import SettingsError
 from broker.explorer import DbExplorer
 from broker.widget_state import StatefulCalls, StateStore
+from ui.agents import AgentsPage
 from ui.apps.host import AppAwareFactory, AppHost
 from ui.attention import Attention, tray_notifier
 from ui.dialogs.confirm import DialogConfirmer
@@ -130,6 +134,11 @@ class Window:
             DbExplorer(broker),
         )
         self.window.add_apps_menu(broker)
+        self.agents, problem = agent_host(broker)
+        self.agents_page = AgentsPage(self.agents, self.window)
+        self.window.add_page(self.agents_page, "Agents", "agents")
+        if problem:
+            self.agents_page.say(problem, error=True)
         if dialogs is not None:
             dialogs.set_parent(self.window, Attention(self.window, tray_notifier(self.window)))
         self.closed = asyncio.Event()
@@ -175,11 +184,22 @@ class Window:
             return None
 
     async def aclose(self) -> None:
+        await self.agents_page.aclose()
+        await self.agents.aclose()
         await self.window.aclose()
         await self.apps.aclose()
         await self.host.aclose()
         await self.kinds.aclose()
         self.window.deleteLater()
+
+
+def agent_host(broker: Broker) -> tuple[AgentHost, str]:
+    """The coding agents' host; with the default limits (and why) when the environment's are wrong."""
+    try:
+        limits = Limits.from_env()
+    except SettingsError as err:
+        return AgentHost(broker.home, broker.credentials, limits=Limits()), f"{err}; using 60 s"
+    return AgentHost(broker.home, broker.credentials, limits=limits), ""
 
 
 def open_window(broker: Broker, confirm: Confirmer | None = None, *, fill: bool = True) -> Window:

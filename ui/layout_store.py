@@ -9,7 +9,7 @@ Format (version 1)::
 
 ``widgets`` is the dashboard's order with each widget's span (``ui.dashboard_layout``); ``tabs``
 the tool pages that were open, in tab order; ``current`` the page that was in front (a tool's
-id, ``activity`` or null for the dashboard). It holds preferences only — nothing a page sent.
+id, ``activity``, ``agents`` or null for the dashboard). It holds preferences only — nothing a page sent.
 Written atomically. A file Helm cannot read is reported (``problem``) and left as it is: the
 layout then lives for this session only and nothing is written until the file is fixed or
 removed.

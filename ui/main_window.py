@@ -98,6 +98,12 @@ class MainWindow(QMainWindow):
         self.tools = self.tabs.tools
         return self.tabs
 
+    def add_page(self, page: QWidget, title: str, name: str) -> None:
+        """Another page that is always there, after the dashboard and the activity (Agents)."""
+        self.tabs.add_fixed(page, title, name)
+        if self.workspace:  # it may be the page the user left in front
+            self.tabs.show_named(self.tabs.layout_of(self.workspace).current)
+
     # -- building ------------------------------------------------------------------------
     def _menu(self) -> None:
         menu = self.menuBar().addMenu("&Helm")

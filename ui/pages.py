@@ -23,7 +23,8 @@ from ui.text import elide
 from ui.workspace_model import ExtensionRow, WorkspaceModel
 
 ACTIVITY = "activity"
-"""How the layout names the Activity page when it was in front (None: the dashboard)."""
+"""How the layout names the Activity page when it was in front (None: the dashboard); other
+fixed pages (``add_fixed``) have their own names."""
 
 
 class Pages(QTabWidget):
@@ -46,11 +47,19 @@ class Pages(QTabWidget):
         self.dashboard = Dashboard(factory, self)
         self.dashboard.layoutChanged.connect(self.save_dashboard)
         self.activity = ActivityView(model.broker.activity, names, self)
-        for page, title in ((self.dashboard, "Dashboard"), (self.activity, "Activity")):
-            index = self.addTab(page, title)
-            self._no_close_button(index)
+        self.fixed: dict[str, QWidget] = {}
+        """The pages that are always there, before the tools, by the name the layout keeps."""
         self._restoring = False
+        self.add_fixed(self.dashboard, "Dashboard", "")
+        self.add_fixed(self.activity, "Activity", ACTIVITY)
         self.currentChanged.connect(lambda _i: self.save_tabs())
+
+    def add_fixed(self, page: QWidget, title: str, name: str) -> None:
+        """A page with no close button, after the other fixed pages; in front again after a
+        restart when it was in front (``name``)."""
+        index = self.insertTab(len(self.fixed), page, title)
+        self._no_close_button(index)
+        self.fixed[name] = page
 
     def _no_close_button(self, index: int) -> None:
         side = self.tabBar().ButtonPosition.RightSide
@@ -175,12 +184,11 @@ class Pages(QTabWidget):
 
     def current_name(self) -> str | None:
         page = self.currentWidget()
-        if page is self.activity:
-            return ACTIVITY
-        return next((i for i, p in self.tools.items() if p is page), None)
+        named = {**self.tools, **{n: p for n, p in self.fixed.items() if n}}
+        return next((n for n, p in named.items() if p is page), None)
 
     def show_named(self, name: str | None) -> None:
-        page = self.activity if name == ACTIVITY else self.tools.get(name or "")
+        page = self.fixed.get(name or "") or self.tools.get(name or "")
         self.setCurrentWidget(page if page is not None else self.dashboard)
 
     def heard(self, records: list[ActivityRecord]) -> None:

@@ -24,7 +24,7 @@ from ui.audit_view import AuditView
 from ui.db_explorer import DbExplorerWindow
 from ui.dialogs.review import ReviewDialog
 from ui.main_window import MainWindow
-from ui.qt import QLabel, Qt, QTreeWidgetItem
+from ui.qt import QLabel, Qt, QTreeWidgetItem, QWidget
 from ui.settings.backend import BrokerConnections
 from ui.settings.connections import ConnectionsPage
 from ui.workspace_model import WorkspaceModel
@@ -133,6 +133,27 @@ def test_a_tool_opens_as_a_full_page(qtbot: QtBot, window: MainWindow, frames: F
     assert frames.made[-1].instance == "com.example.editor#tool"
     window.close_tab(2)
     assert window.tabs.count() == 2
+
+
+def test_a_fixed_page_sits_before_the_tools_without_a_close_button_and_is_in_front_again_after_a_restart(
+    qtbot: QtBot, broker: Broker, frames: Frames
+) -> None:
+    window = make_window(qtbot, broker, frames)
+    select(window, "Editor")
+    window.open_selected()
+    agents = QWidget()
+    window.add_page(agents, "Agents", "agents")
+    assert [window.tabs.tabText(i) for i in range(window.tabs.count())] == [
+        "Dashboard", "Activity", "Agents", "Editor",
+    ]  # fmt: skip
+    bar = window.tabs.tabBar()
+    assert bar.tabButton(2, bar.ButtonPosition.RightSide) is None
+    window.tabs.setCurrentWidget(agents)
+    again = make_window(qtbot, broker, frames)
+    assert again.tabs.currentWidget() is again.dashboard  # no Agents page yet
+    page = QWidget()
+    again.add_page(page, "Agents", "agents")
+    assert again.tabs.currentWidget() is page
 
 
 def test_disabling_takes_a_widget_off_the_dashboard_and_enabling_brings_it_back(

@@ -1,0 +1,47 @@
+"""Helm's window builds the coding agents' host and stops every agent when it closes."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from pytestqt.qtbot import QtBot
+
+from app.window import Window
+from broker.agents import profiles
+from broker.workspaces import add_workspace
+from tests.helpers import new_broker
+from tests.ui.agents.kit import send, until_text
+from tests.unit.agents.agent_setup import AGENT
+from tests.unit.agents.test_agent_lifecycle import live_in_group, until
+
+
+def test_closing_the_window_ends_a_running_turn_and_stops_the_agent(
+    run: Any, qtbot: QtBot, tmp_path: Path
+) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+
+    async def scenario() -> tuple[str, bool]:
+        async with new_broker(tmp_path / "home") as broker:
+            broker.home.ensure()
+            add_workspace(broker.home, "ws", root)
+            profile = profiles.AgentProfile("scripted", (sys.executable, AGENT))
+            profiles.add(broker.home, broker.credentials, profile, None)
+            window = Window(broker)
+            page = window.agents_page
+            assert window.window.tabs.tabText(window.window.tabs.indexOf(page)) == "Agents"
+            page.reload()
+            send(page, [{"pid": 1}, {"wait_cancel": 1}])
+            await until_text(page, "waiting for cancel")
+            await window.aclose()
+            return page.transcript.toPlainText(), page.session is None
+
+    text, dropped = run(scenario(), timeout=60)
+    match = re.search(r"pgid (\d+)", text)
+    assert match is not None
+    assert "The turn was cancelled." in text
+    assert dropped
+    run(until(lambda: live_in_group(int(match[1])) == []))

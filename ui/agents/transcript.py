@@ -1,0 +1,120 @@
+"""The Agents page's transcript: a read-only plain-text view that streams a session's story.
+
+Text goes in with ``QTextCursor.insertText`` — characters with a format, never markup — after
+``visible`` has shown every hidden character as ``[U+XXXX]``, so an agent can neither style
+the transcript nor hide or reorder what it says. A tool call or the plan is a *place*: a
+cursor keeps its text selected (Qt moves it as text is added or trimmed), and a change replaces
+that text. Every entry but streamed text ends with a newline, so nothing appended at the end
+ever lands inside a place. At most ``MAX_BLOCKS`` lines are kept; the oldest go first.
+"""
+
+from __future__ import annotations
+
+from broker.agents import AgentEvent
+from ui.agents.story import Entry, Story, Style
+from ui.qt import QBrush, QColor, QFont, QPlainTextEdit, QTextCharFormat, QTextCursor, QWidget
+from ui.text import monospace, visible
+
+MAX_BLOCKS = 20_000
+
+_COLOURS = {
+    Style.AGENT: None,
+    Style.THOUGHT: "#666666",
+    Style.USER: "#1f4e8c",
+    Style.TOOL: "#5a3d8a",
+    Style.PLAN: "#5c4400",
+    Style.ALLOWED: "#0a5d1a",
+    Style.REFUSED: "#8a1111",
+    Style.NOTE: "#555555",
+    Style.FAILED: "#b3261e",
+    Style.DETAIL: "#444444",
+}
+
+
+def _format(style: Style) -> QTextCharFormat:
+    fmt = QTextCharFormat()
+    colour = _COLOURS[style]
+    if colour is not None:
+        fmt.setForeground(QBrush(QColor(colour)))
+    if style is Style.THOUGHT:
+        fmt.setFontItalic(True)
+    if style in (Style.USER, Style.FAILED):
+        fmt.setFontWeight(QFont.Weight.Bold)
+    if style is Style.DETAIL:
+        fmt.setFontFamilies(monospace().families())
+    return fmt
+
+
+class Transcript(QPlainTextEdit):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setReadOnly(True)
+        self.setMaximumBlockCount(MAX_BLOCKS)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.setAccessibleName("Transcript")
+        self.setPlaceholderText("The agent's messages, thoughts, tool calls and plan appear here.")
+        self.story = Story()
+        self._formats = {style: _format(style) for style in Style}
+        self._places: dict[str, QTextCursor] = {}
+        self._open: Style | None = None  # the style of the streamed text still open at the end
+
+    def add(self, event: AgentEvent) -> None:
+        self._write_all(self.story.entries(event))
+
+    def prompt(self, text: str) -> None:
+        self._write_all(self.story.prompt(text))
+
+    def note(self, text: str, style: Style = Style.NOTE) -> None:
+        self._write_all([Entry(text, style)])
+
+    def reset(self) -> None:
+        self.clear()
+        self.story = Story()
+        self._places.clear()
+        self._open = None
+
+    def _write_all(self, entries: list[Entry]) -> None:
+        bar = self.verticalScrollBar()
+        following = bar.value() >= bar.maximum() - 4
+        for entry in entries:
+            self._write(entry)
+        if following:
+            bar.setValue(bar.maximum())
+
+    def _write(self, entry: Entry) -> None:
+        text, fmt = visible(entry.text), self._formats[entry.style]
+        if entry.place is not None and self._replace(entry.place, text, fmt):
+            return
+        end = self._end()
+        if self._open is not None and not (entry.stream and entry.style is self._open):
+            end.insertText("\n", QTextCharFormat())  # the streamed text before this one ends here
+            self._open = None
+        if entry.stream:
+            end.insertText(text, fmt)
+            self._open = entry.style
+            return
+        start = end.position()
+        end.insertText(text, fmt)
+        stop = end.position()
+        end.insertText("\n", QTextCharFormat())
+        if entry.place is not None:  # made after the newline, so that stays out of it
+            place = QTextCursor(self.document())
+            place.setPosition(start)
+            place.setPosition(stop, QTextCursor.MoveMode.KeepAnchor)
+            self._places[entry.place] = place
+
+    def _replace(self, key: str, text: str, fmt: QTextCharFormat) -> bool:
+        place = self._places.get(key)
+        if place is None or not place.hasSelection():
+            return False  # a place the line limit trimmed away is written anew
+        start = place.selectionStart()
+        place.insertText(text, fmt)
+        end = place.position()
+        place.setPosition(start)
+        place.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+        return True
+
+    def _end(self) -> QTextCursor:
+        cursor = QTextCursor(self.document())
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        return cursor
