@@ -33,6 +33,7 @@ if os.geteuid() == 0 and "--no-sandbox" not in os.environ.get("QTWEBENGINE_CHROM
     ).strip()
 
 import qasync  # noqa: E402
+from screenshots_agents import agent_screens  # noqa: E402
 from screenshots_live import shoot_live  # noqa: E402
 from screenshots_look import look_screens  # noqa: E402
 from screenshots_pages import activity_screens, dashboard_screens  # noqa: E402
@@ -311,7 +312,7 @@ def shoot(out: Path) -> list[Path]:
     with tempfile.TemporaryDirectory() as tmp:
         broker = build_home(Path(tmp), loop)
         try:
-            written: list[Path] = loop.run_until_complete(_shoot_all(out, broker))
+            written: list[Path] = loop.run_until_complete(_shoot_all(out, broker, Path(tmp)))
         finally:
             loop.run_until_complete(broker.aclose())
         written += loop.run_until_complete(shoot_live(out, Path(tmp), save))
@@ -320,7 +321,7 @@ def shoot(out: Path) -> list[Path]:
     return written
 
 
-async def _shoot_all(out: Path, broker: Broker) -> list[Path]:
+async def _shoot_all(out: Path, broker: Broker, root: Path) -> list[Path]:
     written: list[Path] = []
     model = WorkspaceModel(broker)
     window = MainWindow(model, placeholder_view, BrokerConnections(broker), ExplorerLogic(broker))
@@ -339,6 +340,7 @@ async def _shoot_all(out: Path, broker: Broker) -> list[Path]:
     written.append(await save(window, out, "main-window-tool-page", (1280, 760)))
     written += await activity_screens(out, window, broker, save)
     written += await look_screens(out, window, broker, save, again_in_dark(broker))
+    written += await agent_screens(out, window, broker, root, save)
     written += await _dialogs(out, broker)
     written += await _windows(out, broker)
     window.close()

@@ -15,7 +15,8 @@ EXPECTED = {
     "db-write-toggle", "settings-services", "settings-mcp", "settings-databases", "db-explorer", "audit-log",
     "workspace-settings", "main-window-narrow", "dashboard-moved-and-resized", "dashboard-layout-menu",
     "dashboard-stopped-and-error-strip", "activity", "activity-failed-only", "audit-log-detail",
-    "dashboard-live", "dashboard-live-stopped", "activity-live",
+    "dashboard-live", "dashboard-live-stopped", "activity-live", "agents-page", "agents-permission",
+    "agents-write", "agents-permission-hostile",
 }  # fmt: skip
 
 

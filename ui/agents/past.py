@@ -1,4 +1,8 @@
-"""The Agents page's past sessions (``<home>/agent-sessions.json``), newest first, to resume one."""
+"""The Agents page's past sessions (``<home>/agent-sessions.json``), newest first, to resume one.
+
+Each row is two lines: the first line of the session's first prompt, then when it started,
+the agent and where it worked.
+"""
 
 from __future__ import annotations
 
@@ -9,19 +13,25 @@ from broker.errors import HelmError
 from ui.qt import (
     QAbstractItemView,
     QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
     QPushButton,
     Qt,
-    QTreeWidget,
-    QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
     Signal,
 )
-from ui.text import elide
+from ui.text import elide, plain_tip
 from ui.when import full_local_time_of, local_time_of
 
-COLUMNS = ("Started", "Agent", "Where", "First prompt")
 ROLE = Qt.ItemDataRole.UserRole
+
+
+def row_text(past: PastSession) -> str:
+    where = past.workspace + (f" ({', '.join(past.projects)})" if past.projects else "")
+    first = elide(past.title, 80) or "(no prompt)"
+    return f"{first}\n{local_time_of(past.started_at)} · {elide(past.agent, 40)} · {elide(where, 60)}"
 
 
 class PastSessions(QWidget):
@@ -34,11 +44,13 @@ class PastSessions(QWidget):
         self.sessions: list[PastSession] = []
         col = QVBoxLayout(self)
         col.setContentsMargins(0, 0, 0, 0)
-        self.list = QTreeWidget(self)
+        col.addWidget(QLabel("Past sessions", self))
+        self.list = QListWidget(self)
         self.list.setAccessibleName("Past sessions")
-        self.list.setHeaderLabels(list(COLUMNS))
-        self.list.setRootIsDecorated(False)
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.list.setAlternatingRowColors(True)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.list.itemDoubleClicked.connect(lambda *_: self.resume_selected())
         self.list.currentItemChanged.connect(lambda *_: self.update_button())
         col.addWidget(self.list, 1)
@@ -60,17 +72,12 @@ class PastSessions(QWidget):
         current = self.selected()
         self.list.clear()
         for past in self.sessions:
-            where = past.workspace + (f" ({', '.join(past.projects)})" if past.projects else "")
-            when = local_time_of(past.started_at)
-            item = QTreeWidgetItem([when, elide(past.agent, 40), elide(where, 60), elide(past.title, 80)])
-            item.setData(0, ROLE, past.id)
-            item.setToolTip(0, full_local_time_of(past.started_at))
-            item.setToolTip(3, elide(f"{past.title} (session {past.id})", 300))
-            self.list.addTopLevelItem(item)
+            item = QListWidgetItem(row_text(past), self.list)
+            item.setData(ROLE, past.id)
+            tip = f"{past.title}\nStarted {full_local_time_of(past.started_at)}\nSession {past.id}"
+            item.setToolTip(plain_tip(tip))
             if current is not None and past.id == current.id:
                 self.list.setCurrentItem(item)
-        for column in range(len(COLUMNS) - 1):
-            self.list.resizeColumnToContents(column)
         self.update_button()
         return ""
 
@@ -78,7 +85,7 @@ class PastSessions(QWidget):
         item = self.list.currentItem()
         if item is None:
             return None
-        session_id = item.data(0, ROLE)
+        session_id = item.data(ROLE)
         return next((s for s in self.sessions if s.id == session_id), None)
 
     def update_button(self) -> None:

@@ -91,7 +91,8 @@ class Story:
     def prompt(self, text: str) -> list[Entry]:
         """The user's own prompt, at the start of a turn."""
         self.turn += 1
-        return [Entry(f"You: {text}", Style.USER)]
+        space = "\n" if self.turn > 1 else ""  # a blank line between turns
+        return [Entry(f"{space}You: {text}", Style.USER)]
 
     def entries(self, event: AgentEvent) -> list[Entry]:
         if isinstance(event, MessageChunk):
@@ -140,20 +141,27 @@ def _plan(event: PlanUpdated, turn: int) -> Entry:
 def _permission(event: PermissionDecided) -> Entry:
     how = DECISIONS.get(event.decision, event.decision)
     always = " — always, for this session" if event.sticky else ""
-    text = (
-        f"Permission: {event.title} [{event.kind or 'other'}] — {how}{always}; "
-        f"the agent was answered {event.answer} ({event.reason})"
-    )
+    # When the user decided, the policy's reason ("the user decides") says nothing new.
+    why = "" if event.verdict == "ask" else f" ({event.reason})"
+    answered = event.answer.replace("_", " ")
+    text = f"Permission: {event.title} [{event.kind or 'other'}] — {how}{always}{why}; answered “{answered}”"
     return Entry(text, Style.ALLOWED if event.decision in ALLOWED_WORDS else Style.REFUSED)
 
 
 def _file(event: FileAccess) -> Entry:
-    verb = "Read" if event.operation == "read" else "Write"
-    text = f"{verb} {event.path}: {event.decision}, {event.outcome}"
-    if event.message:
-        text += f" — {event.message}"
-    good = event.outcome == "ok" and event.decision in ALLOWED_WORDS
-    return Entry(text, Style.ALLOWED if good else Style.REFUSED)
+    op, path = event.operation, event.path
+    why = event.message or event.outcome
+    if event.outcome == "ok":
+        done = {"read": f"Read {path}", "write": f"Wrote {path} (you confirmed)"}.get(op, f"{op} {path}")
+        text = f"Left {path} as it was: no change" if event.decision == "unchanged" else done
+        return Entry(text, Style.ALLOWED)
+    if event.decision == "refused":
+        text = f"Helm refused to {op} {path}: {why}"
+    elif event.decision in ("declined", "expired"):
+        text = f"Not written: {path} — {DECISIONS[event.decision]}"
+    else:
+        text = f"Could not {op} {path}: {why}"
+    return Entry(text, Style.REFUSED)
 
 
 def _started(event: SessionStarted) -> list[Entry]:

@@ -19,7 +19,7 @@ from broker.agents.policy import ALLOW_KINDS, REJECT_KINDS
 from ui.dialogs.base import GUARD_MS, QuestionDialog
 from ui.dialogs.confirm import diff_view
 from ui.qt import QFormLayout, QLabel, QPushButton, QVBoxLayout, QWidget
-from ui.text import elide, plain_box, plain_label, value_widget
+from ui.text import elide, is_short, plain_box, plain_label, plain_tip
 
 TITLE = "Allow the agent's tool call?"
 ALLOW_WORDS = {"allow_once": "Allow once", "allow_always": "Allow always for this session"}
@@ -78,6 +78,7 @@ class PermissionDialog(QuestionDialog):
             button.setAutoDefault(False)
             self.buttons.insertWidget(self.buttons.indexOf(self.accept_button), button)
             self._add_allow(option, button)
+        layout.addStretch(0)
         layout.addWidget(plain_label(refusal_text(question.options), self))
         layout.addLayout(self.buttons)
         self.focus_cancel()
@@ -91,7 +92,10 @@ class PermissionDialog(QuestionDialog):
         layout.addWidget(heading)
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
-        form.addRow("Tool call", value_widget(question.title, self))
+        title = question.title
+        form.addRow(
+            "Tool call", plain_label(title, self, wrap=False) if is_short(title) else plain_box(title, self)
+        )
         form.addRow("Kind", plain_label(question.kind or "other", self))
         form.addRow("Workspace", plain_label(question.workspace, self))
         layout.addLayout(form)
@@ -106,7 +110,7 @@ class PermissionDialog(QuestionDialog):
 
     def _add_allow(self, option: Option, button: QPushButton) -> None:
         self.allow_buttons[option.id] = button
-        button.setToolTip(elide(f"Answers the agent with its option “{option.name}” ({option.kind})", 200))
+        button.setToolTip(plain_tip(f"Answers the agent with its option “{option.name}” ({option.kind})"))
         button.clicked.connect(lambda: self.choose(option.id))
 
     def choose(self, option_id: str) -> None:

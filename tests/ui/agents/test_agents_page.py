@@ -48,7 +48,7 @@ def test_a_turn_streams_messages_thoughts_tool_calls_and_the_plan_as_plain_text(
     assert "[x] Fix <bug>" in text
     assert said(text, "Session started: scripted in ws")
     assert text.rstrip().endswith("The agent ended its turn.")
-    assert page.past.list.topLevelItemCount() == 1
+    assert page.past.list.count() == 1
 
 
 def test_the_next_prompt_continues_the_session_until_the_choices_change(page: AgentsPage, run: Any) -> None:
@@ -64,7 +64,7 @@ def test_the_next_prompt_continues_the_session_until_the_choices_change(page: Ag
     assert page.session is not first
     assert len(said(text, "Session started")) == 2
     assert "New session: scripted in ws" in text
-    assert page.past.list.topLevelItemCount() == 2
+    assert page.past.list.count() == 2
 
 
 def choose(dialog: PermissionDialog, how: str, qtbot: QtBot) -> None:
@@ -137,7 +137,8 @@ def test_a_write_confirmed_in_the_write_dialog_is_written_and_a_declined_one_is_
     text = page.transcript.toPlainText()
     assert "write ok" in text
     assert "write error: the user did not confirm the change" in text
-    assert said(text, f"Write {target}: declined, declined")
+    assert said(text, f"Wrote {target} (you confirmed)")
+    assert said(text, f"Not written: {target} — refused")
 
 
 def test_cancel_during_a_turn_ends_the_agents_whole_group(page: AgentsPage, run: Any) -> None:
@@ -188,9 +189,9 @@ def test_a_past_session_is_listed_and_resumed(tmp_path: Path, setup: Setup, qtbo
         session_id = first.split("(session ")[1].split(")")[0]
         page.new_button.click()
         assert page.transcript.toPlainText() == ""
-        assert page.past.list.topLevelItemCount() == 1
-        item = page.past.list.topLevelItem(0)
-        assert item is not None and item.text(3).startswith('[{"say": "remember me"}]')
+        assert page.past.list.count() == 1
+        item = page.past.list.item(0)
+        assert item is not None and item.text().startswith('[{"say": "remember me"}]\n')
         page.past.list.setCurrentItem(item)
         page.past.resume_button.click()
         assert "Your next prompt continues the session" in page.transcript.toPlainText()

@@ -111,6 +111,8 @@ def test_hostile_strings_are_shown_as_plain_characters(qtbot: QtBot, hostile: st
     assert any(label.text() == shown_as for label in labels)
     assert any(box.toPlainText() == shown_as for box in dialog.findChildren(QPlainTextEdit))
     assert all("\u202e" not in t for t in texts(dialog))
+    tip = dialog.allow_buttons["once"].toolTip()  # Qt would guess a tag-like tooltip is rich text
+    assert "<b>" not in tip and "<script>" not in tip
 
 
 def test_a_click_already_on_its_way_when_the_dialog_appears_is_ignored(qtbot: QtBot) -> None:
