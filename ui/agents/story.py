@@ -74,6 +74,22 @@ DECISIONS = {
 ALLOWED_WORDS = frozenset({"allowed", "confirmed", "ok", "unchanged"})
 
 
+def break_long(text: str, column: int, limit: int) -> str:
+    """``text`` with a line break wherever a line would pass ``limit`` characters, when the
+    line it continues already holds ``column`` characters (a very long paragraph would make the
+    view slow; a break inside it reads as the wrapping it gets anyway)."""
+    out: list[str] = []
+    for i, line in enumerate(text.split("\n")):
+        start = column if i == 0 else 0
+        pieces = []
+        while start + len(line) > limit:
+            cut = max(limit - start, 0)
+            pieces.append(line[:cut])
+            line, start = line[cut:], 0
+        out.append("\n".join([*pieces, line]))
+    return "\n".join(out)
+
+
 def _clip_lines(text: str, limit: int = TOOL_LINES) -> str:
     lines = text.splitlines()
     if len(lines) <= limit:

@@ -6,16 +6,26 @@ the transcript nor hide or reorder what it says. A tool call or the plan is a *p
 cursor keeps its text selected (Qt moves it as text is added or trimmed), and a change replaces
 that text. Every entry but streamed text ends with a newline, so nothing appended at the end
 ever lands inside a place. At most ``MAX_BLOCKS`` lines are kept; the oldest go first.
+
+Streamed text arrives in small chunks (a few words each), and Qt lays out a whole paragraph
+again on every insertion: written one by one, a long paragraph costs time that grows with its
+square. So chunks are gathered and written together every ``FLUSH_MS`` (or before anything
+else is written), and a paragraph gets a line break after ``LONG_LINE`` characters.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 from broker.agents import AgentEvent
-from ui.agents.story import Entry, Story, Style
-from ui.qt import QBrush, QColor, QFont, QPlainTextEdit, QTextCharFormat, QTextCursor, QWidget
+from ui.agents.story import Entry, Story, Style, break_long
+from ui.qt import QBrush, QColor, QFont, QPlainTextEdit, QTextCharFormat, QTextCursor, QTimer, QWidget
 from ui.text import monospace, visible
 
 MAX_BLOCKS = 20_000
+FLUSH_MS = 40
+LONG_LINE = 2_000
 
 _COLOURS = {
     Style.AGENT: None,
@@ -57,6 +67,12 @@ class Transcript(QPlainTextEdit):
         self._formats = {style: _format(style) for style in Style}
         self._places: dict[str, QTextCursor] = {}
         self._open: Style | None = None  # the style of the streamed text still open at the end
+        self._pending: list[str] = []  # streamed text not written yet, of the style ``_pending_style``
+        self._pending_style = Style.AGENT
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(FLUSH_MS)
+        self._timer.timeout.connect(self.flush)
 
     def add(self, event: AgentEvent) -> None:
         self._write_all(self.story.entries(event))
@@ -68,31 +84,58 @@ class Transcript(QPlainTextEdit):
         self._write_all([Entry(text, style)])
 
     def reset(self) -> None:
+        self._timer.stop()
+        self._pending.clear()
         self.clear()
         self.story = Story()
         self._places.clear()
         self._open = None
 
+    def flush(self) -> None:
+        """Write the streamed text gathered so far."""
+        self._timer.stop()
+        if self._pending:
+            self._following(self._write_stream)
+
     def _write_all(self, entries: list[Entry]) -> None:
+        for entry in entries:
+            if entry.stream:
+                if self._pending and entry.style is not self._pending_style:
+                    self.flush()
+                self._pending.append(entry.text)
+                self._pending_style = entry.style
+                if not self._timer.isActive():
+                    self._timer.start()
+            else:
+                self.flush()
+                self._following(partial(self._write, entry))
+
+    def _following(self, write: Callable[[], None]) -> None:
+        """``write``, then keep the end in view if it was in view."""
         bar = self.verticalScrollBar()
         following = bar.value() >= bar.maximum() - 4
-        for entry in entries:
-            self._write(entry)
+        write()
         if following:
             bar.setValue(bar.maximum())
+
+    def _write_stream(self) -> None:
+        text, style = "".join(self._pending), self._pending_style
+        self._pending.clear()
+        end = self._end()
+        if self._open is not None and style is not self._open:
+            end.insertText("\n", QTextCharFormat())  # the streamed text before this one ends here
+        column = end.positionInBlock() if style is self._open else 0
+        end.insertText(break_long(visible(text), column, LONG_LINE), self._formats[style])
+        self._open = style
 
     def _write(self, entry: Entry) -> None:
         text, fmt = visible(entry.text), self._formats[entry.style]
         if entry.place is not None and self._replace(entry.place, text, fmt):
             return
         end = self._end()
-        if self._open is not None and not (entry.stream and entry.style is self._open):
+        if self._open is not None:
             end.insertText("\n", QTextCharFormat())  # the streamed text before this one ends here
             self._open = None
-        if entry.stream:
-            end.insertText(text, fmt)
-            self._open = entry.style
-            return
         start = end.position()
         end.insertText(text, fmt)
         stop = end.position()
