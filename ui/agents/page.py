@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from dataclasses import replace
 from typing import Any
 
@@ -40,6 +41,8 @@ from ui.qt import (
     QWidget,
 )
 from ui.text import elide, plain_label, set_plain
+
+log = logging.getLogger("helm.agents")
 
 NO_AGENTS = "No agents yet: add one in Settings → Agents, or with helm agent add."
 ERROR_STYLE = "color: #a31515;"
@@ -202,8 +205,10 @@ class AgentsPage(QWidget):
     async def _run(self, request: SessionRequest, text: str) -> None:
         try:
             session = await self._session_for(request)
-        except HelmError as err:
+        except HelmError as err:  # a profile or workspace that is gone or wrong
             self.say(str(err), error=True)
+            if not self.prompt.toPlainText():
+                self.prompt.setPlainText(text)  # nothing ran: the prompt is not lost
             return
         self.say(f"{request.agent} is working…")
         try:
@@ -263,8 +268,10 @@ class AgentsPage(QWidget):
 
     def _finished(self, task: asyncio.Task[Any]) -> None:
         self.tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            self.say(f"Something went wrong: {type(task.exception()).__name__}", error=True)
+        error = None if task.cancelled() else task.exception()
+        if error is not None:  # a bug: say so, by its type only (its text may quote the agent)
+            log.error("an Agents page task failed: %s", type(error).__name__)
+            self.say(f"Something went wrong: {type(error).__name__}", error=True)
 
     async def aclose(self) -> None:
         """End the running turn (politely, then the agent's group) and the session."""

@@ -213,3 +213,4 @@ def test_a_wrong_profile_is_reported_and_nothing_runs(page: AgentsPage, setup: S
     run(finished(page))
     assert "the key of agent 'scripted' is missing" in page.status.text()
     assert page.session is None
+    assert page.prompt.toPlainText() == '[{"say": "hi"}]'  # kept, to send again once fixed
