@@ -13,14 +13,14 @@ drawing an empty window). The frames then load as soon as the start-up check has
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
 from app.kind_loader import KindLoader
 from broker import Broker, Confirmer
-from broker.agents import AgentHost, Limits
 from broker.errors import SettingsError
 from broker.explorer import DbExplorer
 from broker.widget_state import StatefulCalls, StateStore
-from ui.agents import AgentsPage
+from ui.agents.tab import AgentsTab
 from ui.apps.host import AppAwareFactory, AppHost
 from ui.attention import Attention, tray_notifier
 from ui.dialogs.confirm import DialogConfirmer
@@ -43,6 +43,9 @@ from ui.qt import (
 )
 from ui.settings.backend import BrokerConnections
 from ui.workspace_model import WorkspaceModel
+
+if TYPE_CHECKING:
+    from broker.agents import AgentHost
 
 FILL_WITHIN_MS = 200
 """A window that is not painted at once (minimised, on no screen) is filled in after this."""
@@ -134,11 +137,8 @@ class Window:
             DbExplorer(broker),
         )
         self.window.add_apps_menu(broker)
-        self.agents, problem = agent_host(broker)
-        self.agents_page = AgentsPage(self.agents, self.window)
-        self.window.add_page(self.agents_page, "Agents", "agents")
-        if problem:
-            self.agents_page.say(problem, error=True)
+        self.agents = AgentsTab(lambda: agent_host(broker), self.window)
+        self.window.add_page(self.agents, "Agents", "agents")
         if dialogs is not None:
             dialogs.set_parent(self.window, Attention(self.window, tray_notifier(self.window)))
         self.closed = asyncio.Event()
@@ -184,7 +184,6 @@ class Window:
             return None
 
     async def aclose(self) -> None:
-        await self.agents_page.aclose()
         await self.agents.aclose()
         await self.window.aclose()
         await self.apps.aclose()
@@ -195,6 +194,8 @@ class Window:
 
 def agent_host(broker: Broker) -> tuple[AgentHost, str]:
     """The coding agents' host; with the default limits (and why) when the environment's are wrong."""
+    from broker.agents import AgentHost, Limits  # the ACP SDK: once the Agents tab is first shown
+
     try:
         limits = Limits.from_env()
     except SettingsError as err:

@@ -17,7 +17,8 @@ from typing import Any
 
 from broker.agents import AgentHost, Option, PermissionQuestion, profiles
 from broker.broker import Broker
-from ui.agents import AgentsPage
+from ui.agents.page import AgentsPage
+from ui.agents.tab import AgentsTab
 from ui.dialogs.agent_permission import PermissionDialog
 from ui.dialogs.base import QuestionDialog
 from ui.main_window import MainWindow
@@ -58,30 +59,29 @@ def story(project: Path) -> list[dict[str, Any]]:
 
 
 async def agent_screens(out: Path, window: MainWindow, broker: Broker, root: Path, save: Save) -> list[Path]:
-    """The Agents page in the main window after a turn, and each question it asked on the way."""
+    """The Agents tab in the main window after a turn, and each question it asked on the way."""
     project = broker.home.settings().workspace("main").projects["app"]
     (project / "login.py").write_text(OLD, encoding="utf-8")
     steps = root / "story.json"
     steps.write_text(json.dumps(story(project)), encoding="utf-8")
     command = (sys.executable, str(STORY_AGENT), str(steps))
-    profiles.add(broker.home, broker.credentials, profiles.AgentProfile("claude", command), None)
-    host = AgentHost(broker.home, broker.credentials)
-    page = AgentsPage(host, window, guard_ms=0)
-    window.add_page(page, "Agents", "agents")
-    window.tabs.setCurrentWidget(page)
-    page.reload()
-    page.picker.folder.setCurrentIndex(page.picker.folder.findData("app"))
-    page.picker.write.setChecked(True)
-    page.prompt.setPlainText(PROMPT)
+    profiles.AGENTS.store(broker.home, broker.credentials).save(profiles.AgentProfile("claude", command), {})
+    tab = AgentsTab(lambda: (AgentHost(broker.home, broker.credentials), ""), window, guard_ms=0)
+    window.add_page(tab, "Agents", "agents")
+    window.tabs.setCurrentWidget(tab)
     try:
+        await tab.load()
+        page = tab.page
+        assert page is not None
+        page.picker.folder.setCurrentIndex(page.picker.folder.findData("app"))
+        page.picker.write.setChecked(True)
+        page.prompt.setPlainText(PROMPT)
         written = await _turn(out, page, save)
         written.append(await save(window, out, "agents-page", (1280, 760)))
-        written.append(
-            await save(PermissionDialog(_hostile(), guard_ms=0), out, "agents-permission-hostile", (640, 560))
-        )
+        hostile = PermissionDialog(_hostile(), guard_ms=0)
+        written.append(await save(hostile, out, "agents-permission-hostile", None))
     finally:
-        await page.aclose()
-        await host.aclose()
+        await tab.aclose()
     return written
 
 

@@ -13,3 +13,11 @@ def test_the_window_imports_neither_the_mcp_sdk_nor_httpx() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
     assert result.stdout.strip() == "[]"
+
+
+def test_the_window_imports_no_acp_sdk_until_the_agents_tab_is_shown() -> None:
+    code = "import sys, app.window; print(sorted({'acp', 'broker.agents'} & set(sys.modules)))"
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert result.stdout.strip() == "[]"

@@ -1,5 +1,5 @@
-"""The desktop side of coding agents: the Agents page, its transcript and its questions."""
+"""The desktop side of coding agents: the Agents tab and page, its transcript and its questions.
 
-from ui.agents.page import AgentsPage
-
-__all__ = ["AgentsPage"]
+``ui.agents.tab`` is what the window imports: it needs nothing of the ACP SDK until the tab is
+first shown. ``ui.agents.page`` is the page itself.
+"""

@@ -8,7 +8,7 @@ Helm home; a profile or a settings file Helm cannot read is reported, not guesse
 
 from __future__ import annotations
 
-from broker.agents import PastSession, SessionRequest, profiles
+from broker.agents import PastSession, SessionRequest
 from broker.errors import HelmError
 from broker.settings import Home
 from ui.qt import QCheckBox, QComboBox, QHBoxLayout, QLabel, QWidget, Signal
@@ -51,8 +51,8 @@ class Picker(QWidget):
     def reload(self) -> str:
         """Read the agents and workspaces again, keeping the choices; a problem, or ""."""
         try:
-            agents = [p.name for p in profiles.all_profiles(self.home)]
-            workspaces = sorted(self.home.settings().workspaces)
+            settings = self.home.settings()  # every agent, valid or not: a wrong one says why on Send
+            agents, workspaces = sorted(settings.agents), sorted(settings.workspaces)
         except HelmError as err:
             return str(err)
         _refill(self.agent, [(elide(n, 40), n) for n in agents])

@@ -29,11 +29,14 @@ def test_closing_the_window_ends_a_running_turn_and_stops_the_agent(
             broker.home.ensure()
             add_workspace(broker.home, "ws", root)
             profile = profiles.AgentProfile("scripted", (sys.executable, AGENT))
-            profiles.add(broker.home, broker.credentials, profile, None)
+            profiles.AGENTS.store(broker.home, broker.credentials).save(profile, {})
             window = Window(broker)
-            page = window.agents_page
-            assert window.window.tabs.tabText(window.window.tabs.indexOf(page)) == "Agents"
-            page.reload()
+            tab = window.agents
+            assert window.window.tabs.tabText(window.window.tabs.indexOf(tab)) == "Agents"
+            assert tab.page is None  # made when the tab is first shown
+            await tab.load()
+            page = tab.page
+            assert page is not None
             send(page, [{"pid": 1}, {"wait_cancel": 1}])
             await until_text(page, "waiting for cancel")
             await window.aclose()

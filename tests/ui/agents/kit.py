@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 
 from broker.agents import AgentHost
 from tests.unit.agents.agent_setup import Setup, make_setup
-from ui.agents import AgentsPage
+from ui.agents.page import AgentsPage
 from ui.dialogs.base import QuestionDialog
 from ui.qt import Signal
 

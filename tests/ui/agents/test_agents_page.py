@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 from tests.ui.agents.kit import finished, make_page, page, question, said, send, setup, until_text
 from tests.unit.agents.agent_setup import Setup
 from tests.unit.agents.test_agent_lifecycle import live_in_group, until
-from ui.agents import AgentsPage
+from ui.agents.page import AgentsPage
 from ui.dialogs.agent_permission import PermissionDialog
 from ui.dialogs.confirm import ConfirmDialog
 from ui.qt import Qt
