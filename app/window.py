@@ -13,14 +13,12 @@ drawing an empty window). The frames then load as soon as the start-up check has
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
 
+from app.agents import add_agents
 from app.kind_loader import KindLoader
 from broker import Broker, Confirmer
-from broker.errors import SettingsError
 from broker.explorer import DbExplorer
 from broker.widget_state import StatefulCalls, StateStore
-from ui.agents.tab import AgentsTab
 from ui.apps.host import AppAwareFactory, AppHost
 from ui.attention import Attention, tray_notifier
 from ui.dialogs.confirm import DialogConfirmer
@@ -43,9 +41,6 @@ from ui.qt import (
 )
 from ui.settings.backend import BrokerConnections
 from ui.workspace_model import WorkspaceModel
-
-if TYPE_CHECKING:
-    from broker.agents import AgentHost
 
 FILL_WITHIN_MS = 200
 """A window that is not painted at once (minimised, on no screen) is filled in after this."""
@@ -137,8 +132,7 @@ class Window:
             DbExplorer(broker),
         )
         self.window.add_apps_menu(broker)
-        self.agents = AgentsTab(lambda: agent_host(broker), self.window)
-        self.window.add_page(self.agents, "Agents", "agents")
+        self.agents = add_agents(self.window, broker)
         if dialogs is not None:
             dialogs.set_parent(self.window, Attention(self.window, tray_notifier(self.window)))
         self.closed = asyncio.Event()
@@ -190,17 +184,6 @@ class Window:
         await self.host.aclose()
         await self.kinds.aclose()
         self.window.deleteLater()
-
-
-def agent_host(broker: Broker) -> tuple[AgentHost, str]:
-    """The coding agents' host; with the default limits (and why) when the environment's are wrong."""
-    from broker.agents import AgentHost, Limits  # the ACP SDK: once the Agents tab is first shown
-
-    try:
-        limits = Limits.from_env()
-    except SettingsError as err:
-        return AgentHost(broker.home, broker.credentials, limits=Limits()), f"{err}; using 60 s"
-    return AgentHost(broker.home, broker.credentials, limits=limits), ""
 
 
 def open_window(broker: Broker, confirm: Confirmer | None = None, *, fill: bool = True) -> Window:

@@ -40,6 +40,7 @@ from ui.qt import (
     QGridLayout,
     QKeySequence,
     QMainWindow,
+    QMenu,
     QPushButton,
     QSplitter,
     Qt,
@@ -97,6 +98,19 @@ class MainWindow(QMainWindow):
         self.activity = self.tabs.activity
         self.tools = self.tabs.tools
         return self.tabs
+
+    def add_menu_window(self, key: str, text: str, build: Callable[[], QWidget]) -> QAction:
+        """A Helm menu entry after "Settings — Connections…" that opens the window ``build``
+        makes (once; shown and raised again after)."""
+        action = QAction(text, self)
+        action.triggered.connect(lambda: self._window(key, build))
+        helm_menu = self.menuBar().actions()[0].menu()
+        if isinstance(helm_menu, QMenu):
+            actions = helm_menu.actions()
+            following = actions[actions.index(self.menu_actions["connections"]) + 1]  # Quit follows
+            helm_menu.insertAction(following, action)
+        self.menu_actions[key] = action
+        return action
 
     def add_page(self, page: QWidget, title: str, name: str) -> None:
         """Another page that is always there, after the dashboard and the activity (Agents)."""

@@ -9,12 +9,13 @@ without one, the Services page says sign-in is not available.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from broker.broker import Broker
 from broker.kinds import KINDS
+from broker.kinds.forms import ProfileForm
 from broker.kinds.spec import KindSpec, Outcome
 from broker.profiles import ProfileStore
 
@@ -74,16 +75,19 @@ class ConnectionsBackend(Protocol):
     def store(self) -> StoreInfo: ...
 
 
-class KindSection:
-    """``ProfileSection`` for one kind on a running broker."""
+Probe = Callable[[str, Mapping[str, str]], Awaitable[Outcome]]
+"""A profile's Test button: (profile name, the form's test fields) → what it found."""
 
-    def __init__(self, broker: Broker, spec: KindSpec[Any, Any, Any]) -> None:
-        if spec.profiles is None or spec.form is None:
-            raise ValueError(f"the {spec.name} kind has no profiles or no form")
-        self.broker = broker
-        self.spec = spec
-        self.form = spec.form
-        self.profiles: ProfileStore[Any] = spec.profiles.store(broker.home, broker.credentials)
+
+class FormSection:
+    """``ProfileSection`` over one ``ProfileStore`` and its form; Test through ``probe``.
+
+    Kinds' tabs are ``KindSection``; Settings → Agents uses it for the agent profiles."""
+
+    def __init__(self, profiles: ProfileStore[Any], form: ProfileForm, probe: Probe | None = None) -> None:
+        self.profiles = profiles
+        self.form = form
+        self.probe = probe
 
     def names(self) -> list[str]:
         return self.profiles.names()
@@ -95,8 +99,7 @@ class KindSection:
         return self.profiles.has_secret(name, *self.form.secrets)
 
     def save(self, name: str, raw: dict[str, Any], secrets: dict[str, str | None]) -> None:
-        assert self.spec.profiles is not None
-        profile = self.spec.profiles.parse(name, raw)
+        profile = self.profiles.spec.parse(name, raw)
         self.profiles.save(profile, {key: self._secret(name, key, given) for key, given in secrets.items()})
 
     def _secret(self, name: str, key: str, given: str | None) -> str | None:
@@ -107,6 +110,22 @@ class KindSection:
         self.profiles.remove(name)
 
     async def test(self, name: str, inputs: Mapping[str, str]) -> Outcome:
+        if self.probe is None:
+            return Outcome(False, f"a {self.profiles.spec.noun} has nothing to test")
+        return await self.probe(name, inputs)
+
+
+class KindSection(FormSection):
+    """``ProfileSection`` for one kind on a running broker."""
+
+    def __init__(self, broker: Broker, spec: KindSpec[Any, Any, Any]) -> None:
+        if spec.profiles is None or spec.form is None:
+            raise ValueError(f"the {spec.name} kind has no profiles or no form")
+        self.broker = broker
+        self.spec = spec
+        super().__init__(spec.profiles.store(broker.home, broker.credentials), spec.form, self._probe)
+
+    async def _probe(self, name: str, inputs: Mapping[str, str]) -> Outcome:
         if self.spec.probe is None:
             return Outcome(False, f"a {self.spec.name} profile has nothing to test")
         return await self.spec.probe(self.broker.kind(self.spec), name, inputs)

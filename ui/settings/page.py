@@ -260,14 +260,23 @@ class ProfilePage(QWidget):
         result = self.revalidate()
         if result.raw is None:
             return
+        name, secrets = self.to_save()
+        self.store(name, result.raw, secrets)
+
+    def to_save(self) -> tuple[str, dict[str, str | None]]:
+        """The profile's name and its secrets as a save takes them (None: keep the stored one)."""
         values = self.values()
         name = values["name"]
         secrets = {key: (values.get(key) or None) for key in self.form_spec.secrets}
         if self.current != name:
             # A new profile (or a renamed one) has nothing stored to keep.
             secrets = {key: values.get(key, "") for key in self.form_spec.secrets}
+        return name, secrets
+
+    def store(self, name: str, raw: dict[str, Any], secrets: dict[str, str | None]) -> None:
+        """Save ``raw`` as ``name`` and show it, or say why it was refused."""
         try:
-            self.section.save(name, result.raw, secrets)
+            self.section.save(name, raw, secrets)
         except HelmError as err:
             self.say(str(err), ok=False)
             return
