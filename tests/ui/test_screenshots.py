@@ -16,7 +16,8 @@ EXPECTED = {
     "workspace-settings", "main-window-narrow", "dashboard-moved-and-resized", "dashboard-layout-menu",
     "dashboard-stopped-and-error-strip", "activity", "activity-failed-only", "audit-log-detail",
     "dashboard-live", "dashboard-live-stopped", "activity-live", "agents-page", "agents-permission",
-    "agents-write", "agents-permission-hostile",
+    "agents-write", "agents-permission-hostile", "settings-agents", "settings-agents-adapter",
+    "settings-agents-invalid",
 }  # fmt: skip
 
 

@@ -44,7 +44,7 @@ from ui.text import elide, plain_label, set_plain
 
 log = logging.getLogger("helm.agents")
 
-NO_AGENTS = "No agents yet: add one in Settings → Agents, or with helm agent add."
+NO_AGENTS = "No agents yet: add one in Helm → Settings — Agents…, or with helm agent add."
 ERROR_STYLE = "color: #a31515;"
 
 
