@@ -21,6 +21,7 @@ __all__ = [
     "is_short",
     "monospace",
     "plain_box",
+    "plain_heading",
     "plain_label",
     "plain_tip",
     "set_plain",
@@ -53,6 +54,16 @@ def plain_label(text: str = "", parent: QWidget | None = None, *, wrap: bool = T
     label.setText(visible(text))
     # Keep to the text's height: spare room in a dialog goes to its scrolling boxes.
     label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+    return label
+
+
+def plain_heading(text: str, parent: QWidget | None = None) -> QLabel:
+    """A dialog's first line: a plain label in bold (object name ``heading``)."""
+    label = plain_label(text, parent)
+    label.setObjectName("heading")
+    font = label.font()
+    font.setBold(True)
+    label.setFont(font)
     return label
 
 

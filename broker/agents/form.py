@@ -24,7 +24,16 @@ from broker.agents import provision
 from broker.agents.profiles import AgentProfile
 from broker.childenv import command_problem, env_name_problem
 from broker.errors import HelmError
-from broker.kinds.forms import FormCheck, FormField, ProfileForm, Values, check_name, done, one_line
+from broker.kinds.forms import (
+    FormCheck,
+    FormField,
+    ProfileForm,
+    Values,
+    check_name,
+    command_line,
+    done,
+    one_line,
+)
 from broker.kinds.spec import Outcome
 from broker.profiles import ProfileStore
 
@@ -73,17 +82,10 @@ def check(values: Values) -> FormCheck:
 
 
 def _command(values: Values, problems: dict[str, str]) -> list[str]:
-    command = values.get("command", "").strip()
-    try:
-        args = shlex.split(values.get("args", ""))
-    except ValueError:
-        args = []
-        problems["args"] = "a quote is not closed"
-    if not command:
-        problems["command"] = "enter the program that starts the agent"
-    elif problem := command_problem([command, *args]):
+    argv = command_line(values, problems, "enter the program that starts the agent")
+    if "command" not in problems and (problem := command_problem(argv)):
         problems["command"] = problem
-    return [command, *args]
+    return argv
 
 
 def _key_env(values: Values, problems: dict[str, str]) -> str | None:

@@ -10,6 +10,7 @@ only says which field each rule is about.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -103,6 +104,22 @@ def one_line(values: Values, key: str, problems: dict[str, str], what: str) -> N
     """A secret typed into a form is one line (it goes into a header or a variable)."""
     if any(c in values.get(key, "") for c in "\r\n\0"):
         problems[key] = f"the {what} must be one line"
+
+
+def command_line(values: Values, problems: dict[str, str], missing: str) -> list[str]:
+    """The ``command`` and ``args`` fields as one argv: the arguments split as a shell would,
+    though no shell ever runs them. ``missing`` is the message for an empty command."""
+    command = values.get("command", "").strip()
+    try:
+        args = shlex.split(values.get("args", ""))
+    except ValueError:
+        args = []
+        problems["args"] = "a quote is not closed"
+    if not command:
+        problems["command"] = missing
+    elif "\0" in command:
+        problems["command"] = "the command must not contain NUL"
+    return [command, *args]
 
 
 def plain_values(raw: Mapping[str, Any]) -> dict[str, str]:

@@ -19,7 +19,7 @@ from broker.agents.policy import ALLOW_KINDS, REJECT_KINDS
 from ui.dialogs.base import GUARD_MS, QuestionDialog
 from ui.dialogs.confirm import diff_view
 from ui.qt import QFormLayout, QLabel, QPushButton, QVBoxLayout, QWidget
-from ui.text import elide, is_short, plain_box, plain_label, plain_tip
+from ui.text import elide, is_short, plain_box, plain_heading, plain_label, plain_tip
 
 TITLE = "Allow the agent's tool call?"
 ALLOW_WORDS = {"allow_once": "Allow once", "allow_always": "Allow always for this session"}
@@ -84,12 +84,7 @@ class PermissionDialog(QuestionDialog):
         self.focus_cancel()
 
     def _describe(self, layout: QVBoxLayout, question: PermissionQuestion) -> None:
-        heading = plain_label(f"Agent {question.agent} asks to run a tool call.", self)
-        heading.setObjectName("heading")
-        font = heading.font()
-        font.setBold(True)
-        heading.setFont(font)
-        layout.addWidget(heading)
+        layout.addWidget(plain_heading(f"Agent {question.agent} asks to run a tool call.", self))
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
         title = question.title

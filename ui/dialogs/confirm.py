@@ -38,7 +38,7 @@ from ui.qt import (
     QVBoxLayout,
     QWidget,
 )
-from ui.text import monospace, plain_box, plain_label, value_widget, visible
+from ui.text import monospace, plain_box, plain_heading, plain_label, value_widget, visible
 from ui.theme import Theme, set_tone
 from ui.theme_data import Scheme
 
@@ -115,12 +115,7 @@ class ConfirmDialog(QuestionDialog):
     def _describe(self, layout: QVBoxLayout, sentence: str) -> None:
         """The bold sentence saying what the extension wants, then the summary's fields."""
         summary = self.summary
-        heading = plain_label(sentence, self)
-        heading.setObjectName("heading")
-        font = heading.font()
-        font.setBold(True)
-        heading.setFont(font)
-        layout.addWidget(heading)
+        layout.addWidget(plain_heading(sentence, self))
         form = QFormLayout()
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.DontWrapRows)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)

@@ -8,7 +8,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from broker.errors import CallError
-from broker.kinds.forms import FormCheck, FormField, ProfileForm, Values, check_name, done, one_line
+from broker.kinds.forms import (
+    FormCheck,
+    FormField,
+    ProfileForm,
+    Values,
+    check_name,
+    command_line,
+    done,
+    one_line,
+)
 from broker.kinds.mcp.profiles import env_name_problem
 from broker.kinds.spec import Outcome
 from broker.settings import Workspace
@@ -55,16 +64,7 @@ def check(values: Values) -> FormCheck:
 
 
 def _stdio(values: Values, problems: dict[str, str]) -> dict[str, Any]:
-    command = values.get("command", "").strip()
-    try:
-        args = shlex.split(values.get("args", ""))
-    except ValueError:
-        args = []
-        problems["args"] = "a quote is not closed"
-    if not command:
-        problems["command"] = "enter the program that starts the server"
-    elif "\0" in command:
-        problems["command"] = "the command must not contain NUL"
+    argv = command_line(values, problems, "enter the program that starts the server")
     variable = values.get("token_env", "").strip()
     if variable:
         problem = env_name_problem(variable)
@@ -72,7 +72,7 @@ def _stdio(values: Values, problems: dict[str, str]) -> dict[str, Any]:
             problems["token_env"] = f"{variable} {problem}"
     elif values.get("token"):
         problems["token"] = "name the environment variable that receives the token"  # noqa: S105 - a message, not a secret
-    return {"command": [command, *args], "token_env": variable or None}
+    return {"command": argv, "token_env": variable or None}
 
 
 def values_from(raw: Mapping[str, Any]) -> dict[str, str]:

@@ -15,25 +15,16 @@ from app.agents import add_agents, agent_settings
 from broker import Broker
 from broker.agents.provision import CatalogueSource
 from broker.workspaces import add_workspace
-from tests.helpers import new_broker
-from tests.ui.settings.test_connections import choose, problem, settings_json, type_into
+from tests.ui.settings.test_connections import broker, choose, problem, settings_json, type_into
 from tests.ui.test_main_window import make_window
 from tests.unit.agents.provision.conftest import Demo, demo, key, registry
 from ui.agents.settings import AgentProfilesPage, AgentSettings
 from ui.agents.tab import AgentsTab
 from ui.qt import QWidget
 
-__all__ = ["demo", "key", "registry"]
+__all__ = ["broker", "demo", "key", "registry"]
 
 KEY = "sk-agent-key-5f2c9e1a"
-
-
-@pytest.fixture
-def broker(tmp_path: Path, run: Any) -> Iterator[Broker]:
-    b = new_broker(tmp_path / "home")
-    b.home.ensure()
-    yield b
-    run(b.aclose())
 
 
 @pytest.fixture
