@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol
 
 from broker.kinds import KINDS
@@ -57,10 +58,44 @@ _DIFF_COLOURS = {
 """(text, background) of added, removed and position lines, legible in each scheme."""
 
 
+AGENT_KIND = "agent"
+"""The kind of a coding agent's file write: no connection kind's, and said as a file change."""
+
+
 def kind_dialog(summary: WriteSummary) -> ConfirmText:
     """The kind's dialog text; a write that is no kind's (an agent's) keeps its own title."""
     spec = KINDS.get(summary.kind)
-    return spec.confirm if spec is not None else ConfirmText(summary.title, "wants to write", "Request")
+    if spec is not None:
+        return spec.confirm
+    if summary.kind == AGENT_KIND:
+        return ConfirmText(summary.title, "wants to change a file", "The change")
+    return ConfirmText(summary.title, "wants to write", "Request")
+
+
+@dataclass(frozen=True)
+class Words:
+    """What the dialog says around the summary's own fields."""
+
+    title: str
+    heading: str
+    about_request: str
+    nothing_unless: str
+
+
+def words_of(summary: WriteSummary) -> Words:
+    spec = kind_dialog(summary)
+    # The broker titles each summary by its kind (the contract's titles); a summary of
+    # another question (turning on DB explorer writes) keeps its own title and sentence.
+    title = summary.title or spec.title
+    own = title == spec.title
+    wants = spec.wants if own else f"asks: {title}"
+    if summary.kind == AGENT_KIND:  # its name already says it is an agent; Helm itself writes
+        who, does = summary.extension_name, "make"
+    else:
+        who, does = f"{summary.extension_name} ({summary.extension})", "send"
+    about = f"{spec.request_label} — exactly as Helm will {does} it" if own else "Details"
+    done = "written" if summary.kind == AGENT_KIND else "sent"
+    return Words(title, f"{who} {wants}.", about, f"Nothing is {done} unless you click Confirm.")
 
 
 class ConfirmDialog(QuestionDialog):
@@ -74,23 +109,16 @@ class ConfirmDialog(QuestionDialog):
         remaining: float | None = None,
         guard_ms: int = GUARD_MS,
     ) -> None:
-        spec = kind_dialog(summary)
-        # The broker titles each summary by its kind (the contract's titles); a summary of
-        # another question (turning on DB explorer writes) keeps its own title and sentence.
-        title = summary.title or spec.title
-        wants = spec.wants if title == spec.title else f"asks: {title}"
-        super().__init__(title, "Confirm", parent, guard_ms=guard_ms)
+        words = words_of(summary)
+        super().__init__(words.title, "Confirm", parent, guard_ms=guard_ms)
         self.summary = summary
         self.setMinimumWidth(560)
         layout = QVBoxLayout(self)
-        self._describe(layout, f"{summary.extension_name} ({summary.extension}) {wants}.")
+        self._describe(layout, words.heading)
         self.request_box: QPlainTextEdit | None = None
         if summary.request:
-            about = (
-                spec.request_label + " — exactly as Helm will send it" if title == spec.title else "Details"
-            )
-            layout.addWidget(QLabel(about, self))
-            self.request_box = plain_box(summary.request, self, max_lines=10, name=about)
+            layout.addWidget(QLabel(words.about_request, self))
+            self.request_box = plain_box(summary.request, self, max_lines=10, name=words.about_request)
             layout.addWidget(self.request_box, 1)
         self.diff_box: QPlainTextEdit | None = None
         if summary.diff:
@@ -103,7 +131,7 @@ class ConfirmDialog(QuestionDialog):
         set_tone(self.notice, "write")
         self.notice.hide()
         layout.addWidget(self.notice)
-        layout.addWidget(plain_label("Nothing is sent unless you click Confirm.", self))
+        layout.addWidget(plain_label(words.nothing_unless, self))
         layout.addLayout(self.buttons)
         self.expiry = QTimer(self)
         self.expiry.setSingleShot(True)

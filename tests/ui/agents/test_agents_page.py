@@ -16,7 +16,7 @@ from tests.unit.agents.test_agent_lifecycle import live_in_group, until
 from ui.agents.page import AgentsPage
 from ui.dialogs.agent_permission import PermissionDialog
 from ui.dialogs.confirm import ConfirmDialog
-from ui.qt import Qt
+from ui.qt import QLabel, Qt
 
 __all__ = ["page", "setup"]
 
@@ -124,6 +124,10 @@ def test_a_write_confirmed_in_the_write_dialog_is_written_and_a_declined_one_is_
         assert dialog.focusWidget() is dialog.cancel_button
         assert dialog.diff_box is not None
         shown = (dialog.windowTitle(), dialog.diff_box.toPlainText())
+        words = [label.text() for label in dialog.findChildren(QLabel)]
+        assert dialog.findChild(QLabel, "heading").text() == "Agent scripted wants to change a file."
+        assert "The change — exactly as Helm will make it" in words
+        assert "Nothing is written unless you click Confirm." in words
         qtbot.mouseClick(getattr(dialog, button), Qt.MouseButton.LeftButton)
         await finished(page)
         return shown
