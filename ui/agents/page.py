@@ -230,15 +230,17 @@ class AgentsPage(QWidget):
         if prompted:
             self.transcript.prompt(text)
         failed = False
-        async for event in session.run(text):
-            if not prompted and isinstance(event, AgentFailed):
-                self.transcript.prompt(text)
-            self.transcript.add(event)
-            if not prompted and isinstance(event, SessionStarted):
-                self.transcript.prompt(text)
-                prompted = True
-                self.past.reload()
-            failed = failed or isinstance(event, AgentFailed)
+        # Closed however the loop ends, so the session ends its turn itself (and is awaited).
+        async with contextlib.aclosing(session.run(text)) as events:
+            async for event in events:
+                if not prompted and isinstance(event, AgentFailed):
+                    self.transcript.prompt(text)
+                self.transcript.add(event)
+                if not prompted and isinstance(event, SessionStarted):
+                    self.transcript.prompt(text)
+                    prompted = True
+                    self.past.reload()
+                failed = failed or isinstance(event, AgentFailed)
         return failed
 
     async def _session_for(self, request: SessionRequest) -> AgentSession:
