@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import acp
 from acp import schema
 
-from tests.servers.acp.scripted_agent import Scripted
+from tests.servers.acp.scripted_agent import Scripted, serve
 
 STEPS: list[dict[str, Any]] = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
 
@@ -48,12 +48,5 @@ class Story(Scripted):
             await self.say(sid, "\nThe change was not made.")
 
 
-async def main() -> None:
-    agent = Story()
-    reader, writer = await acp.stdio_streams(limit=64 * 1024 * 1024)
-    agent.writer = writer
-    await acp.run_agent(agent, writer, reader)  # type: ignore[arg-type]
-
-
 if __name__ == "__main__":
-    asyncio.run(main())
+    asyncio.run(serve(Story()))

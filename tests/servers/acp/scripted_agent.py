@@ -213,12 +213,12 @@ class Scripted:
         return value
 
 
-async def main() -> None:
-    agent = Scripted()
+async def serve(agent: Scripted) -> None:
+    """Run ``agent`` on this process's stdin and stdout until the client goes."""
     reader, writer = await acp.stdio_streams(limit=64 * 1024 * 1024)
     agent.writer = writer
     await acp.run_agent(agent, writer, reader)  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    asyncio.run(serve(Scripted()))
