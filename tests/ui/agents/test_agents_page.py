@@ -218,3 +218,30 @@ def test_a_wrong_profile_is_reported_and_nothing_runs(page: AgentsPage, setup: S
     assert "the key of agent 'scripted' is missing" in page.status.text()
     assert page.session is None
     assert page.prompt.toPlainText() == '[{"say": "hi"}]'  # kept, to send again once fixed
+
+
+def test_a_past_session_the_agent_cannot_load_any_more_starts_a_new_one_and_says_why(
+    tmp_path: Path, setup: Setup, qtbot: QtBot, run: Any
+) -> None:
+    state = tmp_path / "agent-state"
+    state.mkdir()
+    setup.add_agent("scripted", "--load", "--state", str(state))
+    host = setup.host()
+    page = make_page(qtbot, host)
+    try:
+        send(page, [{"say": "remember me"}])
+        run(finished(page))
+        for kept in state.iterdir():  # the agent forgot the session
+            kept.unlink()
+        page.past.list.setCurrentItem(page.past.list.item(0))
+        page.past.resume_button.click()
+        send(page, [{"say": "back"}])
+        text = run(finished(page))
+    finally:
+        run(page.aclose())
+        run(host.aclose())
+    started = said(text, "Session started: scripted in ws (session ")
+    assert len(started) == 1
+    note = said(text, "The past session could not be loaded")
+    assert len(note) == 1 and note[0].endswith("; a new session was started.")
+    assert text.index(started[0]) < text.index(note[0]) < text.index("You: ") < text.index("\nback\n")
