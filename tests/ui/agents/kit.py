@@ -5,14 +5,15 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 from pytestqt.qtbot import QtBot
 
-from broker.agents import AgentHost
-from tests.unit.agents.agent_setup import Setup, make_setup
+from broker.agents import AgentHost, Limits
+from tests.unit.agents.agent_setup import SHORT, Setup, make_setup
 from ui.agents.page import AgentsPage
 from ui.dialogs.base import QuestionDialog
 from ui.qt import Signal
@@ -35,13 +36,30 @@ def make_page(qtbot: QtBot, host: AgentHost) -> AgentsPage:
     return page
 
 
+@contextmanager
+def own_page(qtbot: QtBot, setup: Setup, run: Any, limits: Limits = SHORT) -> Iterator[AgentsPage]:
+    """A page on its own host with ``limits``; both closed at the end, the agents stopped."""
+    host = setup.host(limits)
+    page = make_page(qtbot, host)
+    try:
+        yield page
+    finally:
+        run(page.aclose())
+        run(host.aclose())
+
+
 @pytest.fixture
 def page(qtbot: QtBot, setup: Setup, run: Any) -> Iterator[AgentsPage]:
-    host = setup.host()
-    page = make_page(qtbot, host)
-    yield page
-    run(page.aclose())
-    run(host.aclose())
+    with own_page(qtbot, setup, run) as page:
+        yield page
+
+
+def loading_agent(setup: Setup, tmp_path: Path) -> Path:
+    """The scripted agent as one that keeps its sessions (in the folder returned) and loads them."""
+    state = tmp_path / "agent-state"
+    state.mkdir()
+    setup.add_agent("scripted", "--load", "--state", str(state))
+    return state
 
 
 async def next_emit(signal: Signal, within: float = WAIT) -> Any:
@@ -86,6 +104,17 @@ async def until_text(page: AgentsPage, text: str, within: float = WAIT) -> None:
     async with asyncio.timeout(within):
         while text not in page.transcript.toPlainText():
             await next_emit(page.transcript.document().contentsChanged, within)
+
+
+OPTIONS = [["once", "Yes", "allow_once"], ["always", "Always", "allow_always"], ["no", "No", "reject_once"]]
+
+
+def ask(
+    title: str = "Run the tests", kind: str = "execute", options: Any = None, **extra: Any
+) -> dict[str, Any]:
+    """The scripted agent's step that asks for permission with ``options`` (an allow once, an
+    allow always and a reject, unless given)."""
+    return {"ask": {"id": "call-1", "title": title, "kind": kind, "options": options or OPTIONS, **extra}}
 
 
 def said(transcript: str, prefix: str) -> list[str]:

@@ -12,21 +12,23 @@ from typing import Any
 from pytestqt.qtbot import QtBot
 
 from broker.workspaces import add_project
-from tests.ui.agents.kit import finished, make_page, page, question, said, send, setup, until_text
+from tests.ui.agents.kit import (
+    ask,
+    finished,
+    own_page,
+    page,
+    question,
+    said,
+    send,
+    setup,
+    until_text,
+)
 from tests.unit.agents.agent_setup import SHORT, Setup
 from ui.agents.page import AgentsPage
 from ui.dialogs.agent_permission import PermissionDialog
 from ui.qt import Qt
 
 __all__ = ["page", "setup"]
-
-OPTIONS = [["once", "Yes", "allow_once"], ["always", "Always", "allow_always"], ["no", "No", "reject_once"]]
-
-
-def ask(
-    title: str = "Run the tests", kind: str = "execute", options: Any = None, **extra: Any
-) -> dict[str, Any]:
-    return {"ask": {"id": "call-1", "title": title, "kind": kind, "options": options or OPTIONS, **extra}}
 
 
 def dialogs_of(page: AgentsPage) -> list[object]:
@@ -71,9 +73,7 @@ def test_allow_always_is_not_asked_again_in_that_session_but_a_new_session_asks_
 def test_a_question_nobody_answers_closes_by_itself_and_is_refused(
     qtbot: QtBot, setup: Setup, run: Any
 ) -> None:
-    host = setup.host(replace(SHORT, question_timeout=0.5))
-    page = make_page(qtbot, host)
-    try:
+    with own_page(qtbot, setup, run, replace(SHORT, question_timeout=0.5)) as page:
         send(page, [ask()])
 
         async def wait() -> tuple[list[int], str]:
@@ -83,9 +83,6 @@ def test_a_question_nobody_answers_closes_by_itself_and_is_refused(
             return closed, await finished(page)
 
         closed, text = run(wait())
-    finally:
-        run(page.aclose())
-        run(host.aclose())
     assert closed and page.questions.dialog is None
     assert "permission: selected no" in text
     assert said(text, "Permission: Run the tests [execute] — refused (no answer in time)")
@@ -148,15 +145,10 @@ def test_an_agent_that_does_not_start_in_time_is_stopped_and_reported_with_its_s
     qtbot: QtBot, setup: Setup, run: Any
 ) -> None:
     setup.add_agent("slow", "--hang-at-start")
-    host = setup.host(replace(SHORT, startup=1.0))
-    page = make_page(qtbot, host)
-    try:
+    with own_page(qtbot, setup, run, replace(SHORT, startup=1.0)) as page:
         page.picker.agent.setCurrentIndex(page.picker.agent.findData("slow"))
         send(page, [{"say": "hi"}])
         text = run(finished(page))
-    finally:
-        run(page.aclose())
-        run(host.aclose())
     failed = said(text, "The agent failed:")
     assert failed == ["The agent failed: the agent did not start within 1 s (initialize and session/new) "
                       "(exit code -15)"]  # fmt: skip
@@ -209,33 +201,28 @@ def test_without_allow_changes_a_write_is_refused_and_no_question_is_shown(
 
 
 def test_a_read_question_is_allowed_by_policy_only_for_an_agent_whose_profile_allows_reads(
-    qtbot: QtBot, setup: Setup, run: Any
+    page: AgentsPage, setup: Setup, run: Any
 ) -> None:
     setup.add_agent("reader", allow_reads=True)
-    host = setup.host()
-    page = make_page(qtbot, host)
+    page.reload()
     shown = dialogs_of(page)
-    inside = str(setup.root / "a.py")
-    try:
-        page.picker.agent.setCurrentIndex(page.picker.agent.findData("reader"))
-        send(page, [ask("Read a.py", "read", locations=[inside])])
-        text = run(finished(page))
-        assert shown == []
-        assert "permission: selected once" in text
-        assert said(text, "Permission: Read a.py [read] — allowed by Helm's policy")
+    read = [ask("Read a.py", "read", locations=[str(setup.root / "a.py")])]
+    page.picker.agent.setCurrentIndex(page.picker.agent.findData("reader"))
+    send(page, read)
+    text = run(finished(page))
+    assert shown == []
+    assert "permission: selected once" in text
+    assert said(text, "Permission: Read a.py [read] — allowed by Helm's policy")
 
-        page.picker.agent.setCurrentIndex(page.picker.agent.findData("scripted"))
-        send(page, [ask("Read a.py", "read", locations=[inside])])
+    page.picker.agent.setCurrentIndex(page.picker.agent.findData("scripted"))
+    send(page, read)
 
-        async def refuse() -> None:
-            dialog = await question(page)
-            dialog.reject()
-            await finished(page)
+    async def refuse() -> None:
+        dialog = await question(page)
+        dialog.reject()
+        await finished(page)
 
-        run(refuse())
-    finally:
-        run(page.aclose())
-        run(host.aclose())
+    run(refuse())
     assert len(shown) == 1
 
 

@@ -10,7 +10,18 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
-from tests.ui.agents.kit import finished, make_page, page, question, said, send, setup, until_text
+from tests.ui.agents.kit import (
+    ask,
+    finished,
+    loading_agent,
+    own_page,
+    page,
+    question,
+    said,
+    send,
+    setup,
+    until_text,
+)
 from tests.unit.agents.agent_setup import Setup
 from tests.unit.agents.test_agent_lifecycle import live_in_group, until
 from ui.agents.page import AgentsPage
@@ -19,12 +30,6 @@ from ui.dialogs.confirm import ConfirmDialog
 from ui.qt import QLabel, Qt
 
 __all__ = ["page", "setup"]
-
-OPTIONS = [["once", "Yes", "allow_once"], ["always", "Always", "allow_always"], ["no", "No", "reject_once"]]
-
-
-def ask(title: str = "Run the tests", kind: str = "execute", **extra: Any) -> dict[str, Any]:
-    return {"ask": {"id": "call-1", "title": title, "kind": kind, "options": OPTIONS, **extra}}
 
 
 def test_a_turn_streams_messages_thoughts_tool_calls_and_the_plan_as_plain_text(
@@ -182,12 +187,8 @@ def test_cancel_closes_an_open_question_and_refuses_it(page: AgentsPage, run: An
 
 
 def test_a_past_session_is_listed_and_resumed(tmp_path: Path, setup: Setup, qtbot: QtBot, run: Any) -> None:
-    state = tmp_path / "agent-state"
-    state.mkdir()
-    setup.add_agent("scripted", "--load", "--state", str(state))
-    host = setup.host()
-    page = make_page(qtbot, host)
-    try:
+    loading_agent(setup, tmp_path)
+    with own_page(qtbot, setup, run) as page:
         send(page, [{"say": "remember me"}])
         first = run(finished(page))
         session_id = first.split("(session ")[1].split(")")[0]
@@ -201,9 +202,6 @@ def test_a_past_session_is_listed_and_resumed(tmp_path: Path, setup: Setup, qtbo
         assert "Your next prompt continues the session" in page.transcript.toPlainText()
         send(page, [{"say": "back"}])
         text = run(finished(page))
-    finally:
-        run(page.aclose())
-        run(host.aclose())
     assert f"Session continued: scripted in ws (session {session_id})" in text
     assert f"history of {session_id}" in text
     # The replayed history comes first, then the new prompt and its answer.
@@ -223,12 +221,8 @@ def test_a_wrong_profile_is_reported_and_nothing_runs(page: AgentsPage, setup: S
 def test_a_past_session_the_agent_cannot_load_any_more_starts_a_new_one_and_says_why(
     tmp_path: Path, setup: Setup, qtbot: QtBot, run: Any
 ) -> None:
-    state = tmp_path / "agent-state"
-    state.mkdir()
-    setup.add_agent("scripted", "--load", "--state", str(state))
-    host = setup.host()
-    page = make_page(qtbot, host)
-    try:
+    state = loading_agent(setup, tmp_path)
+    with own_page(qtbot, setup, run) as page:
         send(page, [{"say": "remember me"}])
         run(finished(page))
         for kept in state.iterdir():  # the agent forgot the session
@@ -237,9 +231,6 @@ def test_a_past_session_the_agent_cannot_load_any_more_starts_a_new_one_and_says
         page.past.resume_button.click()
         send(page, [{"say": "back"}])
         text = run(finished(page))
-    finally:
-        run(page.aclose())
-        run(host.aclose())
     started = said(text, "Session started: scripted in ws (session ")
     assert len(started) == 1
     note = said(text, "The past session could not be loaded")
