@@ -156,13 +156,14 @@ def test_an_agent_that_does_not_start_in_time_is_stopped_and_reported_with_its_s
     assert page.session is None
 
 
-def test_a_project_session_runs_in_the_project_and_cannot_read_the_rest_of_the_workspace(
+def test_a_project_session_runs_in_the_project_and_cannot_read_the_rest_of_the_workspace_by_any_path(
     page: AgentsPage, setup: Setup, run: Any
 ) -> None:
     project = setup.root / "app"
     project.mkdir()
     (project / "main.py").write_text("print('inside')\n")
     (setup.root / "secret.txt").write_text("outside the project\n")
+    (project / "link.txt").symlink_to(setup.root / "secret.txt")
     add_project(setup.home, "ws", "app", project)
     page.reload()
     page.picker.folder.setCurrentIndex(page.picker.folder.findData("app"))
@@ -174,6 +175,7 @@ def test_a_project_session_runs_in_the_project_and_cannot_read_the_rest_of_the_w
             {"read": str(project / "main.py")},
             {"read": escape},
             {"read": str(setup.root / "secret.txt")},
+            {"read": str(project / "link.txt")},
         ],
     )
     text = run(finished(page))
@@ -181,7 +183,7 @@ def test_a_project_session_runs_in_the_project_and_cannot_read_the_rest_of_the_w
     assert answers.startswith(f"{project}\nRead {project / 'main.py'}\n")  # its working folder, then the read
     assert "read ok: print('inside')" in text
     assert "outside the project" not in text
-    assert len(said(text, "Helm refused to read")) == 2
+    assert len(said(text, "Helm refused to read")) == 3
 
 
 def test_without_allow_changes_a_write_is_refused_and_no_question_is_shown(

@@ -27,7 +27,7 @@ from tests.unit.agents.test_agent_lifecycle import live_in_group, until
 from ui.agents.page import AgentsPage
 from ui.dialogs.agent_permission import PermissionDialog
 from ui.dialogs.confirm import ConfirmDialog
-from ui.qt import QLabel, Qt
+from ui.qt import QLabel, QPlainTextEdit, Qt
 
 __all__ = ["page", "setup"]
 
@@ -113,6 +113,27 @@ def test_an_ask_verdict_shows_helms_dialog_and_the_answer_reaches_the_agent(
     assert agent_heard in text
     assert said(text, "Permission: Run <b>make</b> [execute] — " + decision)
     assert page.questions.dialog is None
+
+
+def test_an_edit_question_shows_its_diff_and_every_option_the_agent_offered(
+    page: AgentsPage, setup: Setup, run: Any
+) -> None:
+    path = str(setup.root / "login.py")
+    diff = {"path": path, "old_text": "limit = 15\n", "new_text": "limit = 15 * 60\n"}
+    page.picker.write.setChecked(True)
+    send(page, [ask("Edit login.py", "edit", diff=diff, locations=[path])])
+
+    async def look() -> list[str]:
+        dialog = await question(page)
+        boxes = [box.toPlainText() for box in dialog.findChildren(QPlainTextEdit)]
+        dialog.reject()
+        await finished(page)
+        return boxes
+
+    boxes = run(look())
+    assert any("-limit = 15\n+limit = 15 * 60" in box for box in boxes)
+    assert "Yes — allows once\nAlways — allows always\nNo — refuses once" in boxes
+    assert "permission: selected no" in page.transcript.toPlainText()
 
 
 def test_a_write_confirmed_in_the_write_dialog_is_written_and_a_declined_one_is_not(
