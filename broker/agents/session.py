@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -57,7 +57,7 @@ class AgentSession:
     def busy(self) -> bool:
         return self._turn is not None and not self._turn.done()
 
-    async def run(self, prompt: str) -> AsyncIterator[AgentEvent]:
+    async def run(self, prompt: str) -> AsyncGenerator[AgentEvent]:
         """Stream one prompt turn (starting the session first if needed)."""
         if self.busy or self._closed:
             raise AgentError("this session is busy or closed")
