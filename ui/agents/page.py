@@ -17,8 +17,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Coroutine
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from broker.agents import AgentFailed, AgentHost, AgentSession, PastSession, SessionRequest, SessionStarted
 from broker.errors import HelmError
@@ -27,6 +28,7 @@ from ui.agents.picker import Picker
 from ui.agents.questions import AgentQuestions
 from ui.agents.story import Style
 from ui.agents.transcript import Transcript
+from ui.aio import OwnedTasks
 from ui.dialogs.base import GUARD_MS
 from ui.qt import (
     QHBoxLayout,
@@ -44,6 +46,8 @@ from ui.text import elide, plain_label, set_plain
 
 log = logging.getLogger("helm.agents")
 
+T = TypeVar("T")
+
 NO_AGENTS = "No agents yet: add one in Helm → Settings — Agents…, or with helm agent add."
 ERROR_STYLE = "color: #a31515;"
 
@@ -59,7 +63,7 @@ class AgentsPage(QWidget):
         self.resuming: PastSession | None = None
         self.turn: asyncio.Task[None] | None = None
         self._busy = False
-        self.tasks: set[asyncio.Task[Any]] = set()
+        self.tasks = OwnedTasks(self)
         self._build()
         self.reload()
         self._set_busy(False)
@@ -262,17 +266,15 @@ class AgentsPage(QWidget):
             await session.close()
 
     # -- tasks -----------------------------------------------------------------------------
-    def own(self, coro: Any) -> asyncio.Task[Any]:
-        task: asyncio.Task[Any] = asyncio.ensure_future(coro)
-        self.tasks.add(task)
+    def own(self, coro: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
+        """Run ``coro`` as one of the page's tasks; a failure is also said on the page."""
+        task = self.tasks.start(coro)
         task.add_done_callback(self._finished)
         return task
 
     def _finished(self, task: asyncio.Task[Any]) -> None:
-        self.tasks.discard(task)
         error = None if task.cancelled() else task.exception()
-        if error is not None:  # a bug: say so, by its type only (its text may quote the agent)
-            log.error("an Agents page task failed: %s", type(error).__name__)
+        if error is not None:  # a bug (logged by the tasks): say so, by its type only
             self.say(f"Something went wrong: {type(error).__name__}", error=True)
 
     async def aclose(self) -> None:
@@ -282,10 +284,5 @@ class AgentsPage(QWidget):
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(bound):
                 await self._drop_session()
-        if self.tasks:  # the turn shows its last event, then ends
-            await asyncio.wait(list(self.tasks), timeout=bound)
-        tasks = list(self.tasks)
-        for task in tasks:
-            task.cancel()
-        if tasks:
-            await asyncio.wait(tasks, timeout=bound)
+        await self.tasks.wait(bound)  # the turn shows its last event, then ends
+        await self.tasks.aclose(bound)

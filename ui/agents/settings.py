@@ -50,7 +50,7 @@ class AgentProfilesPage(ProfilePage):
             return
         self.busy(True, f"Installing {result.raw['package']} from Helm's signed catalogue…")
         self.save_button.setEnabled(False)
-        self.installing = self.own(self._install_and_store(name, result.raw, secrets))
+        self.installing = self.tasks.start(self._install_and_store(name, result.raw, secrets))
 
     async def _install_and_store(
         self, name: str, raw: dict[str, Any], secrets: dict[str, str | None]

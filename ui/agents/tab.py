@@ -17,6 +17,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ui.aio import OwnedTasks
 from ui.dialogs.base import GUARD_MS
 from ui.qt import QShowEvent, QVBoxLayout, QWidget, Signal
 from ui.text import plain_label, set_plain
@@ -47,6 +48,7 @@ class AgentsTab(QWidget):
         self.page: AgentsPage | None = None
         self.host: AgentHost | None = None
         self._loading: asyncio.Task[None] | None = None
+        self._tasks = OwnedTasks(self)
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
         self.notice = plain_label("Loading the Agents page…", self)
@@ -60,7 +62,7 @@ class AgentsTab(QWidget):
     def load(self) -> asyncio.Task[None]:
         """Make the page (once); the task ends when it is in place or could not be made."""
         if self._loading is None:
-            self._loading = asyncio.ensure_future(self._load())
+            self._loading = self._tasks.start(self._load())
         return self._loading
 
     async def _load(self) -> None:

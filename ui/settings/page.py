@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from broker.errors import HelmError
 from broker.kinds.forms import FormCheck, FormField, ProfileForm
