@@ -323,6 +323,8 @@ def envelope_text(result: Mapping[str, Any] | None) -> tuple[str, int]:
     if result is None:
         return "", 0
     text = _compact(result)
+    if text.isascii():  # known without a look at the text: no copy to count its bytes
+        return text, len(text)
     try:
         return text, len(text.encode("utf-8"))
     except UnicodeEncodeError:
@@ -339,6 +341,7 @@ def _iso(when: float) -> str:
 
 
 _SECOND: list[Any] = [None, ""]
-_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-_compact_ascii = json.JSONEncoder(separators=(",", ":")).encode
+# No check for cycles (the C encoder still raises RecursionError on one): an envelope is a tree.
+_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
+_compact_ascii = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
 _quoted = json.encoder.encode_basestring

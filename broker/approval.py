@@ -68,7 +68,7 @@ class ApprovalDecision:
         """What the approval pinned for one connection (``{}`` when nothing is pinned yet)."""
         approval = self.installed.approval if self.installed is not None else None
         pinned = approval.pins.get(connection_id) if approval is not None else None
-        return pinned if isinstance(pinned, Mapping) else {}
+        return pinned if pinned is not None and isinstance(pinned, Mapping) else {}
 
 
 def decide(
@@ -90,14 +90,14 @@ def decide(
             "run `helm ext lint` on its folder, fix them, then approve it again"
         )
         return ApprovalDecision(Standing.INVALID, message, installed)
-    approve = f"`helm ext approve -w {workspace} {extension}`"
     if installed.approval is None:
+        approve = _approve(workspace, extension)
         message = f"{extension} is not approved yet: run {approve} or approve it in Helm"
         return ApprovalDecision(Standing.NEVER_APPROVED, message, installed, manifest)
     if installed.approval.digest != manifest.digest():
         message = (
             f"{extension} changed since it was approved (its permissions or connections): "
-            f"review and approve it again with {approve} or in Helm"
+            f"review and approve it again with {_approve(workspace, extension)} or in Helm"
         )
         return ApprovalDecision(Standing.STALE, message, installed, manifest)
     if not installed.enabled:
@@ -107,6 +107,10 @@ def decide(
         )
         return ApprovalDecision(Standing.DISABLED, message, installed, manifest)
     return ApprovalDecision(Standing.CURRENT, f"{extension} is approved", installed, manifest)
+
+
+def _approve(workspace: str, extension: str) -> str:
+    return f"`helm ext approve -w {workspace} {extension}`"
 
 
 def _not_installed(workspace: str, extension: str) -> str:

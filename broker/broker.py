@@ -12,17 +12,19 @@ extension or a server can cause; the envelope carries a contract error code inst
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, NamedTuple, Self
 
 from broker import approval, envelope
 from broker.activity import Activity
+from broker.arguments import MAX_CALL_BYTES as MAX_CALL_BYTES
+from broker.arguments import check_arguments
 from broker.audit import AuditLog, AuditRecord
 from broker.context import CallContext
 from broker.credentials import CredentialStore, open_store
@@ -31,7 +33,7 @@ from broker.jsonutil import DuplicateKeyError, digest, loads_strict
 from broker.kinds import KINDS
 from broker.kinds.base import Call, Connection, Kind, KindEnv, PinReviewer
 from broker.kinds.spec import KindSpec
-from broker.manifest import Manifest
+from broker.manifest import MANIFEST_FILE, Manifest
 from broker.manifest import load as load_manifest
 from broker.ratelimit import CallAdmission, instance_key
 from broker.settings import Home
@@ -44,8 +46,13 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("helm.broker")
 
-MAX_CALL_BYTES = 256 * 1024
-"""The largest call message (the canonical JSON of the arguments) Helm accepts."""
+
+class _Loaded(NamedTuple):
+    """A parsed manifest and the stamp of the file it came from."""
+
+    file: str
+    stamp: tuple[int, int, int]
+    manifest: Manifest
 
 
 @dataclass(frozen=True)
@@ -70,7 +77,8 @@ class Broker:
         self.writes = WritePipeline(self.tokens, self.audit, self._settings_version)
         """The one write pipeline; Helm's own writers (the DB explorer) use it too."""
         self._kinds: dict[str, Any] = {}
-        self._manifests: dict[Path, tuple[tuple[int, int], Manifest]] = {}
+        self._pinning: dict[type, bool] = {}
+        self._manifests: dict[Path, _Loaded] = {}
 
     async def __aenter__(self) -> Self:
         self.home.ensure()
@@ -183,6 +191,13 @@ class Broker:
 
         return self.kind(DB)
 
+    def _pins(self, adapter: Kind[Any]) -> bool:
+        """Whether a kind pins what it calls (a protocol check is slow: asked once a class)."""
+        pins = self._pinning.get(type(adapter))
+        if pins is None:
+            pins = self._pinning[type(adapter)] = isinstance(adapter, PinReviewer)
+        return pins
+
     def _running(self, kind: str) -> Kind[Any]:
         spec = KINDS.get(kind)
         if spec is None:
@@ -244,9 +259,11 @@ class Broker:
             if refusal is not None:
                 raise refusal
             resolved = self._resolve(ctx, connection_id, operation, args)
-            resolved = await self._pinned(resolved)
+            adapter = self._running(resolved.kind)
+            if not resolved.call.approval and self._pins(adapter):
+                resolved = await self._pinned(resolved)
             if not resolved.call.write:
-                return await self._execute(self._running(resolved.kind), resolved.call)
+                return await self._execute(adapter, resolved.call)
             if confirm is not None:
                 return await self.writes.request(self._target(resolved), confirm)
             return await self.writes.send(self._target(resolved), confirmation)
@@ -264,7 +281,8 @@ class Broker:
         self, ctx: CallContext, connection_id: str, operation: str, args: Mapping[str, Any]
     ) -> _Resolved:
         try:
-            workspace = self.home.settings().workspace(ctx.workspace)
+            settings = self.home.settings()
+            workspace = settings.workspace(ctx.workspace)
         except SettingsError as exc:
             raise CallError(
                 ErrorCode.NOT_CONFIGURED, f"workspace {ctx.workspace!r} is not configured"
@@ -281,11 +299,13 @@ class Broker:
             raise CallError(
                 ErrorCode.REFUSED, f"operation {operation!r} is not declared for {connection_id!r}"
             )
-        _check_arguments(args, KINDS[conn.kind].scalar_args)
+        check_arguments(args, KINDS[conn.kind].scalar_args)
         if write and not manifest.may_write:
             raise CallError(ErrorCode.REFUSED, "the manifest does not declare permissions.write")
         pins = decision.pins(connection_id)
-        call = Call(ctx, workspace, conn, operation, dict(args), write, pins)
+        # A read runs now, on the settings just checked; a write reads them again once the
+        # user has confirmed (a profile changed meanwhile must not be sent to).
+        call = Call(ctx, workspace, conn, operation, dict(args), write, pins, None if write else settings)
         return _Resolved(ctx, manifest, call, conn.kind)
 
     async def _pinned(self, r: _Resolved) -> _Resolved:
@@ -293,7 +313,7 @@ class Broker:
         if r.call.approval:
             return r
         adapter = self._running(r.kind)
-        if not isinstance(adapter, PinReviewer):
+        if not self._pins(adapter):
             return r
         when = datetime.now(UTC).isoformat(timespec="seconds")
         pin = {**await adapter.pin(r.call.workspace, r.call.connection), "first_contact": when}
@@ -350,17 +370,19 @@ class Broker:
             return object()  # unreadable now: never the same as before
 
     def _load_manifest(self, folder: Path) -> Manifest:
-        file = folder / "manifest.json"
+        """The folder's manifest, parsed again whenever the file changed on disk: every call
+        stats it (the file's name is kept as text, so the check costs the stat alone)."""
+        cached = self._manifests.get(folder)
+        file = cached.file if cached is not None else os.path.join(folder, MANIFEST_FILE)
         try:
-            st = file.stat()
+            st = os.stat(file)
         except OSError:
             return load_manifest(folder)  # raises ManifestError with the reason
-        stamp = (st.st_mtime_ns, st.st_size)
-        cached = self._manifests.get(folder)
-        if cached is not None and cached[0] == stamp:
-            return cached[1]
+        stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
+        if cached is not None and cached.stamp == stamp:
+            return cached.manifest
         manifest = load_manifest(folder)
-        self._manifests[folder] = (stamp, manifest)
+        self._manifests[folder] = _Loaded(file, stamp, manifest)
         return manifest
 
     def _connection_hint(self, ctx: CallContext, connection_id: str) -> Connection | None:
@@ -379,22 +401,3 @@ class Broker:
     def _is_write_hint(self, ctx: CallContext, connection_id: str, operation: str) -> bool:
         conn = self._connection_hint(ctx, connection_id)
         return conn is not None and conn.operations.get(operation, False)
-
-
-def _check_arguments(args: Any, scalars_only: bool) -> None:
-    """A JSON object of plain JSON values within the size limit; scalars only where the kind
-    says so (every argument, also one no placeholder uses)."""
-    if not isinstance(args, Mapping):
-        raise CallError(ErrorCode.REFUSED, "the arguments must be a JSON object")
-    try:
-        size = len(json.dumps(args, ensure_ascii=False, allow_nan=False).encode("utf-8"))
-    except (TypeError, ValueError, RecursionError) as exc:
-        raise CallError(ErrorCode.REFUSED, "the arguments must be plain JSON values") from exc
-    if size > MAX_CALL_BYTES:
-        raise CallError(ErrorCode.TOO_LARGE, "the call message is larger than 256 KiB")
-    if scalars_only:
-        for name, value in args.items():
-            if value is not None and not isinstance(value, str | int | float | bool):
-                raise CallError(
-                    ErrorCode.REFUSED, f"argument {name!r} must be a string, a number, a boolean or null"
-                )

@@ -32,7 +32,7 @@ from typing import Any, Protocol
 from broker.credentials import CredentialStore
 from broker.errors import ProfileError
 from broker.names import NAME_RULE, valid_name
-from broker.settings import Home
+from broker.settings import Home, Settings
 
 
 class ProfileModel(Protocol):
@@ -103,8 +103,8 @@ class ProfileStore[P: ProfileModel]:
         return self._credentials
 
     # -- reading ---------------------------------------------------------------------------
-    def _section(self) -> dict[str, dict[str, Any]]:
-        return self.home.settings().profiles(self.spec.section)
+    def _section(self, settings: Settings | None = None) -> dict[str, dict[str, Any]]:
+        return (self.home.settings() if settings is None else settings).profiles(self.spec.section)
 
     def names(self) -> list[str]:
         return sorted(self._section())
@@ -113,8 +113,10 @@ class ProfileStore[P: ProfileModel]:
         raw = self._section().get(name)
         return None if raw is None else dict(raw)
 
-    def get(self, name: str) -> P | None:
-        raw = self._section().get(name)
+    def get(self, name: str, settings: Settings | None = None) -> P | None:
+        """The parsed profile, None when absent (ProfileError: invalid); from ``settings``
+        when given (a call's reading), else from the file as it is now."""
+        raw = self._section(settings).get(name)
         if raw is None:
             return None
         cached = self._parsed.get(name)

@@ -58,7 +58,9 @@ class CallAdmission:
 
     def admit(self, instance: InstanceKey) -> Admission:
         now = self._clock()
-        history = self._history.setdefault(instance, deque())
+        history = self._history.get(instance)
+        if history is None:
+            history = self._history[instance] = deque()
         while history and now - history[0] >= WINDOW_SECONDS:
             history.popleft()
         if len(history) >= self._per_minute:

@@ -210,6 +210,7 @@ class Home:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.settings_path = path / "settings.json"
+        self._settings_file = str(self.settings_path)  # every call stats it: no Path work each time
         self._cached: Settings | None = None
         self._stamp: tuple[int, int, int] | None = None
 
@@ -223,7 +224,7 @@ class Home:
 
     def _stat(self) -> tuple[int, int, int] | None:
         try:
-            st = self.settings_path.stat()
+            st = os.stat(self._settings_file)
         except FileNotFoundError:
             return None
         # Every save replaces the file (a new inode), so a save within one mtime tick still counts.

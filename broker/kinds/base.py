@@ -96,6 +96,10 @@ class Call[C: Connection]:
     write: bool
     approval: Mapping[str, JSON] = field(default_factory=dict)
     """Kind-specific data pinned at approval (e.g. MCP tool digests)."""
+    settings: Settings | None = None
+    """For a read, the settings it was checked against: a kind reads its profiles from them
+    (``ProfileStore.get(name, call.settings)``), so one call sees one reading of the file.
+    None for a write, which may wait for the user: its profile is read when it is sent."""
 
     @property
     def connection_id(self) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -102,6 +103,21 @@ async def test_a_changed_manifest_needs_a_new_approval(
     install(broker.home, ctx.workspace, folder)
     await review_and_approve(broker, ctx.workspace, ctx.extension)
     assert (await broker.call(ctx, "notes", "list", {}))["ok"]
+
+
+async def test_a_manifest_replaced_by_one_of_the_same_size_and_time_is_noticed(
+    broker: Broker, ctx: CallContext, tmp_path: Path
+) -> None:
+    assert (await broker.call(ctx, "notes", "list", {}))["ok"]
+    file = tmp_path / "ext" / ctx.extension / "manifest.json"
+    before = file.stat()
+    text = file.read_text("utf-8").replace('"notes/*.md"', '"*/*.md****"')  # wider, same size
+    new = file.with_name("manifest.new")
+    new.write_text(text, "utf-8")
+    os.utime(new, ns=(before.st_atime_ns, before.st_mtime_ns))  # as a save in the same clock tick
+    os.replace(new, file)
+    assert (file.stat().st_size, file.stat().st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    assert code(await broker.call(ctx, "notes", "list", {})) == "refused"
 
 
 async def test_a_call_message_over_256_kib_is_too_large(broker: Broker, ctx: CallContext) -> None:

@@ -19,7 +19,7 @@ from broker.kinds.db.engine import Engine
 from broker.kinds.db.profiles import DATABASES, DbProfile
 from broker.kinds.db.rules import DbConnection
 from broker.kinds.db.values import Scalar, bind_args
-from broker.settings import Workspace
+from broker.settings import Settings, Workspace
 
 
 class DbKind:
@@ -31,10 +31,10 @@ class DbKind:
         self._engines: dict[str, tuple[str, Engine]] = {}
 
     # -- profiles and engines ------------------------------------------------------------
-    def profile(self, name: str) -> DbProfile:
-        """The named profile, or ``not_configured``."""
+    def profile(self, name: str, settings: Settings | None = None) -> DbProfile:
+        """The named profile (from ``settings`` when given), or ``not_configured``."""
         try:
-            profile = self.profiles.get(name)
+            profile = self.profiles.get(name, settings)
         except ProfileError as exc:
             raise CallError(
                 ErrorCode.NOT_CONFIGURED, f"database profile {name!r} is invalid; fix it in Settings"
@@ -94,7 +94,7 @@ class DbKind:
         if query is None:
             raise CallError(ErrorCode.REFUSED, f"query {call.operation!r} is not declared")
         args = bind_args(query.params, call.args)
-        profile = self.profile(conn.service)
+        profile = self.profile(conn.service, call.settings)
         if profile.engine != conn.engine:
             raise CallError(
                 ErrorCode.REFUSED,

@@ -54,7 +54,7 @@ class HttpKind:
     def _profile(self, call: Call[HttpConnection]) -> ServiceProfile:
         name = call.connection.service
         try:
-            profile = self.profiles.get(name)
+            profile = self.profiles.get(name, call.settings)
         except ProfileError as exc:
             raise CallError(
                 ErrorCode.NOT_CONFIGURED, f"the service profile {name!r} is invalid; add it again"

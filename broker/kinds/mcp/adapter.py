@@ -18,7 +18,7 @@ from broker.kinds.mcp.results import check_size, tool_data
 from broker.kinds.mcp.rules import McpConnection
 from broker.kinds.mcp.session import McpLimits, ServerSession
 from broker.redact import scrubbed
-from broker.settings import Workspace
+from broker.settings import Settings, Workspace
 
 DEFAULT_LIMITS = McpLimits()
 
@@ -39,9 +39,9 @@ class McpKind:
         self._http_state: dict[tuple[str, str], HttpState] = {}
 
     # -- profiles and sessions -----------------------------------------------------------
-    def _profile(self, name: str) -> tuple[Profile, str | None]:
+    def _profile(self, name: str, settings: Settings | None = None) -> tuple[Profile, str | None]:
         try:
-            profile = self.profiles.get(name)
+            profile = self.profiles.get(name, settings)
         except ProfileError as exc:
             raise CallError(
                 ErrorCode.NOT_CONFIGURED, f"the MCP server profile {name!r} is invalid; add it again"
@@ -60,8 +60,11 @@ class McpKind:
             )
         return profile, token
 
-    async def session(self, workspace: Workspace, server: str) -> ServerSession:
-        profile, token = self._profile(server)
+    async def session(
+        self, workspace: Workspace, server: str, settings: Settings | None = None
+    ) -> ServerSession:
+        """The running session with ``server`` (its profile read from ``settings`` when given)."""
+        profile, token = self._profile(server, settings)
         label = f"MCP server {server!r}"
         key = (workspace.name, server)
         if isinstance(profile, HttpProfile):
@@ -121,7 +124,7 @@ class McpKind:
 
     async def _checked(self, call: Call[McpConnection]) -> ServerSession:
         server = _server(call.connection)
-        session = await self.session(call.workspace, server)
+        session = await self.session(call.workspace, server, call.settings)
         try:
             tools = await session.tools()
         except CallError as err:
@@ -137,7 +140,7 @@ class McpKind:
 
     async def describe(self, call: Call[McpConnection]) -> WriteDetails:
         server = _server(call.connection)
-        self._profile(server)  # not_configured before a dialog appears
+        self._profile(server, call.settings)  # not_configured before a dialog appears
         await self._checked(call)
         return MCP.confirm.details(
             fields=(("MCP server", server), ("Tool", call.operation), ("Arguments", wire_args(call.args))),
