@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import sqlite3
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -169,6 +171,17 @@ async def test_a_long_query_is_interrupted_with_timeout(
         after = await w.call("items", {"min": 3})
     assert result["error"]["code"] == "timeout"
     assert after["ok"] is True
+
+
+async def test_each_connection_thread_ends_when_the_broker_closes(tmp_path: Path, db_file: Path) -> None:
+    async with db_world(tmp_path, "sqlite", QUERIES, profile=profile(db_file)) as w:
+        reads = await asyncio.gather(*(w.call("items", {"min": 0}) for _ in range(3)))  # 3 pooled
+        running = [t for t in threading.enumerate() if t.name == "helm-sqlite"]
+    assert all(r["ok"] for r in reads)
+    assert len(running) == 3
+    for thread in running:
+        thread.join(timeout=5)
+    assert not any(t.is_alive() for t in running)
 
 
 BYPASSES = {
