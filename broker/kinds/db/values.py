@@ -119,6 +119,7 @@ class RowBudget:
         self.rows: list[list[Any]] = []
         self._bytes = 0
         self._exact = False
+        self._plain = all(conv is plain for conv in self._converters)
 
     def add_all(self, rows: Iterable[Sequence[Any]]) -> None:
         for row in rows:
@@ -130,11 +131,20 @@ class RowBudget:
                 ErrorCode.TOO_MANY_ROWS,
                 f"the query returned more than {MAX_ROWS} rows; add a LIMIT (nothing was cut)",
             )
-        converted = [conv(v) for conv, v in zip(self._converters, row, strict=True)]
+        bound: int | None = None
+        if self._plain and not self._exact and len(row) == len(self._converters):
+            converted, bound = _plain_row(row)
+        else:
+            converted = [conv(v) for conv, v in zip(self._converters, row, strict=True)]
+        self._count(converted, bound)
+        self.rows.append(converted)
+
+    def _count(self, converted: list[Any], bound: int | None) -> None:
+        """Add the row's size (``bound``: its size bound, known already); raise past 1 MiB."""
         if self._exact:
             self._bytes += _json_size(converted)
         else:
-            self._bytes += _size_bound(converted)
+            self._bytes += _size_bound(converted) if bound is None else bound
             if self._bytes > MAX_ROW_BYTES:
                 self._exact = True
                 self._bytes = sum(map(_json_size, self.rows)) + _json_size(converted)
@@ -142,7 +152,6 @@ class RowBudget:
             raise CallError(
                 ErrorCode.TOO_LARGE, "the query returned more than 1 MiB of row data; select less"
             )
-        self.rows.append(converted)
 
     @property
     def full(self) -> bool:
@@ -155,6 +164,25 @@ class RowBudget:
 
 def _json_size(row: list[Any]) -> int:
     return len(_compact_json(row).encode())
+
+
+def _plain_row(row: Sequence[Any]) -> tuple[list[Any], int]:
+    """``[plain(v) for v in row]`` and ``_size_bound`` of it, in one pass (SQLite's rows)."""
+    converted = []
+    total = len(row) + 1
+    for value in row:
+        kind = value.__class__
+        if kind is str:
+            total += 6 * len(value) + 2
+        elif value is None or kind is bool:
+            total += 5
+        elif kind is int and -SAFE_INT <= value <= SAFE_INT:
+            total += 24
+        else:
+            value = to_json(value)
+            total += _size_bound([value]) - 2
+        converted.append(value)
+    return converted, total
 
 
 def _size_bound(row: list[Any]) -> int:
@@ -178,6 +206,11 @@ def _size_bound(row: list[Any]) -> int:
 
 
 def plain(value: Any) -> Any:
+    kind = value.__class__
+    if kind is str or value is None:  # the common values first, without the general dispatch
+        return value
+    if kind is int:
+        return value if -SAFE_INT <= value <= SAFE_INT else str(value)
     return to_json(value)
 
 
