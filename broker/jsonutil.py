@@ -12,11 +12,15 @@ class DuplicateKeyError(ValueError):
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise DuplicateKeyError(f"duplicate key {key!r}")
-        out[key] = value
+    # dict() builds the object in C; a repeated key shows as a shorter dict. Only then is the
+    # key looked for, so a valid object costs no Python loop.
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _value in pairs:
+            if key in seen:
+                raise DuplicateKeyError(f"duplicate key {key!r}")
+            seen.add(key)
     return out
 
 

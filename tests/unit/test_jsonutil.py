@@ -1,0 +1,37 @@
+"""Strict JSON parsing: a repeated key is refused at any depth, anything else reads as json.loads."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from broker.jsonutil import DuplicateKeyError, loads_strict
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ('{"a": 1, "a": 1}', "a"),
+        ('{"a": 1, "b": 2, "a": 3}', "a"),
+        ('[{"ok": true}, {"x": {"y": 1, "z": 2, "y": 1}}]', "y"),
+        ('{"\\u0061": 1, "a": 2}', "a"),  # the same key written two ways
+    ],
+)
+def test_a_repeated_key_is_refused_and_named(text: str, key: str) -> None:
+    with pytest.raises(DuplicateKeyError, match=f"duplicate key '{key}'"):
+        loads_strict(text)
+
+
+def test_objects_without_repeated_keys_read_as_json_loads_reads_them() -> None:
+    text = json.dumps(
+        {"rows": [{"id": i, "name": f"n{i}", "tags": ["a"], "q": i / 3} for i in range(50)], "e": {}}
+    )
+    assert loads_strict(text) == json.loads(text)
+    assert list(loads_strict('{"b": 1, "a": 2}')) == ["b", "a"]  # the sender's key order
+
+
+@pytest.mark.parametrize("text", ["NaN", "[Infinity]", '{"a": -Infinity}'])
+def test_non_finite_numbers_are_refused(text: str) -> None:
+    with pytest.raises(ValueError, match="is not valid JSON"):
+        loads_strict(text)
