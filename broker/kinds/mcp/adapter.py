@@ -129,7 +129,7 @@ class McpKind:
             tools = await session.tools()
         except CallError as err:
             raise self._unavailable_reason(call.workspace, server, err) from None
-        if not pins.matches(call.approval, call.operation, tools.get(call.operation)):
+        if not pins.matches(call.approval, call.operation, session.tool_digest(tools, call.operation)):
             what = "is no longer offered" if call.operation not in tools else "changed since you approved it"
             raise CallError(
                 ErrorCode.REFUSED,

@@ -44,12 +44,18 @@ def pin_tools(declared: Iterable[str], tools: Mapping[str, types.Tool]) -> dict[
     return {"tools": pinned}
 
 
-def matches(pin: Mapping[str, Any], name: str, tool: types.Tool | None) -> bool:
-    """Whether the server's current ``tool`` is the one the user approved."""
+def tool_digest(tool: types.Tool) -> str:
+    """The digest a pin keeps of ``tool``'s definition."""
+    return digest(definition(tool))
+
+
+def matches(pin: Mapping[str, Any], name: str, current: str | None) -> bool:
+    """Whether the server's current tool ``name``, of digest ``current`` (None: the server no
+    longer offers it), is the one the user approved."""
     entry = (pin.get("tools") or {}).get(name)
-    if entry is None or tool is None:
+    if entry is None or current is None:
         return False
-    return bool(entry.get("digest") == digest(definition(tool)))
+    return bool(entry.get("digest") == current)
 
 
 def changes(pin: Mapping[str, Any], current: Mapping[str, Any]) -> list[str]:

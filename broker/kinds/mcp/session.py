@@ -16,7 +16,7 @@ import logging
 import time
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TypeVar
 
 import anyio
@@ -26,6 +26,7 @@ from mcp.shared.exceptions import McpError
 from mcp.shared.session import RequestResponder
 
 from broker.errors import CallError, ErrorCode
+from broker.kinds.mcp import pins
 from broker.kinds.mcp.sdk_private import next_request_id
 from broker.kinds.mcp.stdio import Child, OverflowHook, ReadStream, WriteStream
 
@@ -61,13 +62,17 @@ class McpLimits:
 
 @dataclass
 class _PendingRequest:
-    done: anyio.Event = field(default_factory=anyio.Event)
+    """One request in flight: its clock, and why it ended early (if it did)."""
+
+    scope: anyio.CancelScope
     reason: ErrorCode | None = None
 
     def end(self, reason: ErrorCode) -> None:
+        # Cancelling the request's own scope (from whichever task learnt the reason) stops its
+        # wait at once; no watcher task per request is needed.
         if self.reason is None:
             self.reason = reason
-        self.done.set()
+        self.scope.cancel()
 
 
 class ServerSession:
@@ -99,6 +104,7 @@ class ServerSession:
         self._broken = False
         self._tools: dict[str, types.Tool] | None = None
         self._tools_at = 0.0
+        self._digests: tuple[dict[str, types.Tool], dict[str, str]] = ({}, {})
 
     # -- lifecycle -----------------------------------------------------------------------
     @property
@@ -187,25 +193,18 @@ class ServerSession:
         """Send one request and wait for its result within the call's limits."""
         session = await self.start()
         rid = next_request_id(session)  # no await between this and send_request
-        pending = self._pending[str(rid)] = _PendingRequest()
+        timer = anyio.move_on_after(self.limits.call_timeout)
+        pending = self._pending[str(rid)] = _PendingRequest(timer)
         result: T | None = None
         failure: McpError | None = None
         try:
-            with anyio.move_on_after(self.limits.call_timeout) as timer:
-                async with anyio.create_task_group() as tg:
-
-                    async def watch() -> None:
-                        await pending.done.wait()
-                        tg.cancel_scope.cancel()
-
-                    tg.start_soon(watch)
-                    try:
-                        result = await session.send_request(request, result_type)
-                    except McpError as exc:
-                        failure = exc
-                    except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                        failure = McpError(types.ErrorData(code=types.CONNECTION_CLOSED, message="closed"))
-                    tg.cancel_scope.cancel()
+            with timer:
+                try:
+                    result = await session.send_request(request, result_type)
+                except McpError as exc:
+                    failure = exc
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    failure = McpError(types.ErrorData(code=types.CONNECTION_CLOSED, message="closed"))
         finally:
             self._pending.pop(str(rid), None)
         if pending.reason is not None:
@@ -262,6 +261,21 @@ class ServerSession:
                 break
         self._tools, self._tools_at = tools, time.monotonic()
         return tools
+
+    def tool_digest(self, tools: dict[str, types.Tool], name: str) -> str | None:
+        """The pinned digest of tool ``name`` in ``tools`` (a listing ``tools()`` returned),
+        computed once per listing rather than once per call; None when it is not offered."""
+        tool = tools.get(name)
+        if tool is None:
+            return None
+        listing, digests = self._digests
+        if listing is not tools:
+            digests = {}
+            self._digests = (tools, digests)
+        found = digests.get(name)
+        if found is None:
+            found = digests[name] = pins.tool_digest(tool)
+        return found
 
     async def call_tool(self, name: str, arguments: dict[str, object]) -> types.CallToolResult:
         request = types.ClientRequest(
