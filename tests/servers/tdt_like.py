@@ -61,6 +61,18 @@ def read_message() -> dict[str, Any] | None:
     return message
 
 
+def flood_streamed(rid: Any, size: int) -> None:
+    """One answer of ``size`` bytes of text on one line, written in 1 MiB pieces (this server
+    never holds it whole)."""
+    piece = "x" * (1024 * 1024)
+    head = '{"jsonrpc":"2.0","id":' + json.dumps(rid) + ',"result":{"content":[{"type":"text","text":"'
+    sys.stdout.write(head)
+    for _ in range(size // len(piece)):
+        sys.stdout.write(piece)
+    sys.stdout.write('"}]}}\n')
+    sys.stdout.flush()
+
+
 def call(rid: Any, name: str, args: dict[str, Any]) -> None:
     if name == "tdt_workspace_status":
         tool_result(rid, envelope({"projects": 2, "reminders": 1}))
@@ -84,6 +96,8 @@ def call(rid: Any, name: str, args: dict[str, Any]) -> None:
         time.sleep(3600)  # blocks: no cancellation, no ping answered
     elif name == "stall":
         pass  # never answers this request, keeps serving others
+    elif name == "flood" and args.get("stream"):
+        flood_streamed(rid, int(args["size"]))
     elif name == "flood":
         text = "x" * int(args.get("size", 2 * 1024 * 1024))
         body = json.dumps({"content": [{"type": "text", "text": text}]})
