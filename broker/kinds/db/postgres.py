@@ -31,7 +31,7 @@ from typing import Any
 import asyncpg
 
 from broker.errors import CallError, ErrorCode
-from broker.kinds.db.asyncpg_private import fetch_at_most
+from broker.kinds.db.asyncpg_private import WireCap, fetch_at_most
 from broker.kinds.db.engine import (
     CONNECT_SECONDS,
     QUERY_SECONDS,
@@ -43,11 +43,17 @@ from broker.kinds.db.engine import (
 )
 from broker.kinds.db.pgtypes import coerce
 from broker.kinds.db.profiles import DbProfile
-from broker.kinds.db.values import FETCH_ROWS, Converter, RowBudget, Scalar, bigint, plain
+from broker.kinds.db.values import FETCH_ROWS, MAX_ROW_BYTES, Converter, RowBudget, Scalar, bigint, plain
 
 # Errors that mean the link to the server is gone, not that the query was wrong.
 LOST = (OSError, asyncpg.exceptions.PostgresConnectionError, asyncpg.exceptions.InterfaceError)
 QUERY_CANCELED = "57014"
+# What the server may send for one read before Helm cuts the connection: asyncpg would otherwise
+# hold every row of a huge result (up to FETCH_ROWS of them) before Helm could count them. Rows
+# take up to four times more room on the wire than in JSON (an int4 zero: 8 bytes for "0,"),
+# more only for columns made almost wholly of empty arrays (16 bytes for "[],").
+MAX_WIRE_BYTES = 4 * MAX_ROW_BYTES
+WIRE_TOO_LARGE = "the query returned more than 1 MiB of row data; select less"
 # A kept statement that no longer fits: deallocated by a query, planned for an old schema, or
 # describing rows of another shape than the server now sends (asyncpg's own protocol check).
 STALE_STATEMENT = (
@@ -105,6 +111,7 @@ class _Statement:
 @dataclass
 class _PostgresSession:
     conn: asyncpg.Connection
+    cap: WireCap
     statements: OrderedDict[str, _Statement] = field(default_factory=OrderedDict)
     names: Iterator[int] = field(default_factory=itertools.count)
 
@@ -155,7 +162,7 @@ class PostgresEngine:
         except (*LOST, asyncpg.PostgresError, TimeoutError) as exc:
             conn.terminate()
             raise unavailable("Helm cannot reach the database server") from exc
-        return _PostgresSession(conn)
+        return _PostgresSession(conn, WireCap(conn))
 
     # -- reads ------------------------------------------------------------------------------
     async def read(self, sql: str, args: Sequence[Scalar]) -> dict[str, Any]:
@@ -182,7 +189,8 @@ class PostgresEngine:
                 raise
             raise unavailable("the database server stopped answering") from None
         except CallError as err:
-            await (self._pool.discard(s) if err.code is ErrorCode.UNAVAILABLE else self._next_call(s))
+            lost = err.code is ErrorCode.UNAVAILABLE or s.cap.over
+            await (self._pool.discard(s) if lost else self._next_call(s))
             raise
         except BaseException:
             await self._pool.discard(s)
@@ -208,6 +216,7 @@ class PostgresEngine:
         """
         kept = sql in s.statements
         deadline = time.monotonic() + QUERY_SECONDS
+        s.cap.arm(MAX_WIRE_BYTES)
         try:
             st = await self._statement(s, sql, QUERY_SECONDS)
             values = coerce(args, st.param_types)
@@ -224,9 +233,13 @@ class PostgresEngine:
                 raise self._error(exc) from exc
             raise unavailable("the database server's answer could not be read") from exc
         except LOST as exc:
+            if s.cap.over:  # Helm cut the connection: the answer was too large, not lost
+                raise CallError(ErrorCode.TOO_LARGE, WIRE_TOO_LARGE) from exc
             raise _StalePostgresConnection from exc
         except asyncpg.PostgresError as exc:
             raise self._error(exc) from exc
+        finally:
+            s.cap.disarm()
 
     async def _statement(self, s: _PostgresSession, sql: str, seconds: float) -> _Statement:
         """The connection's prepared statement for ``sql`` (prepared on first use, then kept)."""

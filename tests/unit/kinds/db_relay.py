@@ -24,8 +24,12 @@ class Relay:
         self.round_trips = 0
         """How many times the client spoke after the server had (or first): its round trips."""
         self._client_spoke_last = False
+        self.sent_to_client = 0
+        """Bytes passed on from the server to the client."""
 
-    def _saw(self, from_client: bool) -> None:
+    def _saw(self, from_client: bool, size: int) -> None:
+        if not from_client:
+            self.sent_to_client += size
         if from_client and not self._client_spoke_last:
             self.round_trips += 1
         self._client_spoke_last = from_client
@@ -54,16 +58,16 @@ class Relay:
             return
         self._writers |= {writer, up_writer}
         for src, dst, from_client in ((reader, up_writer, True), (up_reader, writer, False)):
-            seen = (lambda c: lambda: self._saw(c))(from_client)
+            seen = (lambda c: lambda size: self._saw(c, size))(from_client)
             task = asyncio.get_running_loop().create_task(_pipe(src, dst, seen))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
 
-async def _pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter, seen: Callable[[], None]) -> None:
+async def _pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter, seen: Callable[[int], None]) -> None:
     with contextlib.suppress(OSError, asyncio.IncompleteReadError):
         while data := await src.read(65536):
-            seen()
+            seen(len(data))
             dst.write(data)
             await dst.drain()
     dst.close()

@@ -244,6 +244,29 @@ async def test_a_wrong_password_is_unavailable_without_secrets(
     assert postgres_server.host not in result["error"]["message"]
 
 
+async def test_a_result_far_over_the_cap_is_cut_on_the_wire_and_the_next_call_works(
+    tmp_path: Path, postgres_server: DatabaseServer
+) -> None:
+    # 200 rows of 1 MiB: asyncpg would read them all before Helm could count a row.
+    relay = Relay(postgres_server.port)
+    await relay.start()
+    prof, pw = server_profile(postgres_server, "helm_ro")
+    prof = DbProfile(**{**prof.__dict__, "port": relay.port})
+    queries = {
+        "huge": {"sql": "SELECT repeat('x', 1048576) FROM generate_series(1, 200)"},
+        "one": {"sql": "SELECT 1"},
+    }
+    try:
+        async with db_world(tmp_path, "postgres", queries, profile=prof, password=pw) as w:
+            huge = await w.call("huge")
+            after = await w.call("one")
+    finally:
+        await relay.stop()
+    assert huge["error"]["code"] == "too_large"
+    assert relay.sent_to_client < 64 * 1024 * 1024  # the cap, plus what the sockets held
+    assert after["ok"] is True
+
+
 async def test_a_server_that_goes_down_is_unavailable_and_the_next_call_after_it_returns_works(
     tmp_path: Path, postgres_server: DatabaseServer
 ) -> None:
