@@ -23,7 +23,7 @@ that would need more gets ``too_large``. Ordinary globs take one to three steps 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +40,10 @@ State = tuple[int, int]
 States = frozenset[State]
 
 EMPTY: States = frozenset()
+
+FileTest = Callable[[str, Budget], bool]
+"""Whether a file of this name, in a folder reached with given states, matches a glob."""
+_FILE_TESTS_MAX = 1024
 
 
 @dataclass(frozen=True)
@@ -85,6 +89,7 @@ class GlobSet:
         self.globs = tuple(globs)
         self._segs = tuple(_compile(g) for g in self.globs)
         self.start = self._closure((g, 0) for g in range(len(self._segs)))
+        self._file_tests: dict[States, FileTest | None] = {}
 
     def _closure(self, states: Iterable[State]) -> States:
         out: set[State] = set()
@@ -122,11 +127,28 @@ class GlobSet:
         The same as ``accepts(step(states, name))`` without building the next states: the
         last segment of a compiled glob is never ``**``, so only a last-segment match counts.
         """
-        for g, i in states:
-            segs = self._segs[g]
-            if i == len(segs) - 1 and not segs[i].any_depth and segs[i].matcher.matches(name, budget):
-                return True
-        return False
+        test = self.file_test(states)
+        return test is not None and test(name, budget)
+
+    def file_test(self, states: States) -> FileTest | None:
+        """``file_matches`` for one folder's states, looked up once per folder rather than once
+        per file (None: no file in that folder can match)."""
+        if states in self._file_tests:
+            return self._file_tests[states]
+        last = [
+            segs[i].matcher.matches
+            for g, i in sorted(states)
+            if i == len(segs := self._segs[g]) - 1 and not segs[i].any_depth
+        ]
+        if not last:
+            test: FileTest | None = None
+        elif len(last) == 1:
+            test = last[0]
+        else:
+            test = lambda name, budget: any(m(name, budget) for m in last)  # noqa: E731
+        if len(self._file_tests) < _FILE_TESTS_MAX:  # calls run in threads: a dict set is atomic
+            self._file_tests[states] = test
+        return test
 
     def accepts(self, states: States) -> bool:
         """Whether a file reached with these states matches a glob."""

@@ -64,42 +64,46 @@ def _printable(name: str) -> bool:
     return True
 
 
-def _children(folder: int, globs: GlobSet, states: States) -> list[tuple[str, int]]:
-    """(name, kind) of the children worth looking at, sorted so paths come out in order."""
+def _children(folder: int, globs: GlobSet, states: States) -> list[str]:
+    """The names of the children worth looking at, a folder's followed by ``/``, sorted so
+    paths come out in order: every path below ``a`` starts with ``a/``, so this order is the
+    plain code-point order of the full paths."""
     literal = globs.literal_names(states)
-    found: list[tuple[str, int]] = []
+    found: list[str] = []
     if literal is not None:
         for name in literal:
             try:
                 st = os.stat(name, dir_fd=folder, follow_symlinks=False)
             except OSError:
                 continue
-            found.append((name, _kind(st.st_mode)))
+            kind = _kind(st.st_mode)
+            if kind != _OTHER:
+                found.append(name + "/" if kind == _DIR else name)
     else:
         try:
             with os.scandir(folder) as it:
                 for entry in it:
-                    if entry.is_dir(follow_symlinks=False):
-                        found.append((entry.name, _DIR))
-                    elif entry.is_file(follow_symlinks=False):
-                        found.append((entry.name, _FILE))
+                    if entry.is_file(follow_symlinks=False):  # the common case first
+                        found.append(entry.name)
+                    elif entry.is_dir(follow_symlinks=False):
+                        found.append(entry.name + "/")
         except OSError:
             return []  # a folder removed or made unreadable during the walk is skipped
-    # "name/" for folders: every path below "a" starts with "a/", so this order is the plain
-    # code-point order of the full paths.
-    found.sort(key=lambda c: c[0] + "/" if c[1] == _DIR else c[0])
+    found.sort()
     return found
 
 
 def _walk(w: _Walk, folder: int, states: States, prefix: str, depth: int) -> Generator[dict[str, Any]]:
     if depth > MAX_DEPTH:
         raise CallError(ErrorCode.TOO_LARGE, f"the tree is deeper than {MAX_DEPTH} folders")
-    globs = w.globs
-    for name, kind in _children(folder, globs, states):
-        if kind == _FILE:
+    globs, budget = w.globs, w.budget
+    matches = globs.file_test(states)
+    for name in _children(folder, globs, states):
+        if name[-1] != "/":
             if (
-                name.startswith(TEMP_PREFIX)
-                or not globs.file_matches(states, name, w.budget)
+                matches is None
+                or name.startswith(TEMP_PREFIX)
+                or not matches(name, budget)
                 or not _printable(name)
             ):
                 continue
@@ -109,7 +113,9 @@ def _walk(w: _Walk, folder: int, states: States, prefix: str, depth: int) -> Gen
                 continue
             if stat.S_ISREG(st.st_mode) and st.st_nlink == 1:
                 yield {"path": prefix + name, "size": st.st_size}
-        elif kind == _DIR and globs.live(nxt := globs.step(states, name, w.budget)) and _printable(name):
+            continue
+        name = name[:-1]
+        if globs.live(nxt := globs.step(states, name, budget)) and _printable(name):
             try:
                 child = open_folder_at(folder, name, w.fence)
             except OSError:
