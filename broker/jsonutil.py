@@ -28,9 +28,16 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+# Built once: json.loads with options builds a decoder and its scanner on every call, which
+# costs a small message (a bridge call's arguments) more than parsing it.
+_STRICT = json.JSONDecoder(object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+
+
 def loads_strict(text: str | bytes) -> Any:
     """Parse JSON, refusing duplicate keys and NaN/Infinity."""
-    return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+    if not isinstance(text, str):
+        text = text.decode(json.detect_encoding(text), "surrogatepass")  # as json.loads does
+    return _STRICT.decode(text)
 
 
 def canonical(value: Any) -> str:

@@ -27,3 +27,12 @@ def test_strict_json_parsing_costs_little_more_than_json_loads(bench: Bench):
     raw = bench.time(lambda: json.loads(TEXT), repeat=300)
     bench.record("strict JSON parse (duplicate keys refused)", helm, raw, note="vs json.loads")
     assert helm > 0
+
+
+def test_strict_json_parsing_of_a_small_call_costs_what_json_loads_costs(bench: Bench):
+    # What most bridge calls carry: a few short arguments.
+    small = '{"path": "notes/2024-01-01.md", "limit": 20}'
+    helm = min(bench.time(lambda: loads_strict(small), repeat=3000) for _ in range(3))
+    raw = min(bench.time(lambda: json.loads(small), repeat=3000) for _ in range(3))
+    bench.record("strict JSON parse of a call's small arguments", helm, raw, note="vs json.loads")
+    assert helm > 0

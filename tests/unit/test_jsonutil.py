@@ -35,3 +35,11 @@ def test_objects_without_repeated_keys_read_as_json_loads_reads_them() -> None:
 def test_non_finite_numbers_are_refused(text: str) -> None:
     with pytest.raises(ValueError, match="is not valid JSON"):
         loads_strict(text)
+
+
+def test_bytes_are_read_in_the_encoding_json_loads_detects() -> None:
+    value = {"name": "café", "n": [1, 2]}
+    for encoding in ("utf-8", "utf-16-le", "utf-32-be"):
+        assert loads_strict(json.dumps(value, ensure_ascii=False).encode(encoding)) == value
+    with pytest.raises(DuplicateKeyError):
+        loads_strict(b'{"a": 1, "a": 2}')
