@@ -87,7 +87,7 @@ class McpKind:
                 given = () if token_env is None or token is None else (token,)
                 return ServerSession(label, opener, self.limits, secrets=given)
 
-        fingerprint = [profile.to_json(), token, str(workspace.root)]
+        fingerprint = (profile, token, str(workspace.root))  # a frozen profile compares by value
         return await self._pool.get(key, fingerprint, make)
 
     def _unavailable_reason(self, workspace: Workspace, server: str, err: CallError) -> CallError:

@@ -8,7 +8,6 @@ import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
-from broker.jsonutil import digest
 from broker.kinds.mcp.httpcap import HttpState, open_http
 from broker.kinds.mcp.session import McpLimits, Opener, ServerSession
 from broker.kinds.mcp.stdio import Child, OverflowHook, ReadStream, WriteStream, open_stdio
@@ -42,24 +41,24 @@ def working_folder(workspace: Workspace) -> Path:
 
 class SessionPool:
     """Sessions keyed by (workspace, server); a changed fingerprint (the profile, the token,
-    the command) closes the old session and starts a new one on the next call."""
+    the command: values compared with ``==``) closes the old session and starts a new one on
+    the next call."""
 
     def __init__(self) -> None:
-        self._sessions: dict[tuple[str, str], tuple[str, ServerSession]] = {}
+        self._sessions: dict[tuple[str, str], tuple[object, ServerSession]] = {}
         self._lock = asyncio.Lock()
 
     async def get(
         self, key: tuple[str, str], fingerprint: object, make: Callable[[], ServerSession]
     ) -> ServerSession:
-        stamp = digest(fingerprint)
         async with self._lock:
             current = self._sessions.get(key)
-            if current is not None and current[0] == stamp:
+            if current is not None and current[0] == fingerprint:
                 return current[1]
             if current is not None:
                 await current[1].aclose()
             session = make()
-            self._sessions[key] = (stamp, session)
+            self._sessions[key] = (fingerprint, session)
             return session
 
     async def aclose(self) -> None:

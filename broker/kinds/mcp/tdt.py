@@ -92,7 +92,7 @@ class TdtKind:
             opener = stdio_opener(command, env, working_folder(workspace), self.limits)
             return ServerSession(LABEL, opener, self.limits, start_hint=hint)
 
-        return await self._pool.get((workspace.name, "tdt"), [command, str(workspace.root)], make)
+        return await self._pool.get((workspace.name, "tdt"), (tuple(command), str(workspace.root)), make)
 
     def _checked_args(self, call: Call[McpConnection]) -> dict[str, JSON]:
         """The arguments Helm sends: the extension's, plus Helm's user_instruction for a write."""
