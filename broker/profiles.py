@@ -21,6 +21,11 @@ does the rest, the same way for every kind::
 Settings hold the profile as ``to_json()`` in the section (``broker.settings``); secrets live
 only in the credential store, under ``<section>/<name>/<secret>``. A save writes the secrets
 first, then the profile, so a profile never points at a secret that was not stored.
+
+A secret is read from the credential store once per stored form of its profile: a keychain read
+is a D-Bus round trip of about 13 ms, which every signed call would otherwise pay. Every save
+or removal, from any process, rewrites the settings file, so the next read after one asks the
+store again.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from broker.credentials import CredentialStore
-from broker.errors import ProfileError
+from broker.errors import ProfileError, SettingsError
 from broker.names import NAME_RULE, valid_name
 from broker.settings import Home, Settings
 
@@ -95,6 +100,8 @@ class ProfileStore[P: ProfileModel]:
         # The last parsed profile per name, with the stored JSON it came from: the home hands
         # out the same objects until the file changes, so a repeated get does not parse again.
         self._parsed: dict[str, tuple[object, P]] = {}
+        # The secrets read, each with the stored JSON of its profile at the time (see above).
+        self._secrets: dict[tuple[str, str], tuple[object, str | None]] = {}
 
     @property
     def credentials(self) -> CredentialStore:
@@ -148,7 +155,18 @@ class ProfileStore[P: ProfileModel]:
         return f"no {self.spec.noun} named {name!r}" + self.spec.missing_hint.format(name=name)
 
     def secret(self, name: str, secret: str) -> str | None:
-        return self.credentials.get(self.spec.secret_key(name, secret))
+        try:
+            stored: object | None = self._section().get(name)
+        except SettingsError:
+            stored = None  # unreadable settings: ask the store, remember nothing
+        key = (name, secret)
+        known = self._secrets.get(key)
+        if stored is not None and known is not None and known[0] is stored:
+            return known[1]
+        value = self.credentials.get(self.spec.secret_key(name, secret))
+        if stored is not None:
+            self._secrets[key] = (stored, value)
+        return value
 
     def has_secret(self, name: str, *secrets: str) -> bool:
         """Whether any of ``secrets`` (default: every secret of the kind) is stored."""
@@ -171,6 +189,7 @@ class ProfileStore[P: ProfileModel]:
             previous = None  # an invalid stored profile is simply replaced
         plan = self.spec.plan_save(profile, secrets or {}, previous)
         stored = self.check(plan.profile)
+        self._forget_secrets(stored.name)
         for secret, value in plan.secrets.items():
             if value:
                 self.credentials.set(self.spec.secret_key(stored.name, secret), value)
@@ -181,8 +200,13 @@ class ProfileStore[P: ProfileModel]:
         return stored
 
     def remove(self, name: str) -> None:
+        self._forget_secrets(name)
         with self.home.update() as settings:
             if settings.profiles(self.spec.section).pop(name, None) is None:
                 raise ProfileError(self.missing(name))
         for secret in self.spec.secrets:
             self.credentials.delete(self.spec.secret_key(name, secret))
+
+    def _forget_secrets(self, name: str) -> None:
+        for key in [k for k in self._secrets if k[0] == name]:
+            del self._secrets[key]

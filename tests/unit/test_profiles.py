@@ -78,3 +78,28 @@ def test_a_broken_profile_is_left_out_of_the_list_and_named_when_read(tmp_path: 
     assert [p.name for p in store.all()] == ["p"]
     with pytest.raises(ProfileError, match="broken"):
         store.get("broken")
+
+
+class CountingStore(FileStore):
+    """The file store, counting its reads (a keychain read is a D-Bus round trip)."""
+
+    reads = 0
+
+    def get(self, key: str) -> str | None:
+        self.reads += 1
+        return super().get(key)
+
+
+def test_a_secret_is_read_from_the_store_once_until_its_profile_is_saved_again(tmp_path: Path) -> None:
+    home_dir = tmp_path / "home"
+    counting = CountingStore(home_dir / "credentials.json")
+    store = SERVICES.store(Home(home_dir), counting)
+    store.save(ServiceProfile("p", "https://api.example.com"), {"token": "t1"})
+    assert [store.secret("p", "token") for _ in range(5)] == ["t1"] * 5
+    assert counting.reads == 1
+    # Another process (its own home and store objects) replaces the token, then removes the profile.
+    other = SERVICES.store(Home(home_dir), FileStore(home_dir / "credentials.json"))
+    other.save(ServiceProfile("p", "https://api.example.com"), {"token": "t2"})
+    assert store.secret("p", "token") == "t2"
+    other.remove("p")
+    assert store.secret("p", "token") is None
