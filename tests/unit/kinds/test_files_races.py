@@ -209,8 +209,9 @@ def lines_of(proc: subprocess.Popen[str]) -> queue.Queue[str]:
 
     def pump() -> None:
         assert proc.stdout is not None
-        for line in proc.stdout:
-            q.put(line.strip())
+        with proc.stdout:  # closed here, at the end of output: the main thread never races this read
+            for line in proc.stdout:
+                q.put(line.strip())
 
     threading.Thread(target=pump, daemon=True).start()
     return q
@@ -223,6 +224,8 @@ def temps(folder: Path) -> list[str]:
 def kill(proc: subprocess.Popen[str]) -> None:
     proc.send_signal(signal.SIGKILL)
     proc.wait(WAIT)
+    if proc.stdin is not None:  # its stdout is closed by the thread reading it
+        proc.stdin.close()
 
 
 def test_concurrent_processes_with_the_same_hash_exactly_one_wins(tree: tuple[FileGuard, Path, Path]) -> None:
