@@ -125,6 +125,7 @@ def mysql_admin(mariadb_server: DatabaseServer) -> Iterator[MysqlAdmin]:
         admin.run([mywire.query("SET SESSION sql_mode = 'STRICT_TRANS_TABLES'")])
         yield admin
         conn.close()
+        loop.run_until_complete(asyncio.sleep(0))  # one turn of the loop lets the transport close its socket
     finally:
         loop.close()
 
