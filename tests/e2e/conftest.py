@@ -35,6 +35,11 @@ QT_NOISE = (
 )
 
 
+def pytest_unconfigure() -> None:
+    # The dead end is held for the whole run; no page loads after it, so let its port go.
+    _DEAD_END.close()
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "/e2e/" in str(item.path) or "/bench/" in str(item.path):
