@@ -23,7 +23,7 @@ def run_app_dev(args: argparse.Namespace, workspace: str) -> int:
     asyncio.set_event_loop(loop)
     with loop:
         code: int = loop.run_until_complete(_session(args, workspace, app))
-    del dead_end  # kept until the engine is done with it
+    dead_end.close()  # kept open until the engine is done with it
     return code
 
 
