@@ -43,13 +43,13 @@ from ui.qt import (
     QWidget,
 )
 from ui.text import elide, plain_label, set_plain
+from ui.theme import set_tone
 
 log = logging.getLogger("helm.agents")
 
 T = TypeVar("T")
 
 NO_AGENTS = "No agents yet: add one in Helm → Settings — Agents…, or with helm agent add."
-ERROR_STYLE = "color: #a31515;"
 
 
 class AgentsPage(QWidget):
@@ -136,7 +136,7 @@ class AgentsPage(QWidget):
 
     def say(self, text: str, *, error: bool = False) -> None:
         set_plain(self.status, text)
-        self.status.setStyleSheet(ERROR_STYLE if error else "")
+        set_tone(self.status, "error" if error else None)
 
     def _set_busy(self, busy: bool) -> None:
         self._busy = busy

@@ -23,11 +23,10 @@ from ui.settings.backend import ProfileSection, StoreInfo
 from ui.settings.connections import FILE_STORE_WARNING
 from ui.settings.page import ProfilePage
 from ui.text import plain_label
+from ui.theme import set_tone
 
 Installer = Callable[[str], Awaitable[list[str]]]
 """Installs the catalogue adapter a spec names; returns the command a profile runs to start it."""
-
-WARNING_STYLE = "background: #fff4d6; color: #5c4400; padding: 6px; border: 1px solid #e0c060;"
 
 
 class AgentProfilesPage(ProfilePage):
@@ -83,7 +82,7 @@ class AgentSettings(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(plain_label(f"Keys are kept in: {store.description}", self, wrap=False))
         warning = plain_label(FILE_STORE_WARNING, self)
-        warning.setStyleSheet(WARNING_STYLE)
+        set_tone(warning, "warning")
         warning.setVisible(not store.is_keychain)
         layout.addWidget(warning)
         self.page = AgentProfilesPage(section, install, self)

@@ -22,28 +22,43 @@ from broker.agents import AgentEvent
 from ui.agents.story import Entry, Story, Style, break_long
 from ui.qt import QBrush, QColor, QFont, QPlainTextEdit, QTextCharFormat, QTextCursor, QTimer, QWidget
 from ui.text import monospace, visible
+from ui.theme import Theme
+from ui.theme_data import Look, Scheme
 
 MAX_BLOCKS = 20_000
 FLUSH_MS = 40
 LONG_LINE = 2_000
 
 _COLOURS = {
-    Style.AGENT: None,
-    Style.THOUGHT: "#666666",
-    Style.USER: "#1f4e8c",
-    Style.TOOL: "#5a3d8a",
-    Style.PLAN: "#5c4400",
-    Style.ALLOWED: "#0a5d1a",
-    Style.REFUSED: "#8a1111",
-    Style.NOTE: "#555555",
-    Style.FAILED: "#b3261e",
-    Style.DETAIL: "#444444",
+    Scheme.LIGHT: {
+        Style.THOUGHT: "#666666",
+        Style.USER: "#1f4e8c",
+        Style.TOOL: "#5a3d8a",
+        Style.PLAN: "#5c4400",
+        Style.ALLOWED: "#0a5d1a",
+        Style.REFUSED: "#8a1111",
+        Style.NOTE: "#555555",
+        Style.FAILED: "#b3261e",
+        Style.DETAIL: "#444444",
+    },
+    Scheme.DARK: {
+        Style.THOUGHT: "#a8a8a8",
+        Style.USER: "#8ab4ff",
+        Style.TOOL: "#c9b0ff",
+        Style.PLAN: "#e8c766",
+        Style.ALLOWED: "#7ddc8b",
+        Style.REFUSED: "#ff8a80",
+        Style.NOTE: "#b4b4b4",
+        Style.FAILED: "#ff7b72",
+        Style.DETAIL: "#cccccc",
+    },
 }
+"""Each style's text colour, legible on each scheme's background (agent text: the palette's)."""
 
 
-def _format(style: Style) -> QTextCharFormat:
+def _format(style: Style, scheme: Scheme) -> QTextCharFormat:
     fmt = QTextCharFormat()
-    colour = _COLOURS[style]
+    colour = _COLOURS[scheme].get(style)
     if colour is not None:
         fmt.setForeground(QBrush(QColor(colour)))
     if style is Style.THOUGHT:
@@ -55,6 +70,10 @@ def _format(style: Style) -> QTextCharFormat:
     return fmt
 
 
+def _formats(look: Look) -> dict[Style, QTextCharFormat]:
+    return {style: _format(style, look.scheme) for style in Style}
+
+
 class Transcript(QPlainTextEdit):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -64,7 +83,8 @@ class Transcript(QPlainTextEdit):
         self.setAccessibleName("Transcript")
         self.setPlaceholderText("The agent's messages, thoughts, tool calls and plan appear here.")
         self.story = Story()
-        self._formats = {style: _format(style) for style in Style}
+        self._formats = _formats(Theme.of().look)
+        Theme.of().changed.connect(self._look_changed)
         self._places: dict[str, QTextCursor] = {}
         self._open: Style | None = None  # the style of the streamed text still open at the end
         self._pending: list[str] = []  # streamed text not written yet, of the style ``_pending_style``
@@ -73,6 +93,10 @@ class Transcript(QPlainTextEdit):
         self._timer.setSingleShot(True)
         self._timer.setInterval(FLUSH_MS)
         self._timer.timeout.connect(self.flush)
+
+    def _look_changed(self, look: Look) -> None:
+        """Text written from now on takes the new scheme's colours."""
+        self._formats = _formats(look)
 
     def add(self, event: AgentEvent) -> None:
         self._write_all(self.story.entries(event))
