@@ -66,7 +66,15 @@ class _Resolved:
 class Broker:
     """Opened on a Helm home; use as ``async with Broker(home) as broker``."""
 
-    def __init__(self, home: Path, *, credentials: CredentialStore | None = None) -> None:
+    def __init__(
+        self,
+        home: Path,
+        *,
+        credentials: CredentialStore | None = None,
+        kinds: Mapping[str, Kind[Any]] | None = None,
+    ) -> None:
+        """``kinds``: running kinds by name, used instead of the ones the registry would build
+        (``helm dev --replay`` answers every kind from fixtures)."""
         self.home = Home(home)
         self.credentials = credentials if credentials is not None else open_store(home)
         self.audit = AuditLog(home / "audit.jsonl")
@@ -76,7 +84,7 @@ class Broker:
         """Every call's record, and the kill switch (``broker.activity``)."""
         self.writes = WritePipeline(self.tokens, self.audit, self._settings_version)
         """The one write pipeline; Helm's own writers (the DB explorer) use it too."""
-        self._kinds: dict[str, Any] = {}
+        self._kinds: dict[str, Any] = dict(kinds or {})
         self._pinning: dict[type, bool] = {}
         self._manifests: dict[Path, _Loaded] = {}
 

@@ -98,6 +98,11 @@ class ApprovalChanged(HelmError):
     """An approval was refused because the extension changed after the user reviewed it."""
 
 
+class FixtureError(HelmError):
+    """A fixture file of ``helm dev --replay`` / ``helm ext test`` cannot be read or is not in
+    the documented format; the message names the file and the JSON path."""
+
+
 class CredentialStoreError(HelmError):
     """The credential store cannot be used safely (e.g. a fallback file with a wrong mode)."""
 

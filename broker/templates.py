@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Iterable
 
 NAME = r"[A-Za-z_][A-Za-z0-9_]{0,63}"
 PLACEHOLDER = re.compile(r"\{(" + NAME + r")\}")
@@ -19,6 +20,11 @@ def placeholder_problem(template: str) -> str | None:
 
 def names(template: str) -> list[str]:
     return PLACEHOLDER.findall(template)
+
+
+def unused_arguments(args: Iterable[str], used: Collection[str], where: str) -> tuple[str, ...]:
+    """A hint for each argument name nothing in ``used`` takes (author mode)."""
+    return tuple(f"argument {name!r} is not used by {where}" for name in args if name not in used)
 
 
 def whole(value: str) -> str | None:

@@ -83,6 +83,11 @@ class Connection:
     kind: str
     operations: Mapping[str, bool]
 
+    @property
+    def profile(self) -> str | None:
+        """The name of the profile it uses, in its kind's ``ProfileSpec`` section (None: none)."""
+        return None
+
 
 @dataclass(frozen=True)
 class Call[C: Connection]:

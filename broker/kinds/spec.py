@@ -91,6 +91,9 @@ class KindSpec[C: Connection, P: ProfileModel, K]:
     placeholder uses (http, db). The broker refuses anything else before the kind is reached."""
     profiles: ProfileSpec[P] | None = None
     form: ProfileForm | None = None
+    hints: Callable[[C, str, Mapping[str, JSON]], tuple[str, ...]] | None = None
+    """(connection, operation, arguments) → what author mode points out about a call Helm
+    answers anyway: a placeholder with no value, an argument nothing uses (``helm dev``)."""
     probe: Callable[[K, str, Mapping[str, str]], Awaitable[Outcome]] | None = None
     """The Test button of a profile: (the running kind, profile name, the form's
     ``test_inputs``) → what it found."""

@@ -24,6 +24,7 @@ DB: KindSpec[rules.DbConnection, profiles.DbProfile, DbKind] = KindSpec(
     parse=rules.parse,
     lint=rules.lint,
     review=rules.review,
+    hints=rules.hints,
     schema=SCHEMA,
     schema_def="db",
     adapter="broker.kinds.db.adapter:DbKind",

@@ -9,6 +9,7 @@ from typing import Any
 
 from broker.kinds.base import Connection, ConnectionReview, Issue, ReviewItem
 from broker.kinds.db.sqlscan import scan
+from broker.templates import unused_arguments
 
 PLACEHOLDER_HELP = {
     "sqlite": "? placeholders",
@@ -31,6 +32,10 @@ class DbConnection(Connection):
     service: str
     engine: str
     queries: Mapping[str, Query]
+
+    @property
+    def profile(self) -> str:
+        return self.service
 
 
 def operations(conn: Mapping[str, Any]) -> dict[str, bool]:
@@ -118,6 +123,14 @@ def lint(conn: Mapping[str, Any], path: str, manifest: Mapping[str, Any]) -> Ite
         write = bool(query.get("write", False))
         for field, message in sql_problems(query["sql"], engine, params, write=write):
             yield Issue(f"{at}.{field}", message + f" ({engine} uses {PLACEHOLDER_HELP[engine]})")
+
+
+def hints(conn: DbConnection, operation: str, args: Mapping[str, Any]) -> tuple[str, ...]:
+    """Arguments the query's ``params`` do not name (author mode shows them)."""
+    query = conn.queries.get(operation)
+    if query is None:
+        return ()
+    return unused_arguments(args, query.params, f"the params of query {operation!r}")
 
 
 def review(conn: DbConnection) -> ConnectionReview:

@@ -24,6 +24,7 @@ HTTP: KindSpec[rules.HttpConnection, profiles.ServiceProfile, HttpKind] = KindSp
     parse=rules.parse,
     lint=rules.lint,
     review=rules.review,
+    hints=rules.hints,
     schema=SCHEMA,
     schema_def="http",
     adapter="broker.kinds.http.adapter:HttpKind",

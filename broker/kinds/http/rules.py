@@ -9,7 +9,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from broker.kinds.base import JSON, Connection, ConnectionReview, Issue, ReviewItem
-from broker.templates import placeholder_problem
+from broker.templates import names, placeholder_problem, unused_arguments, whole
 from broker.urls import url_problem
 
 READ_METHODS = frozenset({"GET", "POST"})
@@ -43,6 +43,10 @@ class HttpConnection(Connection):
     service: str
     calls: Mapping[str, HttpCall]
     oauth2: OAuth2 | None
+
+    @property
+    def profile(self) -> str:
+        return self.service
 
 
 def operations(conn: Mapping[str, Any]) -> dict[str, bool]:
@@ -119,6 +123,26 @@ def lint(conn: Mapping[str, Any], path: str, manifest: Mapping[str, Any]) -> Ite
             yield Issue(f"{path}.oauth2.authorizeUrl", problem)
         if (problem := url_problem(oauth2["tokenUrl"], allow_query=False)) is not None:
             yield Issue(f"{path}.oauth2.tokenUrl", problem)
+
+
+def hints(conn: HttpConnection, operation: str, args: Mapping[str, JSON]) -> tuple[str, ...]:
+    """A query placeholder with no value (its parameter is not sent) and arguments no
+    placeholder of the call uses: both legal, both often a typo (author mode shows them)."""
+    call = conn.calls.get(operation)
+    if call is None:
+        return ()
+    found: list[str] = []
+    used = set(names(call.path))
+    for key, template in call.query.items():
+        for name in names(template):
+            used.add(name)
+            if args.get(name) is None:
+                found.append(
+                    f"query placeholder {{{name}}} had no value: query parameter {key!r} was not sent"
+                )
+    if call.has_body:
+        used |= {whole_name for text in _body_strings(call.body) if (whole_name := whole(text))}
+    return (*found, *unused_arguments(args, used, "any placeholder of this call"))
 
 
 def describe_call(call: HttpCall) -> str:

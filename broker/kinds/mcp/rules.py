@@ -23,6 +23,10 @@ class McpConnection(Connection):
     reads: tuple[str, ...]
     writes: tuple[str, ...]
 
+    @property
+    def profile(self) -> str | None:
+        return self.server
+
 
 def operations(conn: Mapping[str, Any]) -> dict[str, bool]:
     ops = {name: False for name in conn.get("operations", [])}
