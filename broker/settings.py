@@ -10,6 +10,7 @@ Format (``settings.json``, version 1)::
       "agents":      {"version": 1, "profiles": {NAME: {...agent profile...}}},
       "workspaces":  {NAME: {"root": PATH, "projects": {ID: PATH},
                              "everyday": false, "tdt_command": [ARG, ...] | null,
+                             "author_mode": false,
                              "extensions": {EXT_ID: {"path": DIR, "enabled": true,
                                                      "approval": {"digest": HEX,
                                                                   "approved_at": ISO,
@@ -71,6 +72,8 @@ class Workspace:
     extensions: dict[str, InstalledExtension] = field(default_factory=dict)
     everyday: bool = False
     tdt_command: list[str] | None = None
+    author_mode: bool = False
+    """Created by ``helm dev`` for author mode (where ``--yes-dev`` may approve)."""
 
 
 @dataclass
@@ -160,6 +163,7 @@ def _workspace_to_json(w: Workspace) -> dict[str, Any]:
         "projects": {k: str(v) for k, v in sorted(w.projects.items())},
         "everyday": w.everyday,
         "tdt_command": w.tdt_command,
+        "author_mode": w.author_mode,
         "extensions": {
             e.id: {
                 "path": str(e.path),
@@ -197,6 +201,7 @@ def _workspace_from_json(name: str, raw: Any) -> Workspace:
         extensions=extensions,
         everyday=bool(raw.get("everyday", False)),
         tdt_command=None if tdt is None else [str(a) for a in tdt],
+        author_mode=raw.get("author_mode") is True,
     )
 
 

@@ -21,13 +21,14 @@ def _existing_folder(what: str, path: Path) -> Path:
     return resolved
 
 
-def add_workspace(home: Home, name: str, root: Path) -> Workspace:
+def add_workspace(home: Home, name: str, root: Path, *, author_mode: bool = False) -> Workspace:
+    """``author_mode``: the workspace ``helm dev`` makes for itself (see ``Workspace``)."""
     _check_name("workspace", name)
     folder = _existing_folder("workspace root", root)
     with home.update() as settings:
         if name in settings.workspaces:
             raise SettingsError(f"workspace {name!r} already exists")
-        ws = settings.workspaces[name] = Workspace(name, folder)
+        ws = settings.workspaces[name] = Workspace(name, folder, author_mode=author_mode)
     return ws
 
 

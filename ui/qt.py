@@ -24,13 +24,16 @@ from PySide6.QtCore import (
     QRect,
     QRectF,
     QSize,
+    QSocketNotifier,
     QSortFilterProxyModel,
     Qt,
     QTimer,
+    QtMsgType,
     QUrl,
     Signal,
     SignalInstance,
     Slot,
+    qInstallMessageHandler,
 )
 from PySide6.QtGui import (
     QAccessible,
@@ -186,6 +189,7 @@ __all__ = [
     "QShowEvent",
     "QSize",
     "QSizePolicy",
+    "QSocketNotifier",
     "QSortFilterProxyModel",
     "QSpinBox",
     "QSplitter",
@@ -210,9 +214,11 @@ __all__ = [
     "QWidget",
     "QWindow",
     "Qt",
+    "QtMsgType",
     "Signal",
     "SignalInstance",
     "Slot",
+    "qInstallMessageHandler",
 ]
 
 # The extension host's web engine. Importing QtWebEngineWidgets before the QApplication exists

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from app import exttest
 from app.commands.common import add_home_option, ask_yes_no, fail, home, open_broker, print_json, run
 from app.scaffold import ScaffoldError, create
 from broker import approval, extensions
@@ -35,6 +36,7 @@ def register(sub: Any) -> None:
     lint = s.add_parser("lint", help="validate an extension's manifest; print every problem")
     lint.add_argument("dir", type=Path)
     lint.set_defaults(handler=_lint)
+    exttest.register(s)
     review = s.add_parser("review", help="show what an extension may do, as plugin review shows it")
     review.add_argument("dir", type=Path)
     review.set_defaults(handler=_review)

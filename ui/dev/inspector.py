@@ -58,6 +58,8 @@ class CallRecord:
     args: Any
     duration_ms: float
     envelope: Any
+    hints: tuple[str, ...] = ()
+    """What author mode points out about the call (``broker.authoring.hints``)."""
 
     @property
     def ok(self) -> bool:
@@ -69,6 +71,12 @@ class CallRecord:
         code = error.get("code") if isinstance(error, dict) else None
         return str(code) if code is not None else None
 
+    @property
+    def error_message(self) -> str:
+        error = self.envelope.get("error") if isinstance(self.envelope, dict) else None
+        message = error.get("message") if isinstance(error, dict) else None
+        return message if isinstance(message, str) else ""
+
     def as_json(self) -> dict[str, Any]:
         return {
             "at": self.at,
@@ -79,6 +87,7 @@ class CallRecord:
             "durationMs": round(self.duration_ms, 1),
             "errorCode": self.error_code,
             "envelope": self.envelope,
+            "hints": list(self.hints),
         }
 
 
@@ -116,6 +125,8 @@ COLUMNS = ("Time", "Connection", "Operation", "Arguments", "Duration", "Result")
 def _cells(record: CallRecord) -> tuple[str, ...]:
     args = json.dumps(record.args, ensure_ascii=False, separators=(",", ":"))
     result = "ok" if record.ok else (record.error_code or "?")
+    if record.hints:
+        result += f" ⚠ {len(record.hints)} hint(s)"
     return (
         record.at[11:23],
         record.connection,
@@ -178,6 +189,8 @@ class CallInspector(QWidget):
             item = QTableWidgetItem(visible(text))
             if col == 5 and not record.ok:
                 item.setForeground(Qt.GlobalColor.darkRed)
+            if col == 5 and record.hints:
+                item.setToolTip(visible("\n".join(record.hints)))
             self.table.setItem(row, col, item)
         self.table.scrollToBottom()
         self.count.setText(f"{len(self.records)} call(s)")

@@ -1,39 +1,48 @@
 """``helm dev``: one extension in a window, with the real bridge, broker and dialogs.
 
 The extension is installed by reference into a workspace of the user's own Helm home, so its
-calls use the user's real profiles and projects. Plugin review is the real review dialog
-(shown when the reviewed part of the manifest is new or changed), and Approve approves the
-snapshot it showed (a manifest saved while the dialog is open is refused and reviewed again);
-writes go through the real confirmation dialog: author mode changes what the author sees,
-never what Helm allows.
+calls use the user's real profiles and projects (or, replayed, a temporary home's fixtures).
+Its frame comes from the same ``ExtensionHost`` and frame factory as the main window's, with
+the same sandbox. Approval is the real review (``ui.dev.approval``); writes go through the real
+confirmation dialog: author mode changes what the author sees, never what Helm allows.
 
 Every save under the folder re-lints the manifest; while it has problems the page is closed
-and the problems are listed with their JSON paths; once it is clean the page reloads.
+and the problems are listed with their JSON paths; once it is clean the page reloads. Every
+event is also one line on the terminal (``ui.dev.terminal``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
-from collections.abc import Callable
-from datetime import datetime
+import dataclasses
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
-from broker import Broker, CallContext, Decision
-from broker.errors import ApprovalChanged, HelmError, ManifestError, SettingsError
-from broker.extensions import Reviewed, approve, install, review
+from broker import Broker
+from broker.authoring.fixtures import FixtureBook
+from broker.authoring.hints import call_hints
+from broker.authoring.uses import manifest_uses, replayed_uses
+from broker.errors import FixtureError, ManifestError, SettingsError
+from broker.extensions import install
 from broker.manifest import MANIFEST_FILE, Manifest
 from broker.manifest import load as load_manifest
 from broker.summary import Confirmer
 from broker.widget_state import StatefulCalls, StateStore
 from ui.aio import OwnedTasks
-from ui.dev.inspector import CallInspector, ObservedHandler
+from ui.dashboard import FrameSpec
+from ui.dev.approval import DevApproval, ReviewFactory
+from ui.dev.devtools import DevTools
+from ui.dev.inspector import CallInspector, CallRecord, ObservedHandler
 from ui.dev.lint import LintPanel
+from ui.dev.terminal import TerminalReport
 from ui.dev.watcher import FolderWatcher
-from ui.dialogs.base import answer
 from ui.dialogs.confirm import DialogConfirmer
-from ui.dialogs.review import ReviewDialog, review_dialog
-from ui.host import ExtensionProfile, ExtensionView, extension_host
+from ui.dialogs.review import review_dialog
+from ui.extension_frames import HostViewFactory
+from ui.host.host import ExtensionHost
+from ui.host.profile import ExtensionProfile
+from ui.host.view import ExtensionView
 from ui.qt import (
     QCloseEvent,
     QHBoxLayout,
@@ -49,16 +58,25 @@ from ui.qt import (
     Signal,
 )
 from ui.text import monospace, plain_label, set_plain, visible
-
-log = logging.getLogger(__name__)
+from ui.widgets.settings_form import defaults
 
 DEV_INSTANCE = "dev"
 """The instance id of the page in author mode; kept across reloads (the rate limit counts it)."""
 
-ReviewFactory = Callable[[Reviewed, QWidget | None], ReviewDialog]
-"""Makes the review dialog for a snapshot (tests pass one without the input guard)."""
+STATE_CONNECTION = "$state"
 
-_CONSOLE_LEVELS = {0: "info", 1: "warning", 2: "error"}
+
+@dataclass(frozen=True)
+class DevOptions:
+    """``helm dev``'s switches: approve on the terminal (``--yes-dev``, in its own workspace
+    only), open DevTools, save each call's envelope to fixtures (``--record``) or answer from
+    them (``--replay``)."""
+
+    yes: bool = False
+    devtools: bool = False
+    record: FixtureBook | None = None
+    replay: FixtureBook | None = None
+    """The fixtures the broker's kinds answer from (``--replay``), for what the terminal says."""
 
 
 class DevWindow(QMainWindow):
@@ -70,6 +88,8 @@ class DevWindow(QMainWindow):
     refreshed = Signal()
     """A lint-and-reload pass finished (whether or not the page could load)."""
 
+    closed = Signal()
+
     def __init__(
         self,
         broker: Broker,
@@ -79,17 +99,27 @@ class DevWindow(QMainWindow):
         confirm: Confirmer | None = None,
         review_factory: ReviewFactory = review_dialog,
         debounce_ms: int | None = None,
+        report: TerminalReport | None = None,
+        options: DevOptions = DevOptions(),
     ) -> None:
         super().__init__()
-        self.broker = broker
-        self.workspace = workspace
-        self.folder = folder.resolve()
+        self.broker, self.workspace, self.folder = broker, workspace, folder.resolve()
+        self.report = report or TerminalReport(None)
+        self.options = options
         self.manifest: Manifest | None = None
         self.view: ExtensionView | None = None
-        self._profile: ExtensionProfile | None = None
-        self._confirm = confirm or DialogConfirmer(self)
-        self._review_factory = review_factory
-        self._declined_digest: str | None = None
+        self.approval = DevApproval(
+            broker, workspace, self.report, self, review_factory=review_factory, yes=options.yes
+        )
+        self.approval.retry = self.schedule_refresh
+        handler = ObservedHandler(StatefulCalls(broker, StateStore(broker.home.path)), self._observed)
+        self.host = ExtensionHost(handler, confirm or DialogConfirmer(self), self)
+        self._frames = HostViewFactory(self.host)
+        self.devtools = DevTools(f"DevTools — {self.folder.name}", self) if options.devtools else None
+        self._watched: ExtensionProfile | None = None
+        self._shown_uses: list[str] = []
+        self._lint_clean: bool | None = None
+        self._load_started = time.perf_counter()
         self._refresh_lock = asyncio.Lock()
         self._pending = False
         self._tasks = OwnedTasks(self)
@@ -136,13 +166,14 @@ class DevWindow(QMainWindow):
     def _say(self, text: str) -> None:
         set_plain(self.status, f"{self.workspace} · {text}")
 
-    def _log(self, line: str) -> None:
-        stamp = datetime.now().strftime("%H:%M:%S")
-        self.console.appendPlainText(visible(f"{stamp} {line}"))
+    def _note(self, tag: str, line: str) -> None:
+        """A line in the Console tab and on the terminal."""
+        self.console.appendPlainText(visible(f"{time.strftime('%H:%M:%S')} {line}"))
+        self.report.line(tag, line)
 
     # -- refresh: lint, install, review, (re)load ----------------------------------------
     def _reload_clicked(self) -> None:
-        self._declined_digest = None  # an explicit Reload asks for approval again
+        self.approval.ask_again()  # an explicit Reload asks for approval again
         self.schedule_refresh()
 
     def schedule_refresh(self) -> None:
@@ -162,49 +193,39 @@ class DevWindow(QMainWindow):
         self.refreshed.emit()
 
     async def _refresh_once(self) -> None:
+        file = str(self.folder / MANIFEST_FILE)
         try:
             manifest = load_manifest(self.folder)
         except ManifestError as exc:
-            self.manifest = None
-            self.lint.show_issues(exc.issues, str(self.folder / MANIFEST_FILE))
+            self.manifest, self._lint_clean = None, False
+            self.lint.show_issues(exc.issues, file)
+            self.report.lint(exc.issues, file)
             self.tabs.setCurrentWidget(self.lint)
             await self._close_page(f"{len(exc.issues)} manifest problem(s): the page is not loaded")
             self._say("manifest has problems")
             return
-        self.lint.show_issues([], str(self.folder / MANIFEST_FILE))
+        self.lint.show_issues([], file)
+        if self._lint_clean is not True:
+            self.report.lint([], file)
+            self._lint_clean = True
         try:
             install(self.broker.home, self.workspace, self.folder)
         except SettingsError as exc:
+            self._note("helm", f"cannot install: {exc}")
             await self._close_page(str(exc))
             self._say("cannot install")
             return
-        await self._review_if_needed(manifest)
+        self._show_uses(manifest)
+        await self.approval.ensure(manifest)
         await self._show_page(manifest)
 
-    async def _review_if_needed(self, manifest: Manifest) -> None:
-        if not self.broker.standing(self.workspace, manifest.id).needs_review:
-            return
-        digest = manifest.digest()
-        if digest == self._declined_digest:
-            return  # asked already for this exact manifest; a change or the Reload button asks again
-        try:
-            reviewed = await review(self.broker, self.workspace, manifest.id)
-        except HelmError as exc:
-            self._log(f"cannot review {manifest.id}: {exc}")
-            return
-        decision = await answer(self._review_factory(reviewed, self))
-        if decision is not Decision.CONFIRMED:
-            self._declined_digest = digest
-            self._log(f"not approved: every call of {manifest.id} returns refused until you approve it")
-            return
-        try:
-            await approve(self.broker, reviewed)  # exactly what the dialog showed
-        except ApprovalChanged as exc:
-            self._log(f"not approved: {exc}")
-            self.schedule_refresh()  # the change that refused it has its own review
-            return
-        self._declined_digest = None
-        self._log(f"approved {manifest.id}")
+    def _show_uses(self, manifest: Manifest) -> None:
+        """Which profiles and folders the connections use, printed again when that changes."""
+        settings, book = self.broker.home.settings(), self.options.replay
+        uses = manifest_uses(settings, manifest) if book is None else replayed_uses(manifest, book)
+        if uses != self._shown_uses:
+            self.report.lines("uses", uses)
+            self._shown_uses = uses
 
     async def _show_page(self, manifest: Manifest) -> None:
         same = (
@@ -214,6 +235,7 @@ class DevWindow(QMainWindow):
             and self.manifest.entry == manifest.entry
         )
         self.manifest = manifest
+        self._load_started = time.perf_counter()
         if same and self.view is not None:
             self.view.reload()
         else:
@@ -222,54 +244,72 @@ class DevWindow(QMainWindow):
         self._say(f"{manifest.name} {manifest.version} ({manifest.id}) · loading")
 
     def _open_page(self, manifest: Manifest) -> None:
-        host = extension_host(self.workspace, manifest.id)
-        self._profile = ExtensionProfile(self.folder, host, self)
-        self._profile.interceptor.blocked.connect(lambda why: self._log(f"blocked a request: {why}"))
-        view = ExtensionView(
-            self._profile,
-            manifest.entry,
-            CallContext(self.workspace, manifest.id, DEV_INSTANCE),
-            ObservedHandler(
-                StatefulCalls(self.broker, StateStore(self.broker.home.path)), self.inspector.add
-            ),
-            self._confirm,
-            self.pages,
-        )
+        frame = FrameSpec(self.workspace, manifest, DEV_INSTANCE, defaults(manifest.settings_form))
+        profile = self.host.profile(self.workspace, manifest.id, manifest.folder)
+        if profile is not self._watched:
+            profile.interceptor.blocked.connect(lambda why: self._note("blocked", f"a request: {why}"))
+            self._watched = profile
+        view = self._frames(frame, self.pages)
+        assert isinstance(view, ExtensionView)
         view.ready.connect(self._page_ready)
-        view.loadFailed.connect(lambda: self._log(f"{manifest.entry} failed to load"))
+        view.loadFailed.connect(lambda: self._note("error", f"{manifest.entry} failed to load"))
         view.page.console.connect(self._console)
         self.view = view
         self.pages.addWidget(view)
         self.pages.setCurrentWidget(view)
-        view.load()
+        if self.devtools is not None:
+            self.devtools.inspect(view.page)
 
     def _page_ready(self) -> None:
         if self.manifest is not None:
-            stamp = datetime.now().strftime("%H:%M:%S")
+            self.report.reloaded(self.manifest.entry, (time.perf_counter() - self._load_started) * 1000)
+            stamp = time.strftime("%H:%M:%S")
             self._say(f"{self.manifest.name} {self.manifest.version} ({self.manifest.id}) · loaded {stamp}")
         self.pageLoaded.emit()
 
     def _console(self, level: int, message: str, line: int, source: str) -> None:
-        self._log(f"[{_CONSOLE_LEVELS.get(level, level)}] {message} ({source.rsplit('/', 1)[-1]}:{line})")
+        self.console.appendPlainText(visible(f"{time.strftime('%H:%M:%S')} {message} ({source}:{line})"))
+        self.report.console(level, message, line, source)
+
+    def _observed(self, record: CallRecord) -> None:
+        """A call ended: its hints, the inspector, the fixtures (``--record``), the terminal."""
+        conn = self.manifest.connection(record.connection) if self.manifest is not None else None
+        if conn is not None and isinstance(record.args, dict):
+            record = dataclasses.replace(record, hints=call_hints(conn, record.operation, record.args))
+        self.inspector.add(record)
+        self.report.call(record, self._record(record))
+
+    def _record(self, record: CallRecord) -> str:
+        book = self.options.record
+        if book is None or record.connection == STATE_CONNECTION or not isinstance(record.args, dict):
+            return ""
+        try:
+            saved = book.record(record.connection, record.operation, record.args, record.envelope)
+        except (FixtureError, OSError) as exc:
+            return f"not recorded: {exc}"
+        return f"recorded in {book.file(record.connection)}" if saved else ""
 
     async def _close_page(self, notice: str) -> None:
         set_plain(self.notice, notice)
         self.pages.setCurrentWidget(self.notice)
-        view, profile = self.view, self._profile
-        self.view = self._profile = None
+        view, self.view = self.view, None
         if view is not None:
+            if self.devtools is not None:
+                self.devtools.inspect(None)
             self.pages.removeWidget(view)
             await view.aclose()
-        if profile is not None:
-            profile.deleteLater()
 
     # -- closing -------------------------------------------------------------------------
     async def aclose(self) -> None:
-        """Stop watching, finish the refresh in progress and close the page."""
+        """Stop watching, finish the refresh in progress, close the page and its host."""
         self.watcher.stop()
         await self._tasks.aclose()
         await self._close_page("")
+        await self.host.aclose()
+        if self.devtools is not None:
+            self.devtools.close()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.watcher.stop()
         super().closeEvent(event)
+        self.closed.emit()

@@ -10,7 +10,6 @@ import pytest
 # The window's session ends at once: what remains is the process's own set-up and tear-down.
 CHILD = """
 import sys
-from pathlib import Path
 
 import app.appdev
 import app.devmode
@@ -20,7 +19,7 @@ async def closed_at_once(*args: object) -> int:
     return 0
 
 
-app.devmode._session = closed_at_once
+app.devmode.session = closed_at_once
 app.appdev._session = closed_at_once
 sys.exit({call})
 """
@@ -29,7 +28,7 @@ sys.exit({call})
 @pytest.mark.parametrize(
     "call",
     [
-        pytest.param("app.devmode.run_dev(None, 'w', Path('.'))", id="extension"),
+        pytest.param("app.devmode.run_dev(None, False)", id="extension"),
         pytest.param("app.appdev.run_app_dev(None, 'w')", id="app"),
     ],
 )

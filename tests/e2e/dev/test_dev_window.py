@@ -13,14 +13,14 @@ import pytest
 
 from app.scaffold import create
 from broker import Broker
-from broker.extensions import Reviewed
 from broker.workspaces import add_workspace
-from tests.e2e.host.kit import evaluate
+from tests.e2e.dev.kit import Reviews, next_emission, start_and_approve
+from tests.e2e.host.kit import Dialogs, evaluate
 from tests.helpers import new_broker
 from ui.dev import CallRecord, DevWindow
-from ui.dialogs.confirm import ConfirmDialog, DialogConfirmer
-from ui.dialogs.review import ReviewDialog, review_dialog
-from ui.qt import QApplication, QWidget
+from ui.dialogs.confirm import DialogConfirmer
+from ui.dialogs.review import ReviewDialog
+from ui.qt import QApplication
 
 EXTENSION = "com.example.notes"
 
@@ -31,32 +31,6 @@ RENDERED_LIST = """new Promise(resolve => {
   if (!done()) new MutationObserver((_, seen) => { if (done()) seen.disconnect(); })
     .observe(list, {childList: true});
 })"""
-
-
-class Reviews:
-    """The real review dialog, without the input guard so a test click counts."""
-
-    def __init__(self) -> None:
-        self.shown: asyncio.Queue[ReviewDialog] = asyncio.Queue()
-
-    def __call__(self, reviewed: Reviewed, parent: QWidget | None) -> ReviewDialog:
-        dialog = review_dialog(reviewed, parent, guard_ms=0)
-        self.shown.put_nowait(dialog)
-        return dialog
-
-
-async def next_emission(signal: Any, timeout: float = 20.0) -> tuple[Any, ...]:
-    got: asyncio.Future[tuple[Any, ...]] = asyncio.get_running_loop().create_future()
-
-    def on_emit(*values: Any) -> None:
-        if not got.done():
-            got.set_result(values)
-
-    signal.connect(on_emit)
-    try:
-        return await asyncio.wait_for(got, timeout)
-    finally:
-        signal.disconnect(on_emit)
 
 
 @pytest.fixture
@@ -75,16 +49,6 @@ def dev(run: Any, tmp_path: Path) -> Iterator[tuple[DevWindow, Reviews, Path]]:
     run(window.aclose())
     run(broker.aclose())
     window.deleteLater()
-
-
-async def start_and_approve(window: DevWindow, reviews: Reviews) -> CallRecord:
-    recorded = asyncio.ensure_future(next_emission(window.inspector.recorded))
-    refresh = asyncio.ensure_future(window.refresh())
-    dialog = await asyncio.wait_for(reviews.shown.get(), 20.0)
-    dialog.accept_button.click()
-    await asyncio.wait_for(refresh, 20.0)
-    (record,) = await recorded
-    return record
 
 
 def test_the_page_is_reviewed_then_its_first_call_is_logged_with_its_envelope(
@@ -196,18 +160,6 @@ def test_a_manifest_saved_while_its_review_is_open_is_not_approved_but_reviewed_
     assert approval is not None and approval.digest == second.review.digest != first.review.digest
 
 
-class Confirms:
-    """The real confirmation dialog, without the input guard so a test click counts."""
-
-    def __init__(self) -> None:
-        self.shown: asyncio.Queue[ConfirmDialog] = asyncio.Queue()
-
-    def __call__(self, summary: Any, parent: Any, *, remaining: float | None) -> ConfirmDialog:
-        dialog = ConfirmDialog(summary, parent, remaining=remaining, guard_ms=0)
-        self.shown.put_nowait(dialog)
-        return dialog
-
-
 def test_a_write_from_the_page_waits_for_the_real_confirmation_dialog(run: Any, tmp_path: Path) -> None:
     root = tmp_path / "workspace"
     root.mkdir()
@@ -220,7 +172,7 @@ def test_a_write_from_the_page_waits_for_the_real_confirmation_dialog(run: Any, 
     broker: Broker = new_broker(tmp_path / "home")
     run(broker.__aenter__())
     add_workspace(broker.home, "ws", root)
-    reviews, confirms = Reviews(), Confirms()
+    reviews, confirms = Reviews(), Dialogs()
     window = DevWindow(
         broker, "ws", folder, review_factory=reviews, confirm=DialogConfirmer(factory=confirms)
     )
