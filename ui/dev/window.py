@@ -297,7 +297,7 @@ class DevWindow(QMainWindow):
             if self.devtools is not None:
                 self.devtools.inspect(None)
             self.pages.removeWidget(view)
-            await view.aclose()
+            await self.host.close(view)
 
     # -- closing -------------------------------------------------------------------------
     async def aclose(self) -> None:

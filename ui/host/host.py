@@ -58,6 +58,12 @@ class ExtensionHost(QObject):
         view.destroyed.connect(lambda _=None, v=view: self._forget(v))
         return view
 
+    async def close(self, view: ExtensionView) -> None:
+        """Close one frame this host made (cancelling its calls); the host forgets it at once,
+        so closing the host later does not close it twice."""
+        self._forget(view)
+        await view.aclose()
+
     def _forget(self, view: ExtensionView) -> None:
         if view in self._views:
             self._views.remove(view)
