@@ -1,11 +1,13 @@
 """Extension manifests: loading, validation (schema + cross-field rules), review and digest.
 
-Validation reports every problem at once, each with its JSON path (``$.connections[1].calls``).
-The JSON Schema covers shapes and limits: the manifest's own part is
-``resources/manifest.schema.json``, each kind adds its connection's ``$defs`` (``KindSpec.schema``,
-composed in ``schema()``; the published file carries the same, for editors). The rules that span
-fields live with each kind (``KindSpec.lint``) plus the generic ones here. A valid manifest's
-connections are parsed once, into each kind's frozen connection model (``KindSpec.parse``).
+Validation reports every problem at once, each with its JSON path (``$.connections[1].calls``)
+and in Helm's words (``broker.schema_words``). The JSON Schema holds every rule about one field
+or one call: the manifest's own part is ``resources/manifest.schema.json``, each kind adds its
+connection's ``$defs`` (``KindSpec.schema``, composed in ``schema()``; the published file carries
+the same, for editors — ``scripts/write_schema.py`` writes it). The rules that span fields live
+with each kind (``KindSpec.lint``) plus the generic ones here, and run on every connection whose
+fields they read, so a problem in one field never hides another. A valid manifest's connections
+are parsed once, into each kind's frozen connection model (``KindSpec.parse``).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from broker.errors import ManifestError
 from broker.jsonutil import DuplicateKeyError, digest, loads_strict
 from broker.kinds import KINDS
 from broker.kinds.base import Connection, ConnectionReview, Issue
+from broker.schema_words import issues_of
 
 MANIFEST_FILE = "manifest.json"
 MAX_MANIFEST_BYTES = 1024 * 1024
@@ -163,38 +166,32 @@ def _composed() -> dict[str, Any]:
     return composed
 
 
-def json_path(parts: Any) -> str:
-    out = "$"
-    for p in parts:
-        out += f"[{p}]" if isinstance(p, int) else f".{p}"
-    return out
-
-
 def _schema_issues(raw: Any) -> Iterator[Issue]:
     for err in _validator().iter_errors(raw):
-        # Report the deepest causes of a failed if/then or oneOf, not the wrapper.
-        leaves = [e for e in err.context] if err.context else [err]
-        for leaf in leaves:
-            yield Issue(json_path(leaf.absolute_path), leaf.message)
+        yield from issues_of(err)
 
 
-def _rule_issues(raw: Mapping[str, Any], broken: set[str]) -> Iterator[Issue]:
+def _rule_issues(raw: Mapping[str, Any]) -> Iterator[Issue]:
+    """The rules that span fields, on every connection whose fields they read are readable —
+    also one with a schema problem elsewhere, so one error never hides another."""
     seen: dict[str, int] = {}
     permissions = raw.get("permissions")
     may_write = isinstance(permissions, dict) and permissions.get("write") is True
-    for i, conn in enumerate(raw.get("connections", [])):
+    connections = raw.get("connections", [])
+    for i, conn in enumerate(connections if isinstance(connections, list) else []):
         path = f"$.connections[{i}]"
-        if path in broken:
-            continue  # its shape is wrong; the schema issues say why
-        if conn["id"] in seen:
-            yield Issue(
-                f"{path}.id",
-                f"duplicate connection id {conn['id']!r} (also at $.connections[{seen[conn['id']]}])",
-            )
-        seen.setdefault(conn["id"], i)
-        spec = KINDS[conn["kind"]]
+        if not isinstance(conn, dict):
+            continue
+        cid = conn.get("id")
+        if isinstance(cid, str) and cid in seen:
+            yield Issue(f"{path}.id", f"duplicate connection id {cid!r} (also at $.connections[{seen[cid]}])")
+        if isinstance(cid, str):
+            seen.setdefault(cid, i)
+        spec = KINDS.get(conn["kind"]) if isinstance(conn.get("kind"), str) else None
+        if spec is None:
+            continue
         yield from spec.lint(conn, path, raw)
-        writes = [op for op, w in spec.parse(conn).operations.items() if w]
+        writes = _writes(spec, conn)
         if writes and not may_write:
             yield Issue(
                 path,
@@ -203,29 +200,24 @@ def _rule_issues(raw: Mapping[str, Any], broken: set[str]) -> Iterator[Issue]:
             )
 
 
+def _writes(spec: Any, conn: Mapping[str, Any]) -> list[str]:
+    """The write operations a connection declares, as far as its declaration can be read."""
+    try:
+        operations: Mapping[str, bool] = spec.parse(conn).operations
+    except (KeyError, TypeError, AttributeError, ValueError):
+        return []  # its shape is wrong: the schema's problems say where
+    return [op for op, write in operations.items() if write]
+
+
 def validate(raw: Any) -> list[Issue]:
-    """Every problem of a parsed manifest, schema first; cross-field rules when shapes are right."""
-    issues = sorted(set(_schema_issues(raw)), key=lambda i: (i.path, i.message))
-    if not isinstance(raw, dict) or not isinstance(raw.get("connections", []), list):
-        return issues
-    broken = {p for i in issues if (p := _connection_path(i.path)) is not None}
-    app = [] if any(i.path.startswith("$.app") for i in issues) else list(app_spec.lint(raw))
-    return issues + list(_rule_issues(raw, broken)) + app + _size_issues(raw)
-
-
-def _size_issues(raw: Mapping[str, Any]) -> list[Issue]:
-    """A size hint is for the dashboard, where only widgets sit."""
-    if "size" in raw and raw.get("kind") == "tool":
-        return [
-            Issue("$.size", "only widgets have a size on the dashboard (a tool fills its tab): remove it")
-        ]
-    return []
-
-
-def _connection_path(path: str) -> str | None:
-    if not path.startswith("$.connections["):
-        return None
-    return path[: path.index("]") + 1]
+    """Every problem of a parsed manifest at once: the schema's (every field's own rules) and
+    the rules that span fields."""
+    found = set(_schema_issues(raw))
+    if isinstance(raw, dict):
+        found |= set(_rule_issues(raw))
+        if not any(i.path.startswith("$.app") for i in found):
+            found |= set(app_spec.lint(raw))
+    return sorted(found, key=lambda i: (i.path, i.message))
 
 
 def parse(text: str | bytes) -> Any:

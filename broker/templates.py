@@ -10,14 +10,6 @@ PLACEHOLDER = re.compile(r"\{(" + NAME + r")\}")
 WHOLE = re.compile(r"^\{(" + NAME + r")\}$")
 
 
-def placeholder_problem(template: str) -> str | None:
-    """Why a template's braces are malformed, or None. Braces appear only as ``{name}``."""
-    rest = PLACEHOLDER.sub("", template)
-    if "{" in rest or "}" in rest:
-        return "braces must form placeholders like {name} (a letter or _, then letters, digits, _)"
-    return None
-
-
 def names(template: str) -> list[str]:
     return PLACEHOLDER.findall(template)
 

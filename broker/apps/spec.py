@@ -130,8 +130,6 @@ def lint(raw: Mapping[str, Any]) -> Iterator[Issue]:
     app = raw.get("app")
     if not isinstance(app, Mapping):
         return
-    if raw.get("kind") != "widget":
-        yield Issue("$.kind", 'an app is a "widget"')
     for i, conn in enumerate(raw.get("connections", [])):
         if not isinstance(conn, Mapping):
             continue

@@ -316,7 +316,7 @@ def test_an_invalid_extension_folder_says_every_problem(window: MainWindow, tmp_
     folder.mkdir()
     (folder / "manifest.json").write_text('{"id": "x"}', encoding="utf-8")
     assert window.install(str(folder)) is None
-    assert "$: " in window.notice.text()
+    assert "$.name: is required" in window.notice.text()
     assert window.notice.textFormat() == Qt.TextFormat.PlainText
 
 

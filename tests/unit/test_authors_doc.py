@@ -86,3 +86,24 @@ def test_every_worked_example_links_its_kinds_full_guide() -> None:
         if found.group(2):
             headings = [slug(line.lstrip("#").strip()) for line in guide.splitlines() if line.startswith("#")]
             assert found.group(2) in headings
+
+
+def test_the_manifest_sections_example_messages_are_what_lint_says() -> None:
+    from broker.manifest import validate
+    from tests.helpers import manifest_dict
+
+    text = " ".join(section("## The manifest").split())
+    close = {"method": "DELETE", "path": "/issues/{n}"}
+    gh = {"id": "gh", "kind": "http", "service": "github", "calls": {"close": close}}
+    notes = {"id": "n", "kind": "files", "root": "workspace", "paths": ["*.md"], "operations": ["list"]}
+    found = validate(manifest_dict([notes, gh]))
+    assert [(i.path, i.message) for i in found] == [
+        (
+            "$.connections[1].calls.close.method",
+            'PUT, PATCH and DELETE change data: mark the call "write": true',
+        )
+    ]
+    assert f"`{found[0].path}: {found[0].message}`" in text
+    (typo,) = validate(manifest_dict([notes], entyr="index.html"))
+    assert f"`{typo.path}: {typo.message}`" in text
+    assert "A problem in one field never hides one in another" in text

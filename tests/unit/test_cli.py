@@ -85,7 +85,7 @@ def test_lint_prints_every_error_with_its_path(tmp_path: Path, capsys: pytest.Ca
     assert code == 1
     assert "$.connections[0].paths[0]: must be relative" in err
     assert "$.connections[0].paths[1]: must not contain . or .. segments" in err
-    assert "$.connections[1]: 'engine' is a required property" in err
+    assert "$.connections[1].engine: is required" in err
     good = write_extension(tmp_path / "good", manifest_dict([FILES], write=True))
     assert run(capsys, "ext", "lint", str(good))[0] == 0
 

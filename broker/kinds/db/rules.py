@@ -8,14 +8,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from broker.kinds.base import Connection, ConnectionReview, Issue, ReviewItem
-from broker.kinds.db.sqlscan import scan
+from broker.kinds.db.sqlscan import Scan, scan
 from broker.templates import unused_arguments
 
-PLACEHOLDER_HELP = {
-    "sqlite": "? placeholders",
-    "mysql": "? placeholders",
-    "postgres": "$1, $2… placeholders",
-}
+ENGINES = {"sqlite": "SQLite", "mysql": "MySQL", "postgres": "PostgreSQL"}
 
 
 @dataclass(frozen=True)
@@ -99,30 +95,53 @@ def sql_problems(
     if s.statements != 1:
         yield "sql", f"must be exactly one statement (found {s.statements})"
     if s.named:
-        yield "sql", "use ? placeholders; named and numbered parameters are not supported"
-    if engine == "postgres":
-        used = {int(p[1:]) for p in s.placeholders}
-        expected = set(range(1, len(params) + 1))
-        if used != expected:
+        yield "sql", "use ? placeholders; named and numbered parameters are not supported (SQLite uses ?)"
+    yield from _placeholder_problems(s, engine, params)
+
+
+def _placeholder_problems(s: Scan, engine: str, params: list[str]) -> Iterator[tuple[str, str]]:
+    """Placeholders against ``params``, naming a placeholder of another engine when there is one."""
+    name = ENGINES[engine]
+    if engine != "postgres":
+        if s.foreign:
+            yield "sql", f"`{s.foreign[0]}` is PostgreSQL syntax; {name} uses ?"
+            if not s.placeholders:
+                return  # that is why the count is off: saying so twice helps no one
+        if len(s.placeholders) != len(params):
+            found = len(s.placeholders)
             yield (
                 "params",
-                (
-                    f"the SQL uses {', '.join(f'${u}' for u in sorted(used)) or 'no placeholders'} "
-                    f"but params names {len(params)} argument(s); use $1…${len(params)} each at least once"
-                ),
+                f"the SQL has {found} ? placeholder(s) but params names {len(params)} ({name} uses ?)",
             )
-    elif len(s.placeholders) != len(params):
-        yield "params", (f"the SQL has {len(s.placeholders)} ? placeholder(s) but params names {len(params)}")
+        return
+    used = {int(p[1:]) for p in s.placeholders}
+    if used == set(range(1, len(params) + 1)):
+        return
+    if not used and "?" in s.foreign:
+        yield "sql", "`?` is SQLite and MySQL syntax; PostgreSQL uses $1, $2…"
+        return
+    shown = ", ".join(f"${u}" for u in sorted(used)) or "no placeholders"
+    numbered = f"$1…${len(params)}" if params else "$1, $2… (one per name in params)"
+    yield (
+        "params",
+        f"the SQL uses {shown} but params names {len(params)} argument(s); use {numbered} each once at least",
+    )
 
 
 def lint(conn: Mapping[str, Any], path: str, manifest: Mapping[str, Any]) -> Iterator[Issue]:
-    engine = conn["engine"]
-    for name, query in conn["queries"].items():
-        at = f"{path}.queries.{name}"
-        params = list(query.get("params", []))
-        write = bool(query.get("write", False))
-        for field, message in sql_problems(query["sql"], engine, params, write=write):
-            yield Issue(f"{at}.{field}", message + f" ({engine} uses {PLACEHOLDER_HELP[engine]})")
+    """Each query's SQL against its params and the connection's engine (a NUL character is the
+    schema's to report: the SQL is not read then)."""
+    engine, queries = conn.get("engine"), conn.get("queries")
+    if engine not in ENGINES or not isinstance(queries, dict):
+        return
+    for name, query in queries.items():
+        sql = query.get("sql") if isinstance(query, dict) else None
+        params = query.get("params", []) if isinstance(query, dict) else None
+        if not isinstance(sql, str) or "\x00" in sql or not isinstance(params, list):
+            continue
+        write = query.get("write") is True
+        for field, message in sql_problems(sql, engine, [str(p) for p in params], write=write):
+            yield Issue(f"{path}.queries.{name}.{field}", message)
 
 
 def hints(conn: DbConnection, operation: str, args: Mapping[str, Any]) -> tuple[str, ...]:

@@ -28,7 +28,13 @@ SCHEMA: dict[str, Any] = {
                     "required": ["sql"],
                     "additionalProperties": False,
                     "properties": {
-                        "sql": {"type": "string", "minLength": 1, "maxLength": 65536},
+                        "sql": {
+                            "type": "string",
+                            "minLength": 1,
+                            "maxLength": 65536,
+                            "pattern": "^[^\\x00]*$",
+                            "patternErrorMessage": "contains a NUL character",
+                        },
                         "params": {"type": "array", "maxItems": 64, "items": {"$ref": "#/$defs/name"}},
                         "write": {"type": "boolean"},
                     },

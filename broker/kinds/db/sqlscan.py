@@ -43,6 +43,9 @@ class Scan:
     """Every bare word outside strings, quoted identifiers and comments, upper-cased."""
     executable: bool = False
     """A MySQL executable comment (``/*! … */``, ``/*M! … */``) is present."""
+    foreign: tuple[str, ...] = ()
+    """Another engine's placeholders, outside strings and comments: PostgreSQL's ``$1`` in
+    SQLite or MySQL, ``?`` in PostgreSQL (where it may also be a jsonb operator)."""
 
 
 def scan(sql: str, engine: str) -> Scan:
@@ -76,6 +79,7 @@ class _Scanner:
         self.named = False
         self.exec_depth = 0
         self.executable = False
+        self.foreign: list[str] = []
         self.block = _Block(engine)
 
     def run(self) -> Scan:
@@ -90,6 +94,7 @@ class _Scanner:
         return Scan(
             tuple(self.placeholders), max(self.statements, 1) if unterminated else self.statements,
             self.named, unterminated, tuple(self.firsts), frozenset(self.words), self.executable,
+            tuple(self.foreign),
         )  # fmt: skip
 
     def _step(self, i: int) -> int:
@@ -175,6 +180,8 @@ class _Scanner:
         else:
             return None
         word = sql[i:end].upper()
+        if self.mysql and _PG_PARAM.fullmatch(word):
+            self.foreign.append(word)  # MySQL reads $1 as a name; it was meant as a placeholder
         self.words.add(word)
         if not self.content:
             self.firsts.append(word)
@@ -190,6 +197,10 @@ class _Scanner:
             return p.end()
         if self.engine == "sqlite" and _SQLITE_NAMED.match(sql, i):
             self.named = True
+        if self.engine == "sqlite" and (p := _PG_PARAM.match(sql, i)):
+            self.foreign.append(p.group(0))
+        if c == "?" and self.engine == "postgres":
+            self.foreign.append("?")
         if c == "?" and self.engine != "postgres":
             self.placeholders.append("?")
             self.content = True

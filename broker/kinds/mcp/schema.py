@@ -8,6 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+AT_LEAST_ONE_TOOL: dict[str, Any] = {
+    "if": {"not": {"required": ["writes"], "properties": {"writes": {"minItems": 1}}}},
+    "then": {"properties": {"operations": {"minItems": 1, "errorMessage": "declare at least one tool"}}},
+}
+"""Tools under ``operations`` or ``writes``: an empty ``operations`` needs ``writes``."""
+
 SCHEMA: dict[str, Any] = {
     "toolList": {
         "type": "array",
@@ -26,6 +32,7 @@ SCHEMA: dict[str, Any] = {
             "operations": {"$ref": "#/$defs/toolList"},
             "writes": {"$ref": "#/$defs/toolList"},
         },
+        "allOf": [AT_LEAST_ONE_TOOL],
     },
     "tdt": {
         "type": "object",
@@ -37,5 +44,6 @@ SCHEMA: dict[str, Any] = {
             "operations": {"$ref": "#/$defs/toolList"},
             "writes": {"$ref": "#/$defs/toolList"},
         },
+        "allOf": [AT_LEAST_ONE_TOOL],
     },
 }

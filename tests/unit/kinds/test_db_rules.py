@@ -120,3 +120,38 @@ def test_scrub_removes_hosts_and_passwords_in_any_case() -> None:
     cleaned = scrub(message, ["db.example.org", "s3cret", None])
     assert "example" not in cleaned.lower()
     assert "s3cret" not in cleaned
+
+
+@pytest.mark.parametrize(
+    ("engine", "sql", "message"),
+    [
+        pytest.param(
+            "sqlite", "SELECT * FROM t WHERE a = $1", "`$1` is PostgreSQL syntax; SQLite uses ?", id="sqlite"
+        ),
+        pytest.param(
+            "mysql", "SELECT * FROM t WHERE a = $1", "`$1` is PostgreSQL syntax; MySQL uses ?", id="mysql"
+        ),
+        pytest.param(
+            "postgres",
+            "SELECT * FROM t WHERE a = ?",
+            "`?` is SQLite and MySQL syntax; PostgreSQL uses $1, $2…",
+            id="postgres",
+        ),
+    ],
+)
+def test_a_placeholder_of_another_engine_is_named_with_the_one_to_use(
+    engine: str, sql: str, message: str
+) -> None:
+    assert issues(engine, {"sql": sql, "params": ["a"]}) == [("$.connections[0].queries.q.sql", message)]
+
+
+def test_a_question_mark_beside_numbered_placeholders_is_postgres_jsonb_and_fine() -> None:
+    assert issues("postgres", {"sql": "SELECT * FROM t WHERE doc ? 'key' AND a = $1", "params": ["a"]}) == []
+
+
+def test_the_engines_placeholder_hint_comes_only_with_placeholder_problems() -> None:
+    found = dict(issues("sqlite", {"sql": "SELECT ?; SELECT ?", "params": []}))
+    assert found["$.connections[0].queries.q.sql"] == "must be exactly one statement (found 2)"
+    assert found["$.connections[0].queries.q.params"] == (
+        "the SQL has 2 ? placeholder(s) but params names 0 (SQLite uses ?)"
+    )
