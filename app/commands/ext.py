@@ -13,7 +13,7 @@ from app.commands.common import add_home_option, ask_yes_no, fail, home, open_br
 from app.scaffold import ScaffoldError, create
 from broker import approval, extensions
 from broker.errors import ApprovalChanged, ManifestError
-from broker.manifest import Manifest, Review
+from broker.manifest import MANIFEST_FILE, Manifest, Review
 from broker.manifest import load as load_manifest
 from broker.visible import visible
 from resources import path as resource_path
@@ -33,13 +33,22 @@ def register(sub: Any) -> None:
     sch = s.add_parser("schema", help="print the manifest JSON Schema (for editors that cannot fetch it)")
     sch.add_argument("--path", action="store_true", help="print where the schema file is instead")
     sch.set_defaults(handler=_schema)
-    lint = s.add_parser("lint", help="validate an extension's manifest; print every problem")
+    lint = s.add_parser(
+        "lint",
+        help="validate an extension's manifest; print every problem (exit 0 clean, 1 problems)",
+    )
     lint.add_argument("dir", type=Path)
+    lint.add_argument("--json", action="store_true", help="print the result as JSON on stdout (for CI)")
     lint.set_defaults(handler=_lint)
     exttest.register(s)
     review = s.add_parser("review", help="show what an extension may do, as plugin review shows it")
     review.add_argument("dir", type=Path)
     review.set_defaults(handler=_review)
+    _register_workspace_actions(s)
+
+
+def _register_workspace_actions(s: Any) -> None:
+    """install, approve, list, enable, disable, remove: an extension in a workspace."""
     inst = s.add_parser("install", help="review and install an extension into a workspace")
     inst.add_argument("dir", type=Path)
     inst.add_argument("--workspace", "-w", required=True)
@@ -136,11 +145,21 @@ def _schema(args: argparse.Namespace) -> int:
 
 
 def _lint(args: argparse.Namespace) -> int:
-    manifest = _load(args.dir)
-    if manifest is None:
-        return 1
-    print(f"{manifest.id}: manifest OK")
-    return 0
+    """Exit 0 when the manifest is valid, 1 when it has problems or cannot be read."""
+    if not args.json:
+        manifest = _load(args.dir)
+        if manifest is None:
+            return 1
+        print(f"{manifest.id}: manifest OK")
+        return 0
+    try:
+        load_manifest(args.dir)
+        issues: list[Any] = []
+    except ManifestError as exc:
+        issues = list(exc.issues)
+    problems = [{"path": i.path, "message": i.message} for i in issues]
+    print_json({"manifest": str(args.dir / MANIFEST_FILE), "ok": not problems, "problems": problems})
+    return 1 if problems else 0
 
 
 def _review(args: argparse.Namespace) -> int:
