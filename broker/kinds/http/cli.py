@@ -95,7 +95,10 @@ def _add_profile(io: CliIO, args: argparse.Namespace) -> int:
         if not args.no_token:
             secrets["token"] = io.read_secret("Token: ")
     saved = store.save(profile, secrets)
-    io.say(f"service {saved.name} saved ({saved.auth}); secrets in {store.credentials.description}")
+    if saved.auth == "token" and not secrets:
+        io.say(f"service {saved.name} saved with no token: its requests carry no credentials")
+    else:
+        io.say(f"service {saved.name} saved ({saved.auth}); secrets in {store.credentials.description}")
     if saved.auth == "oauth2":
         io.say(f"connect it with: helm service connect {saved.name} --workspace WORKSPACE")
     return 0
@@ -110,7 +113,8 @@ def _rows(io: CliIO, args: argparse.Namespace) -> list[Row]:
             row |= {"client_id": p.client_id, "authorize_url": p.authorize_url, "token_url": p.token_url,
                     "connection": connect_status(store.credentials, p.name)}  # fmt: skip
         else:
-            row |= {"token_header": p.token_header, "token_format": p.token_format}
+            row |= {"token_header": p.token_header, "token_format": p.token_format,
+                    "token": store.has_secret(p.name, "token")}  # fmt: skip
         rows.append(row)
     return rows
 
@@ -121,7 +125,7 @@ def _line(row: Row) -> str:
 
 def _summary(row: Row) -> str:
     if row["auth"] != "oauth2":
-        return str(row["token_format"])
+        return f"{row['token_format']} token in {row['token_header']}" if row["token"] else "no token"
     if row["authorize_url"] is None or row["token_url"] is None:
         return "sign-in URLs not set: add the profile again with --authorize-url and --token-url"
     return f"{row['connection']['summary']}; sign-in at {row['authorize_url']}, token {row['token_url']}"

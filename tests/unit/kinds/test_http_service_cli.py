@@ -108,3 +108,20 @@ def test_a_token_url_with_a_query_is_refused_before_the_secret_is_asked(
             "https://auth.example.com/token?client=1")  # fmt: skip
     assert helm(tmp_path / "home", monkeypatch, *argv, stdin="") == 1
     assert "the token URL must not contain a query" in capsys.readouterr().err
+
+
+def test_a_service_added_with_no_token_says_so_when_added_and_listed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    home = tmp_path / "home"
+    url = "https://api.example.com"
+    assert helm(home, monkeypatch, "service", "add", "open", "--base-url", url, "--no-token") == 0
+    assert helm(home, monkeypatch, "service", "add", "gh", "--base-url", url, stdin=f"{TOKEN}\n") == 0
+    added = capsys.readouterr().out.splitlines()
+    assert added[0] == "service open saved with no token: its requests carry no credentials"
+    assert added[1].startswith("service gh saved (token); secrets in ")
+    assert helm(home, monkeypatch, "service", "list") == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert listed == [f"gh\ttoken\t{url}\tbearer token in Authorization", f"open\ttoken\t{url}\tno token"]
+    assert helm(home, monkeypatch, "service", "list", "--json") == 0
+    assert [row["token"] for row in json.loads(capsys.readouterr().out)] == [True, False]
