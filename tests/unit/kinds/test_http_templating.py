@@ -165,6 +165,13 @@ async def test_an_argument_that_is_not_a_short_scalar_is_refused(
     await refusal(broker, tmp_path, server, "search", {"q": value})
 
 
+async def test_a_non_scalar_argument_that_no_placeholder_uses_is_refused_too(
+    broker: Broker, tmp_path: Path, server: Hostile
+):
+    message = await refusal(broker, tmp_path, server, "search", {"q": "x", "unused": {"deep": [1]}})
+    assert "'unused' must be a string, a number, a boolean or null" in message
+
+
 async def test_a_write_summary_shows_the_full_url_and_body_exactly_as_sent(
     broker: Broker, tmp_path: Path, server: Hostile
 ):
