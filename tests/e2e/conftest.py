@@ -56,6 +56,9 @@ def qloop(qapp: QApplication) -> Iterator[asyncio.AbstractEventLoop]:
     asyncio.set_event_loop(loop)
     yield loop
     executor.shutdown(wait=True)
+    # Helm's own copies are QMimeData objects made in Python: emptied now, Qt would delete the
+    # last one at process exit, after Python has gone, and crash.
+    qapp.clipboard().clear()
 
 
 def drive[T](loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, T], timeout: float = 30.0) -> T:
