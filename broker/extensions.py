@@ -111,11 +111,11 @@ async def review(broker: Broker, workspace: str, extension: str) -> Reviewed:
             else:
                 pinning.append(f"[{cid}] not pinned now ({err.message}); its tools will be pinned at "
                                "the first call (trust on first use)")  # fmt: skip
-    shown = _with_warnings(manifest, ws, broker.home.path)
+    shown = reviewed_with_warnings(manifest, ws, broker.home.path)
     return Reviewed(workspace, extension, shown, decision, pins, tuple(changes), tuple(pinning))
 
 
-def _with_warnings(manifest: Manifest, ws: Workspace, home: Path) -> Review:
+def reviewed_with_warnings(manifest: Manifest, ws: Workspace, home: Path) -> Review:
     """The manifest's review with what each kind warns about its connections in ``ws``."""
     review = manifest.review()
     shown = []

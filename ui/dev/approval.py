@@ -19,7 +19,7 @@ from collections.abc import Callable
 from broker import Broker, Decision
 from broker.authoring.changes import review_changes
 from broker.errors import ApprovalChanged, HelmError
-from broker.extensions import Reviewed, approve, review
+from broker.extensions import Reviewed, approve, review, reviewed_with_warnings
 from broker.manifest import Manifest, Review
 from ui.dev.terminal import TerminalReport
 from ui.dialogs.base import answer
@@ -63,9 +63,12 @@ class DevApproval:
 
     async def ensure(self, manifest: Manifest) -> None:
         """Ask for approval when the manifest needs it and was not just refused."""
-        if not self.broker.standing(self.workspace, manifest.id).needs_review:
-            if self._approved is None or self._approved.digest != manifest.digest():
-                self._approved = manifest.review()
+        decision = self.broker.standing(self.workspace, manifest.id)
+        if not decision.needs_review:
+            if decision.approved and (self._approved is None or self._approved.digest != manifest.digest()):
+                # As the review showed it, warnings included: the next change lists only its own.
+                ws = self.broker.home.settings().workspace(self.workspace)
+                self._approved = reviewed_with_warnings(manifest, ws, self.broker.home.path)
             return
         if manifest.digest() == self._declined:
             return  # asked already for this exact manifest; a change or Reload asks again
