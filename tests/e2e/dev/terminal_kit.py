@@ -39,14 +39,17 @@ class Terminal:
         for reader in self._readers:
             reader.start()
 
+    # Each reader closes its pipe at the end: only the thread that reads it may close it.
     def _read_out(self, stream: IO[str]) -> None:
-        for line in stream:
-            self._queue.put(line.rstrip("\n"))
+        with stream:
+            for line in stream:
+                self._queue.put(line.rstrip("\n"))
         self._queue.put(None)  # the end: nothing more will come
 
     def _read_err(self, stream: IO[str]) -> None:
-        for line in stream:
-            self.errors.append(line.rstrip("\n"))
+        with stream:
+            for line in stream:
+                self.errors.append(line.rstrip("\n"))
 
     def wait_for(self, pattern: str, *, since: int = 0, timeout: float = 60.0) -> re.Match[str]:
         """The first line from index ``since`` on that matches ``pattern`` (waits for it)."""
@@ -88,6 +91,9 @@ class Terminal:
         return code
 
     def kill(self) -> None:
+        """Stop the process; its pipes are closed when this returns."""
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait(timeout=30)
+        for reader in self._readers:
+            reader.join(30)
