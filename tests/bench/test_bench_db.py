@@ -9,9 +9,10 @@ checks add. Round trips per warm call are counted by a relay in front of the ser
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import sqlite3
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -179,7 +180,7 @@ async def test_mysql_query_overhead_against_raw_aiomysql(
     )
     raw_conn = await aiomysql.connect(**{**mariadb_server.connect_kwargs("helm_ro"), "port": relay.port})
     raw_trips = await _round_trips(relay, lambda: _aiomysql_query(raw_conn))
-    raw_conn.close()
+    await raw_conn.ensure_closed()
     await relay.stop()
     trips = f"{helm_trips:g} round trip(s) per read (raw: {raw_trips:g})"
     async with new_broker(tmp_path / "home") as broker:
@@ -192,14 +193,14 @@ async def test_mysql_query_overhead_against_raw_aiomysql(
                 (f"vs raw aiomysql; {trips}", "vs raw aiomysql"),
             )  # fmt: skip
         finally:
-            conn.close()
+            await conn.ensure_closed()
         same_steps = "vs the same commands on Helm's wire, without the engine"
-        await _compare(
-            bench, broker, ctx, await _mysql_same_steps(prof, pw), "mysql", (same_steps, same_steps)
-        )
+        async with _mysql_same_steps(prof, pw) as raw_same:
+            await _compare(bench, broker, ctx, raw_same, "mysql", (same_steps, same_steps))
 
 
-async def _mysql_same_steps(prof: DbProfile, pw: str) -> Callable[[], Awaitable[Any]]:
+@contextlib.asynccontextmanager
+async def _mysql_same_steps(prof: DbProfile, pw: str) -> AsyncIterator[Callable[[], Awaitable[Any]]]:
     """Helm's pipelined read (begin, prepare, execute, reset, session settings) sent directly."""
     engine = MysqlEngine(prof, pw)
     session = await engine._open()
@@ -211,7 +212,10 @@ async def _mysql_same_steps(prof: DbProfile, pw: str) -> Callable[[], Awaitable[
             (mywire.execute(mywire.LAST_PREPARED, [0]), lambda: w.rows(binary=True)), *session.tail(),
         ])  # fmt: skip
 
-    return raw
+    try:
+        yield raw
+    finally:
+        await session.conn.ensure_closed()
 
 
 async def _aiomysql_query(conn: aiomysql.Connection) -> object:
