@@ -100,6 +100,8 @@ async def _review_and_add(broker: Broker, args: argparse.Namespace) -> int:
         print(line)
     for domain in args.allow_resource_domain:
         print(f"  you allow resource domain {domain}")
+    for domain in sorted(set(reviewed.allowed) - set(args.allow_resource_domain)):
+        print(f"  no longer allowed: resource domain {domain} (--allow-resource-domain keeps it)")
     if not ask_yes_no(f"Add {reviewed.name} to workspace {args.workspace}?"):
         print("not added")
         return 1

@@ -2,9 +2,11 @@
 
 ``review`` reads the server now: the HTML (and its sha256), what its metadata declares, the
 tools visible to the app — reads apart from writes, a write being any tool without
-``readOnlyHint: true`` — and, for an app added before, what changed since. ``add`` writes the
-app's extension folder, installs it and approves it through ``broker.extensions`` (the one
-approval path); if a tool changed between the review and the approval nothing is approved::
+``readOnlyHint: true`` — and, for an app added before, what changed since its approval and which
+resource domains that approval allowed. ``review_installed`` is the same review for an app
+already in the workspace (the main window's Review…). ``add`` writes the app's extension folder,
+installs it and approves it through ``broker.extensions`` (the one approval path); if a tool
+changed between the review and the approval nothing is approved::
 
     reviewed = await review(broker, "main", "boards", "ui://boards/main")
     show(lines(reviewed))                                # the terminal or the review dialog
@@ -15,10 +17,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from broker import extensions
+from broker.approval import Standing
 from broker.apps import discovery, meta, spec
 from broker.apps.discovery import UiDocument
 from broker.apps.errors import AppChanged, AppError
@@ -27,7 +30,7 @@ from broker.apps.spec import AppSpec
 from broker.apps.verify import drift
 from broker.atomic import write_atomic
 from broker.broker import Broker
-from broker.errors import ApprovalChanged, HelmError
+from broker.errors import ApprovalChanged
 from broker.kinds.mcp import pins as tool_pins
 from broker.manifest import Manifest
 
@@ -49,6 +52,10 @@ class AppReview:
     resources: tuple[str, ...]
     pins: Mapping[str, Any] = field(default_factory=dict)
     changes: tuple[str, ...] = ()
+    installed: bool = False
+    """The app is in the workspace already: this review is about approving it again."""
+    allowed: tuple[str, ...] = ()
+    """The resource domains its current approval allows that the app still declares."""
 
     @property
     def ext_id(self) -> str:
@@ -109,28 +116,40 @@ async def review(broker: Broker, workspace: str, server: str, uri: str) -> AppRe
     return _with_changes(broker, draft)
 
 
+async def review_installed(broker: Broker, workspace: str, ext_id: str) -> AppReview:
+    """``review`` of an app already in ``workspace``: its server and URI are its manifest's."""
+    app = spec.spec_of(broker.manifest(workspace, ext_id).raw)
+    if app is None:
+        raise AppError(f"{ext_id} is an extension, not an MCP App")
+    if spec.app_id(app.server, app.uri) != ext_id:
+        raise AppError(f"the manifest of {ext_id} names another app; remove it and add the app again")
+    return await review(broker, workspace, app.server, app.uri)
+
+
 def _with_changes(broker: Broker, draft: AppReview) -> AppReview:
     """The review, with what differs from the app as approved before (if it was)."""
-    ws = broker.home.settings().workspace(draft.workspace)
-    installed = ws.extensions.get(draft.ext_id)
-    if installed is None or installed.approval is None:
+    decision = broker.standing(draft.workspace, draft.ext_id)
+    if decision.installed is None:
         return draft
-    try:
-        old = spec.spec_of(broker.manifest(draft.workspace, draft.ext_id).raw)
-    except HelmError:
+    draft = replace(draft, installed=True)
+    approval = decision.installed.approval
+    old = spec.spec_of(decision.manifest.raw) if decision.manifest is not None else None
+    if approval is None or old is None:
         return draft
-    if old is None:
-        return draft
-    new = draft.spec(a for a in old.allowed_resource_domains if a in draft.resource_domains)
-    lines = drift(old, new)
-    lines += tool_pins.changes(installed.approval.pins.get(spec.APP_CONNECTION) or {}, draft.pins)
-    return AppReview(**{**draft.__dict__, "changes": tuple(dict.fromkeys(lines))})
+    pinned = tool_pins.changes(approval.pins.get(spec.APP_CONNECTION) or {}, draft.pins)
+    if decision.standing is Standing.STALE:  # the manifest on disk is not what was approved
+        stale = "the app's manifest in Helm's home is not the one you approved; approving writes it anew"
+        return replace(draft, changes=tuple(dict.fromkeys([stale, *pinned])))
+    allowed = tuple(a for a in old.allowed_resource_domains if a in draft.resource_domains)
+    lines = drift(old, draft.spec(allowed)) + pinned
+    return replace(draft, changes=tuple(dict.fromkeys(lines)), allowed=allowed)
 
 
 async def add(broker: Broker, reviewed: AppReview, allow: Iterable[str] = ()) -> Manifest:
     """Write the app's extension, install it in the workspace and approve what was reviewed.
 
-    ``allow`` names the declared resource domains the user allowed (none by default).
+    ``allow`` names the declared resource domains the user allowed (none by default). An app
+    added before stays enabled or disabled as it was: approving is not turning it on.
     Raises ``AppChanged`` (nothing approved) when a tool changed since the review.
     """
     app = reviewed.spec(allow)
@@ -139,7 +158,10 @@ async def add(broker: Broker, reviewed: AppReview, allow: Iterable[str] = ()) ->
     write_atomic(folder / spec.ENTRY, reviewed.document.html, mode=0o600)
     text = (json.dumps(raw, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     write_atomic(folder / "manifest.json", text, mode=0o600)
+    before = broker.home.settings().workspace(reviewed.workspace).extensions.get(reviewed.ext_id)
     manifest = extensions.install(broker.home, reviewed.workspace, folder)
+    if before is not None and not before.enabled:  # no await since install: it never runs meanwhile
+        extensions.set_enabled(broker.home, reviewed.workspace, reviewed.ext_id, False)
     await _approve(broker, reviewed)
     return manifest
 
@@ -190,7 +212,8 @@ def _declared(reviewed: AppReview) -> list[str]:
         ("resourceDomains", "blocked unless you allow them (images, fonts, styles, scripts)"),
     ):
         for domain in csp.get(key):
-            out.append(f"  declared {key}: {domain} — {verdict}")
+            mark = " (allowed by your last approval)" if domain in reviewed.allowed else ""
+            out.append(f"  declared {key}: {domain} — {verdict}{mark}")
     for permission in reviewed.document.permissions:
         out.append(f"  asks for permission {permission} — not granted: Helm grants apps none")
     for uri in reviewed.resources:

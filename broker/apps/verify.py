@@ -21,6 +21,7 @@ from broker.kinds.mcp import pins as tool_pins
 from broker.manifest import Manifest
 
 CHANGED = "{name} changed since you approved it; review it again to open it ({n} change(s))"
+AGAIN = "review it again (Review… in Helm's list of extensions) or add it again with `helm app add`"
 
 
 @dataclass(frozen=True)
@@ -44,9 +45,9 @@ def approved(broker: Broker, workspace: str, ext_id: str) -> tuple[Manifest, App
         raise AppError(f"{ext_id} is an extension, not an MCP App")
     decision = broker.standing(workspace, ext_id)  # the one approval decision
     if decision.standing is Standing.NEVER_APPROVED:
-        raise AppError(f"{manifest.name} is not approved: add it again with `helm app add`")
+        raise AppError(f"{manifest.name} is not approved: {AGAIN}")
     if decision.standing is Standing.STALE:
-        raise AppError(f"{manifest.name} changed since it was approved: add it again with `helm app add`")
+        raise AppError(f"{manifest.name} changed since it was approved: {AGAIN}")
     if not decision.allows_calls:
         raise AppError(decision.message)
     return manifest, app

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from broker import extensions
 from broker.approval import Standing
 from broker.apps import discovery, review, spec
 from broker.apps.errors import AppChanged, AppError
@@ -115,3 +116,20 @@ async def test_a_tool_that_changed_since_the_review_leaves_nothing_approved(tmp_
         installed = broker.home.settings().workspace("ws").extensions
     assert changed.value.changes == ("tool add_item: its definition changed",)
     assert reviewed.ext_id not in installed
+
+
+async def test_reviewing_an_added_app_again_shows_its_allowed_domains_and_approving_keeps_it_disabled(
+    tmp_path: Path,
+) -> None:
+    async with new_broker(tmp_path / "home") as broker:
+        await app_home(broker, tmp_path, "--resource", "https://cdn.example.com")
+        ext_id = await added(broker, allow=("https://cdn.example.com",))
+        extensions.set_enabled(broker.home, "ws", ext_id, False)
+        again = await review.review_installed(broker, "ws", ext_id)
+        await review.add(broker, again, again.allowed)
+        standing = broker.standing("ws", ext_id).standing
+    assert again.installed and again.changes == ()
+    assert again.allowed == ("https://cdn.example.com",)
+    assert "https://cdn.example.com — blocked unless you allow them (images, fonts, styles, scripts) " \
+        "(allowed by your last approval)" in "\n".join(review.lines(again))  # fmt: skip
+    assert standing is Standing.DISABLED  # approved, and still off as the user left it

@@ -77,6 +77,20 @@ def test_app_add_with_yes_approves_the_app_with_the_allowed_resource_domain(
     )
 
 
+def test_adding_an_app_again_without_its_allowed_domain_says_the_domain_is_no_longer_allowed(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    add = ("app", "add", "-w", "ws", "-s", "board", BOARD)
+    assert helm(capsys, *add, "--allow-resource-domain", "https://cdn.example.com", stdin="y\n")[0] == 0
+    code, out, _ = helm(capsys, *add, stdin="\n")
+    assert code == 1
+    assert "resourceDomains: https://cdn.example.com — blocked unless you allow them" in out
+    assert "(allowed by your last approval)" in out
+    assert (
+        "no longer allowed: resource domain https://cdn.example.com (--allow-resource-domain keeps it)" in out
+    )
+
+
 def test_app_add_of_an_unknown_uri_says_where_to_look(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = helm(capsys, "app", "add", "-w", "ws", "-s", "board", "ui://helm-test/none", stdin="y\n")
     assert code == 1
