@@ -9,7 +9,9 @@ started panel beside the demo offers the first steps (``ui.get_started``).
 
 Approval binds what the dialog showed: the review is a ``broker.extensions.Reviewed``
 snapshot, and Approve hands that snapshot to ``approve``, which refuses (and the notice says
-so) when the manifest or a pinned MCP tool changed while the dialog was open.
+so) when the manifest or a pinned MCP tool changed while the dialog was open. An MCP App gets
+its own review instead (``ui.apps.add.review_again``): the one ``helm app add`` shows, read
+from its server now, and approved as adding the app is.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from broker.apps.spec import spec_of
 from broker.errors import HelmError, ManifestError, SettingsError
 from broker.summary import Decision
 from ui import extension_tree
@@ -373,6 +376,15 @@ class MainWindow(QMainWindow):
         row = self.model.row(workspace, ext_id)
         if row is None or row.manifest is None:
             return Decision.DECLINED
+        if spec_of(row.manifest.raw) is not None:
+            decision = await self._review_app(workspace, ext_id)
+        else:
+            decision = await self._review_extension(workspace, ext_id)
+        if refresh and workspace == self.workspace:
+            self.show_workspace_quietly(workspace)
+        return decision
+
+    async def _review_extension(self, workspace: str, ext_id: str) -> Decision:
         try:
             reviewed = await self.model.review(workspace, ext_id)
         except HelmError as err:
@@ -388,9 +400,24 @@ class MainWindow(QMainWindow):
                 await self.model.approve(reviewed)
             except HelmError as err:  # ApprovalChanged: it changed while the dialog was open
                 set_plain(self.notice, f"Not approved: {err}")
-        if refresh and workspace == self.workspace:
-            self.show_workspace_quietly(workspace)
         return decision
+
+    async def _review_app(self, workspace: str, ext_id: str) -> Decision:
+        """An MCP App's own review (its server read now, what changed since its approval);
+        Approve binds what it showed, as adding the app does."""
+        from ui.apps.add import review_again  # the MCP library, once an app is reviewed
+
+        key = f"review:{ext_id}"
+
+        def shown(dialog: QWidget) -> None:
+            self.windows[key] = dialog
+
+        try:
+            manifest, message = await review_again(self.model.broker, workspace, ext_id, self, shown)
+        finally:
+            self.windows.pop(key, None)
+        self.say(message, ok=manifest is not None)
+        return Decision.DECLINED if manifest is None else Decision.CONFIRMED
 
     def show_workspace_quietly(self, workspace: str) -> None:
         """Refresh without asking again about extensions the user just declined."""

@@ -119,15 +119,44 @@ async def review_and_add(
         reviewed = await review.review(broker, workspace, server, uri)
     except (CallError, HelmError) as err:
         return None, f"Cannot review {uri}: {err}"
+    return await _show_and_add(broker, reviewed, parent, shown, guard_ms)
+
+
+async def review_again(
+    broker: Broker,
+    workspace: str,
+    ext_id: str,
+    parent: QWidget,
+    shown: Callable[[AppReviewDialog], None],
+    *,
+    guard_ms: int = GUARD_MS,
+) -> tuple[Manifest | None, str]:
+    """The main window's Review… of an app in the workspace: the same review as adding it,
+    with what changed since its approval; Approve binds what it showed, as adding does."""
+    try:
+        reviewed = await review.review_installed(broker, workspace, ext_id)
+    except (CallError, HelmError) as err:
+        return None, f"Cannot review {ext_id}: {err}"
+    return await _show_and_add(broker, reviewed, parent, shown, guard_ms)
+
+
+async def _show_and_add(
+    broker: Broker,
+    reviewed: review.AppReview,
+    parent: QWidget,
+    shown: Callable[[AppReviewDialog], None],
+    guard_ms: int,
+) -> tuple[Manifest | None, str]:
     dialog = AppReviewDialog(reviewed, parent, guard_ms=guard_ms)
     shown(dialog)
     decision = await answer(dialog)
     allowed = dialog.allowed
     dialog.deleteLater()
+    verb = "approved" if reviewed.installed else "added"
     if decision is not Decision.CONFIRMED:
-        return None, "Not added."
+        return None, f"Not {verb}."
     try:
         manifest = await review.add(broker, reviewed, allowed)
     except (AppError, CallError, HelmError) as err:
-        return None, f"Not added: {err}"
-    return manifest, f"Added {manifest.name}."
+        return None, f"Not {verb}: {err}"
+    return manifest, f"{verb.capitalize()} {manifest.name}."

@@ -43,12 +43,14 @@ class OpenLinkDialog(QuestionDialog):
 
 
 class AppReviewDialog(QuestionDialog):
-    """What an app may do before it is added; resource domains are allowed one by one."""
+    """What an app may do before it is added, or approved again once it is in the workspace;
+    resource domains are allowed one by one (those its approval allows are ticked)."""
 
     def __init__(
         self, reviewed: AppReview, parent: QWidget | None = None, *, guard_ms: int = GUARD_MS
     ) -> None:
-        super().__init__(f"Add app {elide(reviewed.name, 80)}", "Add app", parent, guard_ms=guard_ms)
+        verb, button = ("Review app", "Approve") if reviewed.installed else ("Add app", "Add app")
+        super().__init__(f"{verb} {elide(reviewed.name, 80)}", button, parent, guard_ms=guard_ms)
         self.reviewed = reviewed
         self.setMinimumSize(620, 480)
         layout = QVBoxLayout(self)
@@ -106,6 +108,7 @@ class AppReviewDialog(QuestionDialog):
         for domain in csp.get("resourceDomains"):
             check = QCheckBox(elide(f"allow images, fonts, styles and scripts from {domain}", 160), box)
             check.setObjectName(f"allow:{domain}")
+            check.setChecked(domain in self.reviewed.allowed)
             self.allow[domain] = check
             col.addWidget(check)
         for permission in self.reviewed.document.permissions:
