@@ -132,6 +132,7 @@ class Window:
             DbExplorer(broker),
         )
         self.window.add_apps_menu(broker)
+        self.apps.reviewAsked.connect(lambda ws, ext: self.window.tasks.start(self.window.review(ws, ext)))
         self.agents = add_agents(self.window, broker)
         if dialogs is not None:
             dialogs.set_parent(self.window, Attention(self.window, tray_notifier(self.window)))

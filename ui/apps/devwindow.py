@@ -55,6 +55,7 @@ class AppDevWindow(QMainWindow):
         self.resize(1200, 760)
         self.apps = AppHost(broker, StateStore(broker.home.path), observe=self._traffic)
         self.apps.frameReady.connect(self._ready)
+        self.apps.reviewAsked.connect(lambda _ws, _ext: self.schedule_refresh())
         self.frame: AppFrame | None = None
         self.tasks = OwnedTasks(self)
         self.task: asyncio.Task[None] | None = None

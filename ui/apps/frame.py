@@ -1,10 +1,11 @@
 """``AppFrame``: where an app sits on the dashboard — opening it, refusing it, full screen.
 
 Opening checks the app against its server first (``broker.apps.verify``); a changed app shows
-what changed instead of running. Full screen moves the app's view into a frameless full-screen
-window of its own (Esc, or the app, brings it back). Every write confirmation of the app is
-Helm's own dialog, parented to the window the app is in at that moment and kept on top of it,
-so a full-screen app can never hide one.
+what changed instead of running, and a Review… button (``reviewAsked``: the window shows the
+app's review, and makes a new frame after it). Full screen moves the app's view into a
+frameless full-screen window of its own (Esc, or the app, brings it back). Every write
+confirmation of the app is Helm's own dialog, parented to the window the app is in at that
+moment and kept on top of it, so a full-screen app can never hide one.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from broker.summary import WriteSummary
 from ui.apps.view import AppServices, AppView
 from ui.dialogs.confirm import ConfirmDialog, ConfirmDialogFactory, DialogConfirmer
 from ui.host.egress_check import ENGINE_CHECK
-from ui.qt import QKeySequence, QShortcut, Qt, QVBoxLayout, QWidget, Signal
+from ui.qt import QKeySequence, QPushButton, QShortcut, Qt, QVBoxLayout, QWidget, Signal
 from ui.text import plain_label, set_plain
 
 log = logging.getLogger(__name__)
@@ -56,6 +57,9 @@ class AppFrame(QWidget):
     ready = Signal(object)
     """The app's view, once its page loaded and its bridge connected."""
 
+    reviewAsked = Signal()
+    """The user clicked Review… on an app that changed since its approval."""
+
     def __init__(
         self,
         services: AppServices,
@@ -74,6 +78,11 @@ class AppFrame(QWidget):
         self.notice = plain_label("Opening the app…", self)
         self.notice.setObjectName("notice")
         self.col.addWidget(self.notice)
+        self.review_button = QPushButton("Review…", self)
+        self.review_button.setToolTip("Review what changed, and approve the app again to open it")
+        self.review_button.clicked.connect(self._ask_review)
+        self.review_button.hide()
+        self.col.addWidget(self.review_button, 0, Qt.AlignmentFlag.AlignLeft)
         self.opening = own(self._open())
 
     async def _open(self) -> None:
@@ -87,6 +96,7 @@ class AppFrame(QWidget):
             opened = await open_app(self._services.broker, self.ctx.workspace, self.ctx.extension)
         except AppChanged as err:
             set_plain(self.notice, f"{err}\n" + "\n".join(f"• {c}" for c in err.changes))
+            self.review_button.show()
             return
         except CallError as err:
             set_plain(self.notice, f"The app cannot open: {err.code.value}: {err.message}")
@@ -101,6 +111,10 @@ class AppFrame(QWidget):
         self.notice.hide()
         self.col.addWidget(self.view, 1)
         self.view.load()
+
+    def _ask_review(self) -> None:
+        self.review_button.setEnabled(False)  # one review at a time: a new frame follows it
+        self.reviewAsked.emit()
 
     def _stopped(self, why: str) -> None:
         self.set_mode("inline")

@@ -38,6 +38,10 @@ class AppHost(QObject):
     linkAsked = Signal(object)
     """An ``OpenLinkDialog`` is about to ask the user (author mode and tests watch it)."""
 
+    reviewAsked = Signal(str, str)
+    """(workspace, extension id): the user asked to review an app that changed (its frame's
+    Review… button); the window that shows reviews answers it."""
+
     def __init__(
         self,
         broker: Broker,
@@ -61,6 +65,7 @@ class AppHost(QObject):
             self.services, CallContext(workspace, ext_id, instance), self._dialogs, self.tasks.start, parent
         )
         frame.ready.connect(self.frameReady)
+        frame.reviewAsked.connect(lambda: self.reviewAsked.emit(workspace, ext_id))
         frame.destroyed.connect(lambda _=None, f=frame: self.frames.remove(f) if f in self.frames else None)
         self.frames.append(frame)
         return frame

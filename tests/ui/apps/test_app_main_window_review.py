@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
+from app.window import open_window
 from broker import Broker
 from broker.approval import Standing
 from broker.apps import spec
@@ -95,3 +96,26 @@ def test_an_app_whose_manifest_is_not_the_approved_one_gets_the_app_review_when_
     assert app.allowed_resource_domains == ()
     assert broker.standing("ws", ext_id).standing is Standing.CURRENT
     assert window.notice.text() == "Approved Board."
+
+
+def test_a_changed_apps_frame_offers_review_and_the_app_runs_once_approved(
+    qtbot: QtBot, home: tuple[Broker, str, Path], run: Any
+) -> None:
+    broker, ext_id, extra = home
+    extra.write_text("<p>changed</p>", encoding="utf-8")
+    window = open_window(broker)
+    try:
+        qtbot.waitUntil(lambda: bool(window.apps.frames), timeout=30000)
+        (refused,) = window.apps.frames
+        qtbot.waitUntil(refused.opening.done, timeout=30000)
+        assert refused.view is None and "• the HTML changed" in refused.notice.text()
+        assert refused.review_button.isVisible()
+        qtbot.mouseClick(refused.review_button, Qt.MouseButton.LeftButton)
+        dialog = app_review(qtbot, window.window, ext_id)
+        with qtbot.waitSignal(dialog.decided, timeout=3000):
+            qtbot.mouseClick(dialog.accept_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: any(f.view is not None for f in window.apps.frames), timeout=30000)
+        app = spec.spec_of(broker.manifest("ws", ext_id).raw)
+        assert app is not None and app.sha256 == dialog.reviewed.document.sha256
+    finally:
+        run(window.aclose())
