@@ -91,6 +91,16 @@ def test_adding_an_app_again_without_its_allowed_domain_says_the_domain_is_no_lo
     )
 
 
+def test_ext_approve_of_an_app_points_to_the_apps_own_review(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert helm(capsys, "app", "add", "-w", "ws", "-s", "board", BOARD, stdin="y\n")[0] == 0
+    (ext_id,) = Home(home).settings().workspace("ws").extensions
+    code, out, err = helm(capsys, "ext", "approve", "-w", "ws", ext_id, stdin="y\n")
+    assert code != 0 and "approved" not in out
+    assert f"is an MCP App: review and approve it with `helm app add -w ws -s board {BOARD}`" in err
+
+
 def test_app_add_of_an_unknown_uri_says_where_to_look(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = helm(capsys, "app", "add", "-w", "ws", "-s", "board", "ui://helm-test/none", stdin="y\n")
     assert code == 1
