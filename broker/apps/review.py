@@ -6,7 +6,8 @@ tools visible to the app — reads apart from writes, a write being any tool wit
 resource domains that approval allowed. ``review_installed`` is the same review for an app
 already in the workspace (the main window's Review…). ``add`` writes the app's extension folder,
 installs it and approves it through ``broker.extensions`` (the one approval path); if a tool
-changed between the review and the approval nothing is approved::
+changed between the review and the approval nothing is approved (an app added before gets its
+earlier files back, under its earlier approval)::
 
     reviewed = await review(broker, "main", "boards", "ui://boards/main")
     show(lines(reviewed))                                # the terminal or the review dialog
@@ -18,6 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from broker import extensions
@@ -32,7 +34,7 @@ from broker.atomic import write_atomic
 from broker.broker import Broker
 from broker.errors import ApprovalChanged
 from broker.kinds.mcp import pins as tool_pins
-from broker.manifest import Manifest
+from broker.manifest import MANIFEST_FILE, Manifest
 
 
 @dataclass(frozen=True)
@@ -155,32 +157,49 @@ async def add(broker: Broker, reviewed: AppReview, allow: Iterable[str] = ()) ->
     app = reviewed.spec(allow)
     raw = spec.manifest_for(app, reviewed.name, reviewed.description)
     folder = spec.folder(broker.home.path, reviewed.workspace, reviewed.ext_id)
-    write_atomic(folder / spec.ENTRY, reviewed.document.html, mode=0o600)
-    text = (json.dumps(raw, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-    write_atomic(folder / "manifest.json", text, mode=0o600)
     before = broker.home.settings().workspace(reviewed.workspace).extensions.get(reviewed.ext_id)
+    kept = _files(folder) if before is not None else {}
+    text = (json.dumps(raw, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    _write(folder, {spec.ENTRY: reviewed.document.html, MANIFEST_FILE: text})
     manifest = extensions.install(broker.home, reviewed.workspace, folder)
     if before is not None and not before.enabled:  # no await since install: it never runs meanwhile
         extensions.set_enabled(broker.home, reviewed.workspace, reviewed.ext_id, False)
-    await _approve(broker, reviewed)
-    return manifest
+    changed = await _approve(broker, reviewed)
+    if not changed:
+        return manifest
+    # Nothing of what was not reviewed may stay approved. An app added before gets its files
+    # back: its earlier approval stands (and opens nothing the server no longer serves as
+    # approved); a new app leaves the workspace, to be added (and reviewed) again.
+    if kept.keys() == {spec.ENTRY, MANIFEST_FILE}:
+        _write(folder, kept)
+        raise AppChanged("the app's tools changed while you reviewed it; nothing was approved", changed)
+    extensions.remove(broker.home, reviewed.workspace, reviewed.ext_id)
+    raise AppChanged("the app's tools changed while you reviewed it; add it again", changed)
 
 
-async def _approve(broker: Broker, reviewed: AppReview) -> None:
-    """Approve through the extensions' one approval path, only if the tools are as reviewed."""
+def _files(folder: Path) -> dict[str, bytes]:
+    """The app's files as they are, to put back if the new version is not approved."""
+    return {n: (folder / n).read_bytes() for n in (spec.ENTRY, MANIFEST_FILE) if (folder / n).is_file()}
+
+
+def _write(folder: Path, files: Mapping[str, bytes]) -> None:
+    for name, data in files.items():  # the HTML first: the manifest is what makes it the app's
+        write_atomic(folder / name, data, mode=0o600)
+
+
+async def _approve(broker: Broker, reviewed: AppReview) -> list[str]:
+    """Approve through the extensions' one approval path, only if the tools are as reviewed;
+    else approve nothing and say what changed."""
     snapshot = await extensions.review(broker, reviewed.workspace, reviewed.ext_id)
     now = snapshot.pins.get(spec.APP_CONNECTION) or {}
     changed = tool_pins.changes(reviewed.pins, now) if reviewed.pins.get("tools") else []
+    if changed:
+        return changed
     try:
-        if not changed:
-            await extensions.approve(broker, snapshot)  # refuses a change since the snapshot
-            return
+        await extensions.approve(broker, snapshot)  # refuses a change since the snapshot
     except ApprovalChanged as err:
-        changed = [str(err)]
-    # Nothing of what was not reviewed may stay approved, nor wait for a review that would
-    # not show the app: the app leaves the workspace, to be added (and reviewed) again.
-    extensions.remove(broker.home, reviewed.workspace, reviewed.ext_id)
-    raise AppChanged("the app's tools changed while you reviewed it; add it again", changed)
+        return [str(err)]
+    return []
 
 
 def lines(reviewed: AppReview) -> list[str]:

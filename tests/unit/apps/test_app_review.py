@@ -133,3 +133,24 @@ async def test_reviewing_an_added_app_again_shows_its_allowed_domains_and_approv
     assert "https://cdn.example.com — blocked unless you allow them (images, fonts, styles, scripts) " \
         "(allowed by your last approval)" in "\n".join(review.lines(again))  # fmt: skip
     assert standing is Standing.DISABLED  # approved, and still off as the user left it
+
+
+async def test_a_tool_that_changed_while_an_added_app_was_reviewed_again_leaves_its_earlier_approval(
+    tmp_path: Path,
+) -> None:
+    extra = tmp_path / "extra.html"
+    async with new_broker(tmp_path / "home") as broker:
+        await app_home(broker, tmp_path, "--extra", str(extra))
+        ext_id = await added(broker)
+        approved = broker.manifest("ws", ext_id).digest()
+        extra.write_text("<p>changed</p>", encoding="utf-8")
+        again = await review.review_installed(broker, "ws", ext_id)
+        tools = dict(again.pins["tools"])
+        tools["add_item"] = {**tools["add_item"], "digest": "0" * 64}  # what the user was shown
+        with pytest.raises(AppChanged, match="nothing was approved"):
+            await review.add(broker, dataclasses.replace(again, pins={"tools": tools}))
+        standing = broker.standing("ws", ext_id).standing
+        digest = broker.manifest("ws", ext_id).digest()
+        with pytest.raises(AppChanged, match="changed since you approved it"):
+            await open_app(broker, "ws", ext_id)  # the new HTML still needs an approval
+    assert standing is Standing.CURRENT and digest == approved
