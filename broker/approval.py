@@ -91,13 +91,13 @@ def decide(
         )
         return ApprovalDecision(Standing.INVALID, message, installed)
     if installed.approval is None:
-        approve = _approve(workspace, extension)
+        approve = _approve(workspace, extension, manifest)
         message = f"{extension} is not approved yet: run {approve} or approve it in Helm"
         return ApprovalDecision(Standing.NEVER_APPROVED, message, installed, manifest)
     if installed.approval.digest != manifest.digest():
         message = (
             f"{extension} changed since it was approved (its permissions or connections): "
-            f"review and approve it again with {_approve(workspace, extension)} or in Helm"
+            f"review and approve it again with {_approve(workspace, extension, manifest)} or in Helm"
         )
         return ApprovalDecision(Standing.STALE, message, installed, manifest)
     if not installed.enabled:
@@ -109,7 +109,12 @@ def decide(
     return ApprovalDecision(Standing.CURRENT, f"{extension} is approved", installed, manifest)
 
 
-def _approve(workspace: str, extension: str) -> str:
+def _approve(workspace: str, extension: str, manifest: Manifest) -> str:
+    """The command that reviews and approves it: an MCP App's own review shows what its
+    approval pins (the HTML, CSP and tools), which the extension review does not."""
+    app = manifest.raw.get("app")
+    if isinstance(app, Mapping):
+        return f"`helm app add -w {workspace} -s {app['server']} {app['uri']}`"
     return f"`helm ext approve -w {workspace} {extension}`"
 
 

@@ -154,3 +154,14 @@ async def test_a_tool_that_changed_while_an_added_app_was_reviewed_again_leaves_
         with pytest.raises(AppChanged, match="changed since you approved it"):
             await open_app(broker, "ws", ext_id)  # the new HTML still needs an approval
     assert standing is Standing.CURRENT and digest == approved
+
+
+async def test_an_app_not_approved_names_the_command_that_shows_its_own_review(tmp_path: Path) -> None:
+    async with new_broker(tmp_path / "home") as broker:
+        await app_home(broker, tmp_path)
+        ext_id = await added(broker)
+        with broker.home.update() as settings:
+            settings.workspace("ws").extensions[ext_id].approval = None
+        message = broker.standing("ws", ext_id).message
+    assert f"`helm app add -w ws -s board {BOARD}`" in message
+    assert "helm ext approve" not in message
