@@ -10,8 +10,9 @@ are not logged (they can hold personal data); the digest identifies them.
 * ``redacted`` says that Helm removed a secret it had sent from what a call returned (a read
   or a write; see ``broker.redact``). Its title says how many occurrences; it never holds the
   secret, and has no request digest.
-* Coding agents (kind ``agent``) record their policy verdicts (``allowed``, ``refused``, or the
-  user's ``confirmed`` / ``declined`` / ``expired``; outcome: the option Helm answered with), a
+* Coding agents (kind ``agent``) record their policy verdicts (``allowed``, ``refused``, the
+  user's ``confirmed`` / ``declined`` / ``expired``, or ``cancelled`` for a question still open
+  when the agent ended; outcome: the option Helm answered with), a
   ``decision_id`` (a sticky "allow always" grant is named by it in the records it covers) and
   the policy's ``reason``; and each file an agent read or wrote, with its outcome.
 """

@@ -3,8 +3,9 @@
 A read is served when the path is inside a root and the guard opens it. A write needs a run
 that allows writes, then the user's Confirm on the diff (the write dialog every Helm write
 uses), then it is done atomically; a decline, a timeout or a cancelled turn answers the agent
-with an error and writes nothing. Every read and write is in the audit log and streamed as a
-``FileAccess`` event.
+with an error and writes nothing (a write whose question is open when the agent ends is recorded
+as ``cancelled``). Every read and write is in the audit log and streamed as a ``FileAccess``
+event.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from broker.agents import fsguard
 from broker.agents.events import FileAccess, clip
 from broker.agents.fsguard import RelPath, Root, refused
 from broker.agents.questions import agent_write_summary
-from broker.agents.state import SessionState, new_decision_id
+from broker.agents.state import ENDED, SessionState, new_decision_id
 from broker.errors import CallError, ErrorCode
 from broker.kinds.files.diff import line_diff, newline_lines
 from broker.summary import Decision
@@ -97,6 +98,11 @@ def _apply(
 
 
 async def serve_write(state: SessionState, path: str, content: str) -> schema.WriteTextFileResponse:
+    with state.asking():
+        return await _serve_write(state, path, content)
+
+
+async def _serve_write(state: SessionState, path: str, content: str) -> schema.WriteTextFileResponse:
     shown = _shown(path)
     try:
         if not state.rules.write:
@@ -111,6 +117,9 @@ async def serve_write(state: SessionState, path: str, content: str) -> schema.Wr
         _done(state, "write", shown, "unchanged", "ok")
         return schema.WriteTextFileResponse()
     decision = await _confirm(state, root, rel, data, current, content)
+    if decision is not Decision.CONFIRMED and state.ended.is_set():
+        _done(state, "write", shown, "cancelled", "declined", ENDED)
+        raise _error(f"{ENDED}; nothing was written to {shown}")
     if decision is not Decision.CONFIRMED:
         _done(state, "write", shown, decision.value, "declined")
         raise _error(

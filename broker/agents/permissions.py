@@ -3,6 +3,8 @@
 Every request goes through ``policy.decide``. After a cancel, every request is answered
 ``cancelled`` (as ACP requires). The verdict, the user's answer (if asked) and Helm's reply are
 recorded in the audit log under one decision id, and streamed as a ``PermissionDecided`` event.
+A question still open when the agent ends is recorded and streamed too (decision ``cancelled``),
+before the turn's failure.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from broker.agents import fsguard, policy
 from broker.agents.events import PermissionDecided, clip, tool_content_text
 from broker.agents.policy import Option, PermissionAnswer, PermissionFacts, PolicyDecision, Verdict
 from broker.agents.questions import PermissionQuestion, clip_diff
-from broker.agents.state import SessionState, ToolFacts, new_decision_id
+from broker.agents.state import ENDED, SessionState, ToolFacts, new_decision_id
 from broker.kinds.files.diff import line_diff
 from broker.summary import Decision
 
@@ -90,6 +92,8 @@ def _response(answer: PermissionAnswer) -> schema.RequestPermissionResponse:
 def _verdict(state: SessionState, facts: PermissionFacts) -> PolicyDecision:
     if state.cancelled.is_set():
         return PolicyDecision(Verdict.DENY, "the turn was cancelled")  # ACP: answer cancelled
+    if state.ended.is_set():
+        return PolicyDecision(Verdict.DENY, ENDED)
     return policy.decide(facts, state.rules, state.grants, lambda p: fsguard.inside(p, state.roots))
 
 
@@ -108,6 +112,13 @@ async def serve_permission(
     state: SessionState, call: schema.ToolCallUpdate, options: list[Any]
 ) -> schema.RequestPermissionResponse:
     """Helm's answer to one ``session/request_permission``."""
+    with state.asking():
+        return await _serve(state, call, options)
+
+
+async def _serve(
+    state: SessionState, call: schema.ToolCallUpdate, options: list[Any]
+) -> schema.RequestPermissionResponse:
     facts = facts_for(state, call, options)
     did = new_decision_id()
     verdict = _verdict(state, facts)
@@ -115,8 +126,12 @@ async def serve_permission(
         answer = await _ask(state, facts, call, did)
     else:
         answer = _answer_for(verdict, facts)
-    reason = _reason(state, facts, verdict, answer, did)
-    word = _decision_word(verdict, answer)
+    if verdict.verdict is Verdict.ASK and state.ended.is_set() and answer.decision is not Decision.CONFIRMED:
+        # Nobody is left to answer: the question is refused with the agent, and says so.
+        answer, reason, word = PermissionAnswer(Decision.DECLINED, None, "cancelled"), ENDED, "cancelled"
+    else:
+        reason = _reason(state, facts, verdict, answer, did)
+        word = _decision_word(verdict, answer)
     title = state.scrub(facts.title)
     digest = hashlib.sha256(call.model_dump_json(by_alias=True).encode()).hexdigest()
     state.record(

@@ -152,10 +152,16 @@ class LineTransport:
         """Why Helm stopped reading the agent (it broke the protocol), or None."""
 
     async def send(self, message: dict[str, Any]) -> None:
-        if "method" not in message and "id" in message:
+        response = "method" not in message and "id" in message
+        if response:
             self._flow.request_done(message["id"])  # Helm's response to one of the agent's requests
-        self._stdin.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
-        await self._stdin.drain()
+        try:
+            self._stdin.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+            await self._stdin.drain()
+        except ConnectionError:
+            if not response:
+                raise
+            # An answer to an agent that has ended (a question it left open): nobody to tell.
 
     async def receive(self) -> dict[str, Any] | None:
         while True:

@@ -97,6 +97,7 @@ class AgentSession:
             if self._ended_by_helm:
                 err.message = "the agent did not stop after cancel; Helm ended it"
             final = AgentFailed(err.message, err.exit_code, err.stderr_tail)
+            await self.state.drop_questions(self.state.limits.term_grace)
         flow.push(final)
 
     async def _start(self, prompt: str, flow: Flow) -> None:

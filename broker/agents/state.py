@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
 import os
 import uuid
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,8 @@ from broker.summary import Confirmer, Decision
 log = logging.getLogger("helm.agents")
 
 STARTUP_ENV = "HELM_ACP_STARTUP_TIMEOUT"
+ENDED = "the agent ended before the question was answered"
+"""Why a question still open when the agent ended was refused (audit reason, event text)."""
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,10 @@ class SessionState:
     grants: dict[tuple[str, str], str] = field(default_factory=dict)
     tools: ToolBook = field(default_factory=ToolBook)
     cancelled: asyncio.Event = field(default_factory=asyncio.Event)
+    ended: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set when the turn failed (the agent ended): every open question is dropped, refused."""
+    serving: set[asyncio.Future[None]] = field(default_factory=set)
+    """One future per request being served that may ask the user (see ``asking``)."""
 
     def record(self, operation: str, decision: str, outcome: str, **details: Any) -> None:
         """One audit record for this session (``details``: title, request_digest, decision_id,
@@ -135,22 +142,45 @@ class SessionState:
             )
         )
 
+    @contextlib.contextmanager
+    def asking(self) -> Iterator[None]:
+        """Around serving one request that may ask the user, until its outcome is recorded and
+        streamed: ``drop_questions`` waits for it."""
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.serving.add(done)
+        try:
+            yield
+        finally:
+            self.serving.discard(done)
+            done.set_result(None)
+
+    async def drop_questions(self, within: float) -> None:
+        """The agent ended: refuse every open question, and wait (up to ``within``) until each
+        refusal is recorded and streamed, so it comes before the turn's last event."""
+        self.ended.set()
+        if self.serving:
+            await asyncio.wait(set(self.serving), timeout=within)
+
     async def ask[T](self, question: Awaitable[T]) -> tuple[Decision, T | None]:
         """Put a question to the user: CONFIRMED and the answer, or EXPIRED (no answer in
-        time) or DECLINED (the turn was cancelled, or the question failed) and None."""
+        time) or DECLINED (the turn was cancelled, the agent ended, or the question failed)
+        and None."""
         task: asyncio.Future[T] = asyncio.ensure_future(question)
-        cancel: asyncio.Future[Any] = asyncio.ensure_future(self.cancelled.wait())
+        stops: list[asyncio.Future[Any]] = [
+            asyncio.ensure_future(e.wait()) for e in (self.cancelled, self.ended)
+        ]
         try:
-            waiting: list[asyncio.Future[Any]] = [task, cancel]
+            waiting: list[asyncio.Future[Any]] = [task, *stops]
             done, _ = await asyncio.wait(
                 waiting, timeout=self.limits.question_timeout, return_when=asyncio.FIRST_COMPLETED
             )
         finally:
-            cancel.cancel()
+            for stop in stops:
+                stop.cancel()
             if not task.done():
                 task.cancel()
         if task not in done:
-            return (Decision.DECLINED if cancel in done else Decision.EXPIRED), None
+            return (Decision.DECLINED if done else Decision.EXPIRED), None
         try:
             return Decision.CONFIRMED, task.result()
         except (asyncio.CancelledError, Exception):  # noqa: BLE001 - a broken question is a refusal

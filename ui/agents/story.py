@@ -155,6 +155,9 @@ def _plan(event: PlanUpdated, turn: int) -> Entry:
 
 
 def _permission(event: PermissionDecided) -> Entry:
+    if event.decision == "cancelled":  # the agent ended with the question open: nothing answered
+        text = f"Permission: {event.title} [{event.kind or 'other'}] — refused: {event.reason}"
+        return Entry(text, Style.REFUSED)
     how = DECISIONS.get(event.decision, event.decision)
     always = " — always, for this session" if event.sticky else ""
     # When the user decided, the policy's reason ("the user decides") says nothing new.
@@ -175,6 +178,8 @@ def _file(event: FileAccess) -> Entry:
         text = f"Helm refused to {op} {path}: {why}"
     elif event.decision in ("declined", "expired"):
         text = f"Not written: {path} — {DECISIONS[event.decision]}"
+    elif event.decision == "cancelled":  # the agent ended with the question open
+        text = f"Not written: {path} — refused: {why}"
     else:
         text = f"Could not {op} {path}: {why}"
     return Entry(text, Style.REFUSED)

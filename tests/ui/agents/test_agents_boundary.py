@@ -9,8 +9,10 @@ import signal
 from dataclasses import replace
 from typing import Any
 
+import pytest
 from pytestqt.qtbot import QtBot
 
+from broker.audit import AuditLog, AuditRecord
 from broker.workspaces import add_project
 from tests.ui.agents.kit import (
     ask,
@@ -29,6 +31,10 @@ from ui.dialogs.agent_permission import PermissionDialog
 from ui.qt import Qt
 
 __all__ = ["page", "setup"]
+
+
+def audit_records(setup: Setup) -> list[AuditRecord]:
+    return list(AuditLog(setup.home.path / "audit.jsonl").records())
 
 
 def dialogs_of(page: AgentsPage) -> list[object]:
@@ -104,10 +110,28 @@ def test_without_a_reject_option_a_refusal_answers_cancelled_never_an_allow(
     assert said(text, "Permission: Run the tests [execute] — refused")
 
 
-def test_an_agent_killed_while_its_question_is_open_closes_the_question_and_says_so(
-    page: AgentsPage, run: Any
+ENDED = "refused: the agent ended before the question was answered"
+
+
+@pytest.mark.parametrize("question_kind", ["permission", "write"])
+def test_an_agent_killed_while_its_question_is_open_closes_the_question_and_says_it_was_refused_once(
+    page: AgentsPage, setup: Setup, run: Any, question_kind: str
 ) -> None:
-    send(page, [{"pid": 1}, ask()])
+    target = setup.root / "notes.md"
+    if question_kind == "permission":
+        step, line, operation = (
+            ask(),
+            f"Permission: Run the tests [execute] — {ENDED}",
+            "session/request_permission",
+        )
+    else:
+        page.picker.write.setChecked(True)
+        step, line, operation = (
+            {"write": str(target), "content": "new"},
+            f"Not written: {target} — {ENDED}",
+            "fs/write_text_file",
+        )
+    send(page, [{"pid": 1}, step])
 
     async def kill() -> tuple[list[int], str]:
         dialog = await question(page)
@@ -123,6 +147,11 @@ def test_an_agent_killed_while_its_question_is_open_closes_the_question_and_says
     assert said(text, "The agent failed:") == [
         "The agent failed: the agent stopped during the turn (exit code -9)"
     ]
+    assert [x for x in text.splitlines() if ENDED in x] == [line]
+    assert text.index(line) < text.index("The agent failed:")
+    records = [r for r in audit_records(setup) if r.operation == operation]
+    assert [r.decision for r in records] == ["cancelled"]
+    assert not target.exists()
     assert page.session is None and page.picker.isEnabled()
 
 
