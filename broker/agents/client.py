@@ -3,16 +3,18 @@
 What Helm serves: ``session/update`` (turned into events), ``session/request_permission``
 (the policy), ``fs/read_text_file`` and ``fs/write_text_file`` (inside the roots). What it does
 not: every ``terminal/*`` method and elicitation are refused with "method not found" — Helm
-never advertises them, and an agent that calls them anyway gets no shell and no form.
+never advertises them, and an agent that calls them anyway gets no shell and no form (a
+``terminal/create`` is streamed as a ``TerminalRefused`` event, so the user sees what it tried).
 """
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 from acp import RequestError, schema
 
-from broker.agents.events import clip, scrubbed, tool_content_text, update_event
+from broker.agents.events import TerminalRefused, clip, scrubbed, tool_content_text, update_event
 from broker.agents.files import serve_read, serve_write
 from broker.agents.flow import Flow
 from broker.agents.permissions import serve_permission
@@ -68,7 +70,13 @@ class HelmClient:
         return await serve_write(self._state(session_id), path, content)
 
     # Never advertised; refused even if asked (the SDK would otherwise answer null).
-    async def create_terminal(self, **kwargs: Any) -> Any:
+    async def create_terminal(
+        self, session_id: str, command: str, args: list[str] | None = None, **kwargs: Any
+    ) -> Any:
+        state = self.session
+        if state is not None and state.session_id == session_id:  # the transcript says so
+            line = clip(shlex.join([command, *(args or [])]), 2000)
+            state.push(scrubbed(TerminalRefused(line), state.scrub))
         raise RequestError.method_not_found("terminal/create")
 
     async def terminal_output(self, **kwargs: Any) -> Any:

@@ -112,6 +112,18 @@ class FileAccess(Event):
 
 
 @dataclass(frozen=True)
+class TerminalRefused(Event):
+    """The agent asked for a terminal (``terminal/create``) and Helm refused: it offers none.
+
+    ``command`` is the command line the agent asked for, its arguments quoted as a shell
+    would (never run by one). Not in the audit log: nothing ran and nothing was decided.
+    """
+
+    type: ClassVar[str] = "terminal"
+    command: str
+
+
+@dataclass(frozen=True)
 class TurnEnded(Event):
     """The prompt turn is over: ``stop_reason`` is ACP's (end_turn, refusal, cancelled…)."""
 
@@ -137,6 +149,7 @@ AgentEvent = (
     | PlanUpdated
     | PermissionDecided
     | FileAccess
+    | TerminalRefused
     | TurnEnded
     | AgentFailed
 )

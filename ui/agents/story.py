@@ -2,7 +2,8 @@
 
 ``Story.entries(event)`` turns one ``broker.agents`` event into ``Entry`` values the transcript
 widget writes: streamed text (the agent's message, its thoughts, a replayed user message) that
-continues the entry before it, single lines (Helm's verdicts, file accesses, the end of a turn),
+continues the entry before it, single lines (Helm's verdicts, file accesses, a refused terminal,
+the end of a turn),
 and *places* — a tool call, the plan — whose text is replaced in place when it changes. Every
 string may come from the agent; the widget shows it as characters, hidden ones made visible.
 """
@@ -20,6 +21,7 @@ from broker.agents import (
     PermissionDecided,
     PlanUpdated,
     SessionStarted,
+    TerminalRefused,
     ThoughtChunk,
     ToolCallEvent,
     TurnEnded,
@@ -123,6 +125,9 @@ class Story:
             return [_permission(event)]
         if isinstance(event, FileAccess):
             return [_file(event)]
+        if isinstance(event, TerminalRefused):
+            text = f"Helm refused to run a command for the agent (Helm offers no terminal): {event.command}"
+            return [Entry(text, Style.REFUSED)]
         if isinstance(event, SessionStarted):
             return _started(event)
         if isinstance(event, TurnEnded):

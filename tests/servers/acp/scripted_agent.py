@@ -10,7 +10,7 @@ an agent message, e.g. ``[{"read": "/abs/path"}, {"say": "done"}]``:
 * ``write`` PATH + ``content`` → "write ok" / "write error: MESSAGE";
 * ``ask`` {id, title, kind, options: [[id, name, kind], ...], locations, diff}
   → "permission: selected ID" / "permission: cancelled";
-* ``terminal`` CMD → asks the client for a terminal (Helm never offers one);
+* ``terminal`` CMD (+ ``args``) → asks the client for a terminal (Helm never offers one);
 * ``flood`` N (+ ``size``) → N message chunks; ``big_line`` N → one raw N-byte line;
 * ``crash`` CODE (+ ``stderr`` TEXT) → writes TEXT to stderr and exits mid-turn;
 * ``hang`` {child: bool, ignore_term: bool} → starts a grandchild (sleep) and never answers,
@@ -156,7 +156,7 @@ class Scripted:
 
     async def do_terminal(self, sid: str, value: str, step: dict[str, Any]) -> None:
         try:
-            await self.conn.create_terminal(sid, value)
+            await self.conn.create_terminal(sid, value, args=step.get("args"))
         except acp.RequestError as exc:
             await self.say(sid, f"terminal error: {exc}")
             return

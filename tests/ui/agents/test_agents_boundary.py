@@ -155,6 +155,21 @@ def test_an_agent_killed_while_its_question_is_open_closes_the_question_and_says
     assert page.session is None and page.picker.isEnabled()
 
 
+def test_a_terminal_request_is_refused_and_shown_as_its_own_plain_line_and_not_audited(
+    page: AgentsPage, setup: Setup, run: Any
+) -> None:
+    command = {"terminal": "rm\u202e", "args": ["-rf", "<b>all</b>", "\x1b[2J"]}
+    send(page, [command, {"say": "after"}])
+    text = run(finished(page))
+    assert said(text, "Helm refused to run a command") == [
+        "Helm refused to run a command for the agent (Helm offers no terminal): "
+        "'rm[U+202E]' -rf '<b>all</b>' '[U+001B][2J'"
+    ]
+    assert "terminal error: Method not found" in text  # the agent was told no, as before
+    assert said(text, "Helm refused") == said(text, "Helm refused to run a command")
+    assert audit_records(setup) == []  # the broker audits no terminal request, so neither does the page
+
+
 def test_a_crash_mid_turn_shows_the_exit_code_and_the_end_of_stderr_and_the_next_prompt_starts_again(
     page: AgentsPage, run: Any
 ) -> None:
