@@ -192,6 +192,8 @@ def _show_text(event: AgentEvent) -> None:
         _out(f"\n[permission] {data['title']}: {data['decision']} → {data['answer']} ({data['reason']})\n")
     elif kind == "file":
         _out(f"\n[file] {data['operation']} {data['path']}: {data['decision']}, {data['outcome']}\n")
+    elif kind == "terminal":
+        _out(f"\n[terminal refused] {data['command']}\n")
     elif kind == "session_started":
         _out(f"[session {data['session_id']}] {data['note']}\n".replace("] \n", "]\n"), sys.stderr)
     elif kind == "turn_ended":

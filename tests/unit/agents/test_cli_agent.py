@@ -107,8 +107,9 @@ def helm_run(
 def test_run_asks_on_the_terminal_shows_agent_text_safely_and_exits_0_at_end_turn(
     cli_home: tuple[Path, Path],
 ):
-    done = helm_run(cli_home[0], [{"say": "hi \x1b[31mred"}, ASK], stdin="y\n")
+    done = helm_run(cli_home[0], [{"say": "hi \x1b[31mred"}, ASK, {"terminal": "rm\x1b[2J"}], stdin="y\n")
     assert done.returncode == 0
+    assert "[terminal refused] 'rm\\x1b[2J'" in done.stdout
     assert "hi \\x1b[31mred" in done.stdout
     assert "\x1b" not in done.stdout + done.stderr
     assert "Run \\x1b[2J ls" in done.stderr
