@@ -1,9 +1,9 @@
 """The window ``helm`` opens: Helm's main window, its frames made by the extension host.
 
 The composition of the GUI's parts: the broker behind the workspace model, the connections
-and DB explorer backends, the extension host and the MCP Apps host behind the dashboard, the
-state store behind ``helm.state``, Helm's own write dialog behind every frame, and the coding
-agents' host behind the Agents page (closed, with every agent it started, when the window is).
+and DB explorer backends, the extension host and the MCP Apps host behind the dashboard, Helm's
+own write dialog behind every frame, and the coding agents' host behind the Agents page
+(closed, with every agent it started, when the window is).
 
 The window shows first: its workspaces, their extensions and the dashboard's frames are filled
 in once it has been painted (reading every manifest and making the frames takes longer than
@@ -18,7 +18,6 @@ from app.agents import add_agents
 from app.kind_loader import KindLoader
 from broker import Broker, Confirmer
 from broker.explorer import DbExplorer
-from broker.widget_state import StatefulCalls, StateStore
 from ui.apps.host import AppAwareFactory, AppHost
 from ui.attention import Attention, tray_notifier
 from ui.dialogs.confirm import DialogConfirmer
@@ -118,10 +117,9 @@ class Window:
             confirm = dialogs = DialogConfirmer()
         self.confirm = confirm
         self.broker = broker
-        state = StateStore(broker.home.path)
-        self.kinds = KindLoader(StatefulCalls(broker, state), broker)
+        self.kinds = KindLoader(broker, broker)
         self.host = ExtensionHost(self.kinds, self.confirm)
-        self.apps = AppHost(broker, state)
+        self.apps = AppHost(broker)
         self.ready_frames: list[ExtensionView] = []
         self._changed = asyncio.Event()
         self.host.frameReady.connect(self._frame_ready)

@@ -1,4 +1,4 @@
-"""The broker: every call an extension makes goes through ``Broker``.
+"""The broker: every call a page makes goes through ``Broker``.
 
 The flow of one call: admission (rate limit and in-flight cap per workspace, extension and
 frame) → the extension's standing (``broker.approval.check``: installed, manifest valid,
@@ -7,6 +7,10 @@ plain JSON arguments → pins a kind needs at first contact (``approval.record_f
 → for a write, the write pipeline (``broker.writes``: a redeemed token bound to the exact
 request) → the kind's adapter → the kind's envelope. ``call`` never raises for anything an
 extension or a server can cause; the envelope carries a contract error code instead.
+
+A built-in call (``broker.builtin``: ``helm.state``, an MCP App's resource reads, links and
+model context) takes the same admission and activity hook, then its handler in place of the
+manifest's allowlist and the kind.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,6 +30,7 @@ from broker.activity import Activity
 from broker.arguments import MAX_CALL_BYTES as MAX_CALL_BYTES
 from broker.arguments import check_arguments
 from broker.audit import AuditLog, AuditRecord
+from broker.builtin import STATE_CONNECTION, BuiltinKind, Handler
 from broker.context import CallContext
 from broker.credentials import CredentialStore, open_store
 from broker.errors import CallError, ErrorCode, ManifestError, SettingsError
@@ -39,6 +44,7 @@ from broker.ratelimit import CallAdmission, instance_key
 from broker.settings import Home
 from broker.summary import Confirmer, WriteSummary
 from broker.tokens import TokenBook
+from broker.widget_state import StateKind, StateStore
 from broker.writes import Prepared, WritePipeline, WriteTarget
 
 if TYPE_CHECKING:
@@ -53,6 +59,21 @@ class _Loaded(NamedTuple):
     file: str
     stamp: tuple[int, int, int]
     manifest: Manifest
+
+
+Check = Callable[[], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class _Route:
+    """How one admitted call goes on: a token, a confirmer, a refusal decided before the call
+    was read, a built-in handler in place of the kind, or the requester's own check."""
+
+    confirmation: str | None = None
+    confirm: Confirmer | None = None
+    refusal: CallError | None = None
+    handler: Handler | None = None
+    check: Check | None = None
 
 
 @dataclass(frozen=True)
@@ -84,6 +105,10 @@ class Broker:
         """Every call's record, and the kill switch (``broker.activity``)."""
         self.writes = WritePipeline(self.tokens, self.audit, self._settings_version)
         """The one write pipeline; Helm's own writers (the DB explorer) use it too."""
+        self.state = StateStore(home)
+        """The per-instance state behind ``helm.state`` (``broker.widget_state``)."""
+        self.builtins: dict[str, BuiltinKind] = {STATE_CONNECTION: StateKind(self.state)}
+        """The built-in connections every page has, by their ``$`` id (``broker.builtin``)."""
         self._kinds: dict[str, Any] = dict(kinds or {})
         self._pinning: dict[type, bool] = {}
         self._manifests: dict[Path, _Loaded] = {}
@@ -117,7 +142,7 @@ class Broker:
         confirmation: str | None = None,
     ) -> dict[str, Any]:
         """Run one call and return the kind's envelope."""
-        return await self._admitted(ctx, connection_id, operation, args, confirmation=confirmation)
+        return await self._admitted(ctx, connection_id, operation, args, _Route(confirmation=confirmation))
 
     async def describe_write(
         self, ctx: CallContext, connection_id: str, operation: str, args: Mapping[str, Any]
@@ -139,13 +164,24 @@ class Broker:
         operation: str,
         args: Mapping[str, Any],
         confirm: Confirmer,
+        *,
+        check: Check | None = None,
     ) -> dict[str, Any]:
         """The whole flow of one call from an extension, writes included.
 
         A read goes straight to the kind. A write is described once, ``confirm`` asks the
         user, and only a confirmation sends it with the token; a decline returns ``declined``.
+        ``check``: the requester's own test (an app's tool still visible to apps), run once
+        the call is admitted and allowed, before anything is sent; its ``CallError`` refuses.
         """
-        return await self._admitted(ctx, connection_id, operation, args, confirm=confirm)
+        return await self._admitted(ctx, connection_id, operation, args, _Route(confirm=confirm, check=check))
+
+    async def builtin(
+        self, ctx: CallContext, connection_id: str, operation: str, args: Mapping[str, Any], handler: Handler
+    ) -> dict[str, Any]:
+        """A built-in call (``broker.builtin``) through the one admission: ``handler`` runs in
+        place of the kind and its data comes back in the plain envelope."""
+        return await self._admitted(ctx, connection_id, operation, args, _Route(handler=handler))
 
     async def request_json(
         self, ctx: CallContext, connection_id: str, operation: str, args_json: str, confirm: Confirmer
@@ -158,13 +194,13 @@ class Broker:
             # Refused unread (the bridge passes at most one character past the limit), and
             # counted against the rate limit like any other call.
             too_large = CallError(ErrorCode.TOO_LARGE, "the call message is larger than 256 KiB")
-            result = await self._admitted(ctx, connection_id, operation, {}, refusal=too_large)
+            result = await self._admitted(ctx, connection_id, operation, {}, _Route(refusal=too_large))
         else:
             try:
                 args = loads_strict(args_json) if args_json else {}
             except (DuplicateKeyError, ValueError, RecursionError):
                 err = CallError(ErrorCode.REFUSED, "the arguments are not valid JSON (or repeat a key)")
-                result = await self._admitted(ctx, connection_id, operation, {}, refusal=err)
+                result = await self._admitted(ctx, connection_id, operation, {}, _Route(refusal=err))
             else:
                 result = await self.request(ctx, connection_id, operation, args, confirm)
         return self.activity.text_of(result)  # made once, when the call's size was recorded
@@ -220,10 +256,7 @@ class Broker:
         connection_id: str,
         operation: str,
         args: Mapping[str, Any],
-        *,
-        confirmation: str | None = None,
-        confirm: Confirmer | None = None,
-        refusal: CallError | None = None,
+        route: _Route,
     ) -> dict[str, Any]:
         """``_admit`` under the activity hook (``broker.activity``): every call is recorded
         when it ends; while the user has stopped its extension or connection it is refused,
@@ -232,9 +265,9 @@ class Broker:
         result: dict[str, Any] | None = None
         cancelled: asyncio.CancelledError | None = None
         try:
-            result = await self._admit(
-                ctx, connection_id, operation, args, confirmation, confirm, watch.refusal or refusal
-            )
+            if watch.refusal is not None:
+                route = replace(route, refusal=watch.refusal)
+            result = await self._admit(ctx, connection_id, operation, args, route)
         except asyncio.CancelledError as exc:
             cancelled = exc
         stopped = watch.cancelled_by_stop()  # also when a library swallowed the cancellation
@@ -251,12 +284,10 @@ class Broker:
         connection_id: str,
         operation: str,
         args: Mapping[str, Any],
-        confirmation: str | None,
-        confirm: Confirmer | None,
-        refusal: CallError | None,
+        route: _Route,
     ) -> dict[str, Any]:
-        """Admission, then the call (or ``refusal``, when the call was refused before it was
-        read); every CallError becomes the kind's failure envelope."""
+        """Admission, then the call (or the route's refusal, when the call was refused before it
+        was read); every CallError becomes the kind's failure envelope."""
         key = instance_key(ctx)
         admitted = self.admission.admit(key)
         if not admitted.admitted:
@@ -264,17 +295,23 @@ class Broker:
             return envelope.failure(self._kind_hint(ctx, connection_id), err)
         resolved: _Resolved | None = None
         try:
-            if refusal is not None:
-                raise refusal
+            if route.refusal is not None:
+                raise route.refusal
+            handler = route.handler or self._builtin(ctx, connection_id, operation)
+            if handler is not None:
+                check_arguments(args, False)  # a JSON object within the call's size cap
+                return envelope.success("", await handler(args))
             resolved = self._resolve(ctx, connection_id, operation, args)
+            if route.check is not None:
+                await route.check()
             adapter = self._running(resolved.kind)
             if not resolved.call.approval and self._pins(adapter):
                 resolved = await self._pinned(resolved)
             if not resolved.call.write:
                 return await self._execute(adapter, resolved.call)
-            if confirm is not None:
-                return await self.writes.request(self._target(resolved), confirm)
-            return await self.writes.send(self._target(resolved), confirmation)
+            if route.confirm is not None:
+                return await self.writes.request(self._target(resolved), route.confirm)
+            return await self.writes.send(self._target(resolved), route.confirmation)
         except CallError as err:
             if resolved is None:
                 kind = self._kind_hint(ctx, connection_id)
@@ -284,6 +321,10 @@ class Broker:
             return envelope.failure(kind, err, write=write)
         finally:
             self.admission.release(key)
+
+    def _builtin(self, ctx: CallContext, connection_id: str, operation: str) -> Handler | None:
+        builtin = self.builtins.get(connection_id) if connection_id.startswith("$") else None
+        return None if builtin is None else builtin.handler(ctx, operation)
 
     def _resolve(
         self, ctx: CallContext, connection_id: str, operation: str, args: Mapping[str, Any]

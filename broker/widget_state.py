@@ -12,6 +12,10 @@ Each value is at most 64 KiB of JSON and each file at most 1 MiB; a larger one i
 (``too_large``) and nothing is written. Writes are atomic (``broker.atomic``). A file that
 cannot be read is reported (``unavailable``) and never overwritten. The state is data the
 frame wrote: Helm never interprets it.
+
+Every state call is a call of the built-in connection ``$state`` (``StateKind``), so it passes
+the broker's one admission: the instance's rate limit and in-flight cap, the kill switch and
+the Activity record, like any call the frame makes.
 """
 
 from __future__ import annotations
@@ -19,26 +23,20 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from broker import envelope
 from broker.atomic import write_atomic
+from broker.builtin import STATE_CONNECTION as STATE_CONNECTION
+from broker.builtin import Handler
 from broker.context import CallContext
 from broker.errors import CallError, ErrorCode
 from broker.jsonutil import DuplicateKeyError, loads_strict
-from broker.ratelimit import instance_key
-from broker.summary import Confirmer
-
-if TYPE_CHECKING:
-    from broker.broker import Broker
 
 VERSION = 1
 MAX_VALUE_BYTES = 64 * 1024
 MAX_FILE_BYTES = 1024 * 1024
-STATE_CONNECTION = "$state"
-"""The connection id ``helm.state`` calls use; no manifest can declare it (ids start with a
-letter or ``_``), so it never reaches the broker's allowlist."""
 
 
 class StateStore:
@@ -99,27 +97,6 @@ class StateStore:
             raise _corrupt(file)
         return dict(raw["instances"])
 
-    async def request_json(self, ctx: CallContext, operation: str, args_json: str) -> str:
-        """``helm.state`` over the bridge: ``get`` → ``{ok, data}``; ``set`` with ``{value}``."""
-        try:
-            if len(args_json) > MAX_VALUE_BYTES + 64:
-                raise CallError(ErrorCode.TOO_LARGE, "the state is larger than 64 KiB; nothing was stored")
-            if operation == "get":
-                result = envelope.success("state", self.get(ctx))
-            elif operation == "set":
-                args = loads_strict(args_json) if args_json else {}
-                if not isinstance(args, dict) or "value" not in args:
-                    raise CallError(ErrorCode.REFUSED, "helm.state.set(value): give one JSON value")
-                await self.set(ctx, args["value"])
-                result = envelope.success("state", None)
-            else:
-                raise CallError(ErrorCode.REFUSED, "helm.state offers get and set")
-        except (ValueError, DuplicateKeyError, RecursionError):
-            result = envelope.failure("state", CallError(ErrorCode.REFUSED, "the state is not valid JSON"))
-        except CallError as err:
-            result = envelope.failure("state", err)
-        return json.dumps(result, ensure_ascii=False, separators=(",", ":"))
-
 
 def _size(value: Any) -> int:
     try:
@@ -136,26 +113,24 @@ def _corrupt(file: Path) -> CallError:
     )
 
 
-class StatefulCalls:
-    """The bridge's call handler: ``helm.state`` calls to the store, every other to the broker.
+class StateKind:
+    """``helm.state`` as a built-in connection (``broker.builtin``, id ``$state``): ``get`` →
+    the value; ``set`` with ``{value}`` → None. The broker admits
+    each call like any other: rate limit, in-flight cap, kill switch, Activity."""
 
-    A state call is admitted like any call (the instance's rate limit and in-flight cap)."""
-
-    def __init__(self, broker: Broker, store: StateStore) -> None:
-        self.broker = broker
+    def __init__(self, store: StateStore) -> None:
         self.store = store
 
-    async def request_json(
-        self, ctx: CallContext, connection_id: str, operation: str, args_json: str, confirm: Confirmer
-    ) -> str:
-        if connection_id != STATE_CONNECTION:
-            return await self.broker.request_json(ctx, connection_id, operation, args_json, confirm)
-        key = instance_key(ctx)
-        admitted = self.broker.admission.admit(key)
-        if not admitted.admitted:
-            err = CallError(ErrorCode.RATE_LIMITED, admitted.reason, retry_after=admitted.retry_after)
-            return json.dumps(envelope.failure("state", err), separators=(",", ":"))
-        try:
-            return await self.store.request_json(ctx, operation, args_json)
-        finally:
-            self.broker.admission.release(key)
+    def handler(self, ctx: CallContext, operation: str) -> Handler:
+        async def get(_args: Mapping[str, Any]) -> Any:
+            return self.store.get(ctx)
+
+        async def put(args: Mapping[str, Any]) -> None:
+            if "value" not in args:
+                raise CallError(ErrorCode.REFUSED, "helm.state.set(value): give one JSON value")
+            await self.store.set(ctx, args["value"])
+
+        async def other(_args: Mapping[str, Any]) -> None:
+            raise CallError(ErrorCode.REFUSED, "helm.state offers get and set")
+
+        return {"get": get, "set": put}.get(operation, other)

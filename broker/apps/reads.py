@@ -1,24 +1,31 @@
 """An app's reads that are not tool calls, and the visibility check before each tool call.
 
-``resources/read`` is admitted like any call (the instance's rate limit and in-flight cap),
-needs the app's approval to be current, and reaches only the app's own ``ui://`` resource and
-the resources pinned at approval, on the app's own server, within the mcp kind's limits.
+``resources/read`` is a built-in call of the app's ``app`` connection (``broker.builtin``): the
+broker admits it like any call (the instance's rate limit and in-flight cap, the kill switch,
+one Activity record), and ``reader`` then needs the app's approval to be current, reaches only
+the app's own ``ui://`` resource and the resources pinned at approval, on the app's own server,
+within the mcp kind's limits, and scrubs the secrets Helm gave that server from the answer (as
+a tool call's are, ``broker.redact``; the audit log records that it did).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from broker.apps import discovery, verify
 from broker.apps.errors import AppError
-from broker.apps.spec import AppSpec
+from broker.apps.spec import APP_CONNECTION, AppSpec
+from broker.audit import AuditRecord
 from broker.broker import Broker
+from broker.builtin import Handler
 from broker.context import CallContext
 from broker.errors import CallError, ErrorCode
 from broker.kinds.mcp.results import check_size
-from broker.ratelimit import instance_key
+from broker.redact import Scrubber
 
 MAX_READ_BYTES = 1024 * 1024
+READ = "resources/read"
 
 
 async def visible_to_app(broker: Broker, workspace: str, app: AppSpec, tool: str) -> None:
@@ -34,22 +41,43 @@ async def visible_to_app(broker: Broker, workspace: str, app: AppSpec, tool: str
         )
 
 
-async def read(broker: Broker, ctx: CallContext, app: AppSpec, uri: str) -> dict[str, Any]:
-    """The ``ReadResourceResult`` of ``uri`` as plain JSON."""
-    key = instance_key(ctx)
-    admitted = broker.admission.admit(key)
-    if not admitted.admitted:
-        raise CallError(ErrorCode.RATE_LIMITED, admitted.reason, retry_after=admitted.retry_after)
-    try:
+def reader(broker: Broker, ctx: CallContext, app: AppSpec) -> Handler:
+    """The handler of the app's ``resources/read``: ``{uri}`` → the ``ReadResourceResult`` as
+    plain JSON, without the server's secrets."""
+
+    async def read(args: Mapping[str, Any]) -> dict[str, Any]:
+        uri = args.get("uri")
+        if not isinstance(uri, str):
+            raise CallError(ErrorCode.REFUSED, "resources/read needs a uri")
         try:
             verify.approved(broker, ctx.workspace, ctx.extension)
         except AppError as err:
             raise CallError(ErrorCode.REFUSED, str(err)) from err
         if uri not in app.readable:
             raise CallError(ErrorCode.REFUSED, f"{uri[:200]!r} is not a resource this app may read")
-        result = await discovery.read_resource(broker, ctx.workspace, app.server, uri)
-        data: dict[str, Any] = result.model_dump(mode="json", by_alias=True, exclude_none=True)
-        check_size(data, MAX_READ_BYTES, f"MCP server {app.server!r}")
-        return data
-    finally:
-        broker.admission.release(key)
+        session = await discovery.session(broker, ctx.workspace, app.server)
+        scrubber = Scrubber(session.secrets)
+        try:
+            result = await discovery.read_resource(broker, ctx.workspace, app.server, uri)
+            data: dict[str, Any] = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+            check_size(data, MAX_READ_BYTES, f"MCP server {app.server!r}")
+        except CallError as err:
+            scrubber.error(err)
+            _record(broker, ctx, scrubber.count, err.code.value)
+            raise
+        clean: dict[str, Any] = scrubber.value(data)
+        _record(broker, ctx, scrubber.count, "ok")
+        return clean
+
+    return read
+
+
+def _record(broker: Broker, ctx: CallContext, count: int, outcome: str) -> None:
+    if count:
+        broker.audit.record(
+            AuditRecord(
+                workspace=ctx.workspace, extension=ctx.extension, connection=APP_CONNECTION, kind="mcp",
+                operation=READ, decision="redacted", outcome=outcome,
+                title=f"Helm removed {count} occurrence(s) of a secret it sent from the answer",
+            )
+        )  # fmt: skip

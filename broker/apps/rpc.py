@@ -4,14 +4,19 @@ Messages arrive as JSON text relayed from the app's frame; nothing in them is tr
 identity of the app (``CallContext``) and what it may do (``AppSpec``) are fixed when the
 session is made, never read from a message. Requests run as tasks this session owns:
 
-* ``tools/call`` — a tool of this app's server still visible to the app, then the broker's own
-  path (``Broker.request``: rate limit, caps, approval, confirmation of writes, audit);
-* ``resources/read`` — the app's own resource and the ones pinned at approval, admitted by the
-  same rate limit;
+* ``tools/call`` — the broker's own path (``Broker.request``: admission, approval, a tool of
+  this app's server still visible to the app, confirmation of writes, redaction, audit);
+* ``resources/read`` — the app's own resource and the ones pinned at approval (``reads``);
 * ``ui/open-link`` — the user is asked (``HostWindow.open_link``) with the full URL shown;
-* ``ui/message`` — not supported (Helm has no chat); ``ui/update-model-context`` — kept for the
-  instance; ``ui/request-display-mode`` — inline or fullscreen, as the window allows;
-* ``helm/state/get`` / ``helm/state/set`` — the instance's state (``broker.widget_state``).
+* ``ui/update-model-context`` — kept for the instance, at most 64 KiB;
+* ``helm/state/get`` / ``helm/state/set`` — the instance's state (``helm.state``'s ``$state``);
+* ``ui/message`` — not supported (Helm has no chat); ``ui/request-display-mode`` — inline or
+  fullscreen, as the window allows.
+
+Every request that does work passes the broker's one admission, as an extension frame's call
+does (``broker.builtin``): the instance's rate limit (60 a minute, shared by all of them) and
+in-flight cap, the size cap of a call, the kill switch and one Activity record each. A refusal
+is a JSON-RPC error whose ``data`` holds the contract's code (and ``retryAfter``).
 
 Helm's own messages to the app — ``host-context-changed``, ``ui/resource-teardown`` — are sent
 only after the app said it initialized, as the spec requires.
@@ -23,17 +28,18 @@ import asyncio
 import itertools
 import json
 import logging
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from typing import Any, Protocol
 
 from broker.apps import meta, reads
 from broker.apps.spec import APP_CONNECTION, AppSpec
 from broker.broker import Broker
+from broker.builtin import APP_HOST_CONNECTION, STATE_CONNECTION, Handler
 from broker.context import CallContext
 from broker.errors import CallError, ErrorCode
 from broker.jsonutil import DuplicateKeyError, loads_strict
 from broker.summary import Confirmer
-from broker.widget_state import MAX_VALUE_BYTES, StateStore
+from broker.widget_state import MAX_VALUE_BYTES
 
 log = logging.getLogger("helm.apps")
 
@@ -80,11 +86,10 @@ class AppSession:
         app: AppSpec,
         window: HostWindow,
         confirm: Confirmer,
-        state: StateStore,
         contexts: MutableMapping[str, Any],
     ) -> None:
         self.broker, self.ctx, self.app, self.window = broker, ctx, app, window
-        self.confirm, self.state, self.contexts = confirm, state, contexts
+        self.confirm, self.contexts = confirm, contexts
         self.initialized = False
         self.started = asyncio.Event()
         """Set when the app said ``ui/notifications/initialized``."""
@@ -187,34 +192,39 @@ class AppSession:
         name, args = params.get("name"), params.get("arguments", {})
         if not isinstance(name, str) or not isinstance(args, dict):
             raise Fault(INVALID_PARAMS, "tools/call needs a tool name and an arguments object")
-        try:
+
+        async def visible() -> None:
             await reads.visible_to_app(self.broker, self.ctx.workspace, self.app, name)
-        except CallError as err:
-            raise _fault(err) from None
-        result = await self.broker.request(self.ctx, APP_CONNECTION, name, args, self.confirm)
+
+        result = await self.broker.request(self.ctx, APP_CONNECTION, name, args, self.confirm, check=visible)
         return tool_result(result)
 
+    async def _builtin(self, connection: str, operation: str, params: dict[str, Any], work: Handler) -> Any:
+        """``work`` through the broker's admission; its data, or its refusal as a ``Fault``."""
+        return _unwrapped(await self.broker.builtin(self.ctx, connection, operation, params, work))
+
     async def _read_resource(self, params: dict[str, Any]) -> dict[str, Any]:
-        uri = params.get("uri")
-        if not isinstance(uri, str):
-            raise Fault(INVALID_PARAMS, "resources/read needs a uri")
-        try:
-            return await reads.read(self.broker, self.ctx, self.app, uri)
-        except CallError as err:
-            raise _fault(err) from None
+        read = reads.reader(self.broker, self.ctx, self.app)
+        found: dict[str, Any] = await self._builtin(APP_CONNECTION, reads.READ, params, read)
+        return found
 
     async def _open_link(self, params: dict[str, Any]) -> dict[str, Any]:
-        url = params.get("url")
-        if not isinstance(url, str) or len(url) > 4096 or not url.lower().startswith(("https://", "http://")):
-            raise Fault(SERVER_ERROR, "Invalid URL: Helm opens http and https links only")
-        if not await self.window.open_link(url):
+        async def ask(args: Mapping[str, Any]) -> bool:
+            return await self.window.open_link(checked_link(args.get("url")))
+
+        if not await self._builtin(APP_HOST_CONNECTION, "ui/open-link", params, ask):
             raise Fault(SERVER_ERROR, "Link opening denied by user")
         return {}
 
     async def _model_context(self, params: dict[str, Any]) -> dict[str, Any]:
-        if len(json.dumps(params, ensure_ascii=False).encode("utf-8")) > MAX_CONTEXT_BYTES:
-            raise Fault(SERVER_ERROR, "the context is larger than 64 KiB")
-        self.contexts[self.ctx.instance] = params
+        async def keep(args: Mapping[str, Any]) -> None:
+            if len(json.dumps(args, ensure_ascii=False).encode("utf-8")) > MAX_CONTEXT_BYTES:
+                raise CallError(
+                    ErrorCode.TOO_LARGE, "the model context is larger than 64 KiB; it was not kept"
+                )
+            self.contexts[self.ctx.instance] = dict(args)
+
+        await self._builtin(APP_HOST_CONNECTION, "ui/update-model-context", params, keep)
         return {}
 
     async def _display_mode(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -228,16 +238,12 @@ class AppSession:
         return {"mode": now}
 
     async def _state_get(self, params: dict[str, Any]) -> dict[str, Any]:
-        try:
-            return {"state": self.state.get(self.ctx)}
-        except CallError as err:
-            raise _fault(err) from None
+        result = await self.broker.request(self.ctx, STATE_CONNECTION, "get", {}, self.confirm)
+        return {"state": _unwrapped(result)}
 
     async def _state_set(self, params: dict[str, Any]) -> dict[str, Any]:
-        try:
-            await self.state.set(self.ctx, params.get("state"))
-        except CallError as err:
-            raise _fault(err) from None
+        value = {"value": params.get("state")}
+        _unwrapped(await self.broker.request(self.ctx, STATE_CONNECTION, "set", value, self.confirm))
         return {}
 
     # -- to the app ----------------------------------------------------------------------
@@ -285,7 +291,7 @@ def tool_result(envelope: dict[str, Any]) -> dict[str, Any]:
     error = envelope.get("error") or {}
     if error.get("code") == ErrorCode.TOOL_ERROR.value:
         return _content(envelope.get("data"), True)
-    raise Fault(SERVER_ERROR, f"{error.get('code')}: {error.get('message')}", {"code": error.get("code")})
+    raise _refusal(envelope)
 
 
 def _content(data: Any, is_error: bool) -> dict[str, Any]:
@@ -301,8 +307,27 @@ def _content(data: Any, is_error: bool) -> dict[str, Any]:
     return result
 
 
-def _fault(err: CallError) -> Fault:
-    return Fault(SERVER_ERROR, f"{err.code.value}: {err.message}", {"code": err.code.value})
+def checked_link(url: Any) -> str:
+    """``url`` when Helm may offer to open it; ``refused`` otherwise."""
+    if not isinstance(url, str) or len(url) > 4096 or not url.lower().startswith(("https://", "http://")):
+        raise CallError(ErrorCode.REFUSED, "Invalid URL: Helm opens http and https links only")
+    return url
+
+
+def _unwrapped(envelope: dict[str, Any]) -> Any:
+    """A built-in call's data; its failure as the JSON-RPC error the app sees."""
+    if envelope.get("ok"):
+        return envelope.get("data")
+    raise _refusal(envelope)
+
+
+def _refusal(envelope: dict[str, Any]) -> Fault:
+    """A failed envelope as a JSON-RPC error: the contract's code (and ``retryAfter``) in ``data``."""
+    error = envelope.get("error") or {}
+    data = {"code": error.get("code")}
+    if "retryAfter" in error:
+        data["retryAfter"] = error["retryAfter"]
+    return Fault(SERVER_ERROR, f"{error.get('code')}: {error.get('message')}", data)
 
 
 async def _empty(_params: dict[str, Any]) -> dict[str, Any]:

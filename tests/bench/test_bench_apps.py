@@ -19,7 +19,6 @@ from typing import Any
 
 import pytest
 
-from broker.widget_state import StateStore
 from tests.bench.conftest import Bench
 from tests.e2e.apps.kit import Links, in_app, open_frame
 from tests.e2e.conftest import QT_NOISE, qloop  # noqa: F401 (fixture; engine set-up)
@@ -48,7 +47,7 @@ def test_an_apps_tool_call_against_an_extensions_helm_call_on_the_same_server(
             ctx = await setup_extension(broker, tmp_path, manifest_dict([conn]))
             folder = copy_page("probe", tmp_path / "ext" / ctx.extension)
             view = make_view(folder, broker, extension=ctx.extension, instance="bench-ext")
-            apps = AppHost(broker, StateStore(broker.home.path), dialogs=Dialogs(), open_url=Links())
+            apps = AppHost(broker, dialogs=Dialogs(), open_url=Links())
             try:
                 await wait_ready(view)
                 extension = await evaluate(

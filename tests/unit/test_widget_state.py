@@ -49,13 +49,3 @@ async def test_a_damaged_state_file_is_reported_and_never_overwritten(tmp_path: 
     assert unreadable.value.code is ErrorCode.UNAVAILABLE
     assert "left it as it is" in unreadable.value.message
     assert file.read_text(encoding="utf-8") == '{"version": 1, "instances": {'
-
-
-async def test_the_bridge_form_answers_envelopes(tmp_path: Path) -> None:
-    store = StateStore(tmp_path)
-    stored = json.loads(await store.request_json(CTX, "set", '{"value": {"n": 1}}'))
-    got = json.loads(await store.request_json(CTX, "get", "{}"))
-    odd = json.loads(await store.request_json(CTX, "delete", "{}"))
-    assert stored == {"ok": True, "data": None, "error": None}
-    assert got["data"] == {"n": 1}
-    assert odd["error"]["code"] == "refused"

@@ -16,7 +16,6 @@ from broker.apps.spec import app_id
 from broker.apps.verify import open_app
 from broker.broker import Broker
 from broker.errors import CallError, HelmError
-from broker.widget_state import StateStore
 from ui.aio import OwnedTasks
 from ui.apps.add import review_and_add
 from ui.apps.frame import AppFrame
@@ -53,7 +52,7 @@ class AppDevWindow(QMainWindow):
         self.ext_id = app_id(server, uri)
         self.setWindowTitle(f"helm dev — {elide(uri, 80)}")
         self.resize(1200, 760)
-        self.apps = AppHost(broker, StateStore(broker.home.path), observe=self._traffic)
+        self.apps = AppHost(broker, observe=self._traffic)
         self.apps.frameReady.connect(self._ready)
         self.apps.reviewAsked.connect(lambda _ws, _ext: self.schedule_refresh())
         self.frame: AppFrame | None = None

@@ -1,6 +1,6 @@
 """``AppHost``: makes the frames of MCP Apps and owns what they share.
 
-Built once in ``app/`` beside the extension host: the broker, the state store, the model
+Built once in ``app/`` beside the extension host: the broker, the model
 contexts apps keep per instance, how the user is asked about links (``OpenLinkDialog``, then
 the system browser) and which confirmation dialog writes get. ``AppAwareFactory`` puts it in
 front of the dashboard's view factory: a manifest with an ``app`` section runs as an app,
@@ -14,7 +14,6 @@ from collections.abc import Callable
 from broker.apps.spec import spec_of
 from broker.broker import Broker
 from broker.context import CallContext
-from broker.widget_state import StateStore
 from ui.aio import OwnedTasks
 from ui.apps.dialogs import OpenLinkDialog
 from ui.apps.frame import AppFrame
@@ -45,7 +44,6 @@ class AppHost(QObject):
     def __init__(
         self,
         broker: Broker,
-        state: StateStore,
         *,
         dialogs: ConfirmDialogFactory = ConfirmDialog,
         open_url: Opener = system_browser,
@@ -54,7 +52,7 @@ class AppHost(QObject):
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
-        self.services = AppServices(broker, state, {}, self._ask_link, observe)
+        self.services = AppServices(broker, {}, self._ask_link, observe)
         self._dialogs, self._open_url, self._guard_ms = dialogs, open_url, guard_ms
         self.frames: list[AppFrame] = []
         self.link_dialogs: list[OpenLinkDialog] = []

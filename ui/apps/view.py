@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 from broker.broker import Broker
 from broker.context import CallContext
 from broker.summary import Confirmer
-from broker.widget_state import StateStore
 from ui.apps.page import BRIDGE_OBJECT, AppBridge, AppPage, host_script
 from ui.apps.policy import app_hosts
 from ui.apps.profile import AppProfile
@@ -51,7 +50,6 @@ class AppServices:
     """What every app view uses, built once by ``AppHost``."""
 
     broker: Broker
-    state: StateStore
     contexts: dict[str, Any]
     ask_link: AskLink
     observe: Callable[[str, str], None] | None = None
@@ -87,9 +85,7 @@ class AppView(QWidget):
         self.page.scripts().insert(host_script())
         from broker.apps.rpc import AppSession  # the MCP SDK, once an app opens
 
-        self.session = AppSession(
-            services.broker, ctx, opened.spec, self, confirm, services.state, services.contexts
-        )
+        self.session = AppSession(services.broker, ctx, opened.spec, self, confirm, services.contexts)
         self.bridge = AppBridge(self._received, self)
         self.bridge.pageReady.connect(self.ready)
         self.channel = QWebChannel(self.page)

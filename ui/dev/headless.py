@@ -19,7 +19,6 @@ from broker.authoring.fixtures import FixtureBook
 from broker.context import CallContext
 from broker.manifest import Manifest
 from broker.summary import Confirmer
-from broker.widget_state import StatefulCalls, StateStore
 from ui.dashboard import FrameSpec
 from ui.dev.inspector import CallRecord, ObservedHandler
 from ui.dev.terminal import TerminalReport, is_uncaught, source_name
@@ -95,7 +94,7 @@ class PageTest:
         self.outcome = PageOutcome()
         self._activity = asyncio.Event()
         self._ended = asyncio.Event()
-        observed = ObservedHandler(StatefulCalls(broker, StateStore(broker.home.path)), self._call)
+        observed = ObservedHandler(broker, self._call)
         self._tracked = Tracked(observed, self._activity)
         self.host = ExtensionHost(self._tracked, ConfirmEvery(report))
         self._parent = QWidget()

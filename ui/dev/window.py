@@ -23,12 +23,12 @@ from broker import Broker
 from broker.authoring.fixtures import FixtureBook
 from broker.authoring.hints import call_hints
 from broker.authoring.uses import manifest_uses, replayed_uses
+from broker.builtin import STATE_CONNECTION
 from broker.errors import FixtureError, ManifestError, SettingsError
 from broker.extensions import install
 from broker.manifest import MANIFEST_FILE, Manifest
 from broker.manifest import load as load_manifest
 from broker.summary import Confirmer
-from broker.widget_state import StatefulCalls, StateStore
 from ui.aio import OwnedTasks
 from ui.dashboard import FrameSpec
 from ui.dev.approval import DevApproval, ReviewFactory
@@ -62,8 +62,6 @@ from ui.widgets.settings_form import defaults
 
 DEV_INSTANCE = "dev"
 """The instance id of the page in author mode; kept across reloads (the rate limit counts it)."""
-
-STATE_CONNECTION = "$state"
 
 
 @dataclass(frozen=True)
@@ -112,7 +110,7 @@ class DevWindow(QMainWindow):
             broker, workspace, self.report, self, review_factory=review_factory, yes=options.yes
         )
         self.approval.retry = self.schedule_refresh
-        handler = ObservedHandler(StatefulCalls(broker, StateStore(broker.home.path)), self._observed)
+        handler = ObservedHandler(broker, self._observed)
         self.host = ExtensionHost(handler, confirm or DialogConfirmer(self), self)
         self._frames = HostViewFactory(self.host)
         self.devtools = DevTools(f"DevTools — {self.folder.name}", self) if options.devtools else None

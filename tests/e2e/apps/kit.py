@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from broker import Broker
-from broker.widget_state import StateStore
 from tests.e2e.host.kit import Dialogs
 from tests.helpers import new_broker
 from tests.unit.apps.app_setup import added, app_home
@@ -45,7 +44,7 @@ async def app_broker(tmp: Path, *options: str, allow: tuple[str, ...] = ()) -> A
 
 
 def app_host(broker: Broker, dialogs: Dialogs, links: Links) -> AppHost:
-    return AppHost(broker, StateStore(broker.home.path), dialogs=dialogs, open_url=links, guard_ms=0)
+    return AppHost(broker, dialogs=dialogs, open_url=links, guard_ms=0)
 
 
 async def open_frame(host: AppHost, ext_id: str, instance: str = "i1", within: float = 30.0) -> AppView:

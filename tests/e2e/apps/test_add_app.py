@@ -10,7 +10,6 @@ import pytest
 
 from broker.apps.spec import spec_of
 from broker.summary import Decision
-from broker.widget_state import StateStore
 from tests.helpers import new_broker
 from tests.unit.apps.app_setup import BOARD, app_home
 from ui.apps.add import AddAppWindow
@@ -40,7 +39,7 @@ def test_add_app_reviews_the_chosen_app_and_adds_it_with_the_ticked_domain(run: 
             dialog.accept_button.click()
             decision = await reviewing
             manifest = broker.manifest("ws", next(iter(broker.home.settings().workspace("ws").extensions)))
-            apps = AppHost(broker, StateStore(broker.home.path))
+            apps = AppHost(broker)
             factory = AppAwareFactory(lambda frame, parent: QWidget(parent), apps)
             made = factory(FrameSpec("ws", manifest, "x#dashboard"), QWidget())
             await apps.aclose()

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from broker.widget_state import StatefulCalls, StateStore
 from tests.e2e.host.kit import EchoHandler, copy_page, evaluate, make_view, wait_ready
 from tests.helpers import new_broker
 
@@ -17,7 +16,7 @@ def test_helm_state_survives_a_new_frame_on_a_restarted_helm_and_is_per_instance
 
     async def frame_state(instance: str, expression: str) -> Any:
         async with new_broker(tmp_path / "home") as broker:
-            handler = StatefulCalls(broker, StateStore(broker.home.path))
+            handler = broker
             view = make_view(folder, handler, instance=instance)
             try:
                 await wait_ready(view)

@@ -17,7 +17,6 @@ from broker.apps import review
 from broker.apps.rpc import AppSession
 from broker.apps.verify import open_app
 from broker.summary import Confirmer
-from broker.widget_state import StateStore
 from broker.workspaces import add_workspace
 from tests.helpers import ScriptedConfirmer
 from tests.servers.services import mcp_app_command
@@ -109,6 +108,6 @@ async def harness(
     window = window or FakeWindow()
     session = AppSession(
         broker, CallContext("ws", ext_id, instance), opened.spec, window,
-        confirm or ScriptedConfirmer(), StateStore(broker.home.path), {},
+        confirm or ScriptedConfirmer(), {},
     )  # fmt: skip
     return Harness(session, window)

@@ -60,9 +60,9 @@ async def test_a_declined_write_sends_nothing_and_the_app_gets_declined(tmp_path
 @pytest.mark.parametrize(
     ("tool", "why"),
     [
-        pytest.param("model_only", "not visible to apps", id="visibility-without-app"),
-        pytest.param("other_tool", "not a tool of MCP server 'board'", id="tool-of-another-server"),
-        pytest.param("echo", "not visible to apps", id="unlinked-model-tool"),
+        pytest.param("model_only", "'model_only' is not declared for 'app'", id="visibility-without-app"),
+        pytest.param("other_tool", "'other_tool' is not declared for 'app'", id="tool-of-another-server"),
+        pytest.param("echo", "'echo' is not declared for 'app'", id="unlinked-model-tool"),
     ],
 )
 async def test_tools_the_app_may_not_call_are_refused_before_any_server_sees_them(
