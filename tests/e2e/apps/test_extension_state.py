@@ -57,3 +57,27 @@ def test_helm_state_is_frozen_beside_helm_call(run: Any, tmp_path: Path) -> None
             await view.aclose()
 
     assert run(scenario()) == [True, True, "function"]
+
+
+def test_after_stop_a_frames_helm_state_is_refused_and_each_state_call_is_in_activity(
+    run: Any, tmp_path: Path
+) -> None:
+    folder = copy_page("probe", tmp_path / "ext")
+
+    async def scenario() -> tuple[Any, Any, list[tuple[str, str, str]]]:
+        async with new_broker(tmp_path / "home") as broker:
+            view = make_view(folder, broker)
+            try:
+                await wait_ready(view)
+                before = await evaluate(view, "helm.state.set({n: 1}).then(() => 'stored')")
+                broker.activity.stop("ws", "com.example.test")
+                after = await evaluate(view, "helm.state.get().then(v => ['answered', v], e => e.message)")
+            finally:
+                await view.aclose()
+                view._test_profile.deleteLater()  # type: ignore[attr-defined]
+            return before, after, [(r.connection, r.operation, r.outcome) for r in broker.activity.recent]
+
+    before, after, records = run(scenario(), timeout=90)
+    assert before == "stored"
+    assert after.startswith("helm.state: refused") and "the user stopped com.example.test" in after
+    assert records == [("$state", "set", "ok"), ("$state", "get", "refused")]
