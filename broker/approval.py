@@ -112,9 +112,9 @@ def decide(
 def _approve(workspace: str, extension: str, manifest: Manifest) -> str:
     """The command that reviews and approves it: an MCP App's own review shows what its
     approval pins (the HTML, CSP and tools), which the extension review does not."""
-    app = manifest.raw.get("app")
-    if isinstance(app, Mapping):
-        return f"`helm app add -w {workspace} -s {app['server']} {app['uri']}`"
+    app = manifest.app
+    if app is not None:
+        return f"`helm app add -w {workspace} -s {app.server} {app.uri}`"
     return f"`helm ext approve -w {workspace} {extension}`"
 
 

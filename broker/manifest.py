@@ -24,6 +24,7 @@ import jsonschema
 
 import resources
 from broker.apps import spec as app_spec
+from broker.apps.spec import AppSpec
 from broker.errors import ManifestError
 from broker.jsonutil import DuplicateKeyError, digest, loads_strict
 from broker.kinds import KINDS
@@ -74,6 +75,12 @@ class Manifest:
     def _by_id(self) -> dict[str, Connection]:
         return {conn.id: conn for conn in self.connections}
 
+    @functools.cached_property
+    def app(self) -> AppSpec | None:
+        """The MCP App this manifest runs (its ``app`` section), None for an extension: the one
+        place Helm decides whether an extension is an app."""
+        return app_spec.parse_app(self.raw)
+
     @property
     def settings_form(self) -> Mapping[str, Any]:
         return dict(self.raw.get("settings", {}))
@@ -105,7 +112,7 @@ class Manifest:
             "permissions": self.raw.get("permissions", {}),
             "connections": self.raw.get("connections", []),
         }
-        if "app" in self.raw:  # an MCP App: its pinned HTML, CSP and allowed domains
+        if self.app is not None:  # an MCP App: its pinned HTML, CSP and allowed domains
             reviewed["app"] = self.raw["app"]
         return digest(reviewed)
 

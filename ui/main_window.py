@@ -21,7 +21,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from broker.apps.spec import spec_of
 from broker.errors import HelmError, ManifestError, SettingsError
 from broker.summary import Decision
 from ui import extension_tree
@@ -376,7 +375,7 @@ class MainWindow(QMainWindow):
         row = self.model.row(workspace, ext_id)
         if row is None or row.manifest is None:
             return Decision.DECLINED
-        if spec_of(row.manifest.raw) is not None:
+        if row.manifest.app is not None:
             decision = await self._review_app(workspace, ext_id)
         else:
             decision = await self._review_extension(workspace, ext_id)

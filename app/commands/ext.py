@@ -12,7 +12,6 @@ from app import exttest
 from app.commands.common import add_home_option, ask_yes_no, fail, home, open_broker, print_json, run
 from app.scaffold import ScaffoldError, create
 from broker import approval, extensions
-from broker.apps.spec import spec_of
 from broker.errors import ApprovalChanged, ManifestError
 from broker.manifest import MANIFEST_FILE, Manifest, Review
 from broker.manifest import load as load_manifest
@@ -203,7 +202,7 @@ def _not_an_app(args: argparse.Namespace) -> None:
     """An MCP App is approved through its own review (the server's HTML, CSP and tools), never
     the generic one, which shows none of what the app's approval pins."""
     manifest = approval.check(home(args).settings().workspace(args.workspace), args.id).manifest
-    app = spec_of(manifest.raw) if manifest is not None else None
+    app = manifest.app if manifest is not None else None
     if app is not None:
         fail(
             f"{args.id} is an MCP App: review and approve it with "

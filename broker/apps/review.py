@@ -120,7 +120,7 @@ async def review(broker: Broker, workspace: str, server: str, uri: str) -> AppRe
 
 async def review_installed(broker: Broker, workspace: str, ext_id: str) -> AppReview:
     """``review`` of an app already in ``workspace``: its server and URI are its manifest's."""
-    app = spec.spec_of(broker.manifest(workspace, ext_id).raw)
+    app = broker.manifest(workspace, ext_id).app
     if app is None:
         raise AppError(f"{ext_id} is an extension, not an MCP App")
     if spec.app_id(app.server, app.uri) != ext_id:
@@ -135,7 +135,7 @@ def _with_changes(broker: Broker, draft: AppReview) -> AppReview:
         return draft
     draft = replace(draft, installed=True)
     approval = decision.installed.approval
-    old = spec.spec_of(decision.manifest.raw) if decision.manifest is not None else None
+    old = decision.manifest.app if decision.manifest is not None else None
     if approval is None or old is None:
         return draft
     pinned = tool_pins.changes(approval.pins.get(spec.APP_CONNECTION) or {}, draft.pins)

@@ -103,8 +103,9 @@ def manifest_for(spec: AppSpec, name: str, description: str) -> dict[str, Any]:
     return raw
 
 
-def spec_of(raw: Mapping[str, Any]) -> AppSpec | None:
-    """The app a validated manifest describes, or None for an ordinary extension."""
+def parse_app(raw: Mapping[str, Any]) -> AppSpec | None:
+    """The app a validated manifest describes, or None for an ordinary extension. Only
+    ``Manifest.app`` calls it: everything else asks the manifest."""
     app = raw.get("app")
     if not isinstance(app, Mapping):
         return None

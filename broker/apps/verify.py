@@ -40,7 +40,7 @@ def approved(broker: Broker, workspace: str, ext_id: str) -> tuple[Manifest, App
     """The app's manifest and spec when its approval is current and it is enabled; else
     ``AppError`` saying what to do (the same standing every extension call needs)."""
     manifest = broker.manifest(workspace, ext_id)
-    app = spec.spec_of(manifest.raw)
+    app = manifest.app
     if app is None:
         raise AppError(f"{ext_id} is an extension, not an MCP App")
     decision = broker.standing(workspace, ext_id)  # the one approval decision

@@ -55,7 +55,9 @@ async def test_a_stopped_extension_gets_no_state_and_its_state_calls_are_in_acti
     ]  # fmt: skip
 
 
-async def test_state_calls_spend_the_instances_rate_limit_and_another_frame_keeps_its_own(tmp_path: Path) -> None:
+async def test_state_calls_spend_the_instance_rate_limit_and_another_frame_keeps_its_own(
+    tmp_path: Path,
+) -> None:
     async with new_broker(tmp_path / "home") as broker:
         ctx = await _ctx(broker, tmp_path)
         answers = [

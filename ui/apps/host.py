@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from broker.apps.spec import spec_of
 from broker.broker import Broker
 from broker.context import CallContext
 from ui.aio import OwnedTasks
@@ -95,7 +94,7 @@ class AppAwareFactory:
         self.fallback, self.apps = fallback, apps
 
     def __call__(self, frame: FrameSpec, parent: QWidget) -> QWidget:
-        if spec_of(frame.manifest.raw) is None:
+        if frame.manifest.app is None:
             return self.fallback(frame, parent)
         view = self.apps.frame(frame.workspace, frame.manifest.id, frame.instance, parent)
         view.setMinimumSize(320, 240)

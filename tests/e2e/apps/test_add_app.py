@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from broker.apps.spec import spec_of
 from broker.summary import Decision
 from tests.helpers import new_broker
 from tests.unit.apps.app_setup import BOARD, app_home
@@ -44,7 +43,7 @@ def test_add_app_reviews_the_chosen_app_and_adds_it_with_the_ticked_domain(run: 
             made = factory(FrameSpec("ws", manifest, "x#dashboard"), QWidget())
             await apps.aclose()
             window.deleteLater()
-            return listed, sha, decision, spec_of(manifest.raw), window.status.text(), type(made), AppFrame
+            return listed, sha, decision, manifest.app, window.status.text(), type(made), AppFrame
 
     listed, sha, decision, app, status, made, frame_type = run(scenario(), timeout=90)
     assert listed == [f"Board — {BOARD}"]

@@ -14,7 +14,6 @@ from pytestqt.qtbot import QtBot
 from app.window import open_window
 from broker import Broker
 from broker.approval import Standing
-from broker.apps import spec
 from broker.apps.verify import open_app
 from tests.helpers import new_broker
 from tests.ui.dashboard_kit import open_main_window
@@ -51,7 +50,7 @@ def test_review_of_a_changed_app_shows_the_app_review_and_approve_pins_what_it_s
     qtbot: QtBot, home: tuple[Broker, str, Path], run: Any
 ) -> None:
     broker, ext_id, extra = home
-    before = spec.spec_of(broker.manifest("ws", ext_id).raw)
+    before = broker.manifest("ws", ext_id).app
     extra.write_text("<p>changed</p>", encoding="utf-8")
     window = open_main_window(qtbot, broker)
     window.workspace_box.setCurrentText("ws")
@@ -68,7 +67,7 @@ def test_review_of_a_changed_app_shows_the_app_review_and_approve_pins_what_it_s
     with qtbot.waitSignal(dialog.decided, timeout=3000):
         qtbot.mouseClick(dialog.accept_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not window.tasks, timeout=30000)
-    app = spec.spec_of(broker.manifest("ws", ext_id).raw)
+    app = broker.manifest("ws", ext_id).app
     opened = run(open_app(broker, "ws", ext_id), timeout=60)
     assert before is not None and app is not None and before.sha256 != shown
     assert app.sha256 == shown == opened.spec.sha256
@@ -91,7 +90,7 @@ def test_an_app_whose_manifest_is_not_the_approved_one_gets_the_app_review_when_
     with qtbot.waitSignal(dialog.decided, timeout=3000):
         qtbot.mouseClick(dialog.accept_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not window.tasks, timeout=30000)
-    app = spec.spec_of(broker.manifest("ws", ext_id).raw)
+    app = broker.manifest("ws", ext_id).app
     assert app is not None and app.sha256 == dialog.reviewed.document.sha256
     assert app.allowed_resource_domains == ()
     assert broker.standing("ws", ext_id).standing is Standing.CURRENT
@@ -115,7 +114,7 @@ def test_a_changed_apps_frame_offers_review_and_the_app_runs_once_approved(
         with qtbot.waitSignal(dialog.decided, timeout=3000):
             qtbot.mouseClick(dialog.accept_button, Qt.MouseButton.LeftButton)
         qtbot.waitUntil(lambda: any(f.view is not None for f in window.apps.frames), timeout=30000)
-        app = spec.spec_of(broker.manifest("ws", ext_id).raw)
+        app = broker.manifest("ws", ext_id).app
         assert app is not None and app.sha256 == dialog.reviewed.document.sha256
     finally:
         run(window.aclose())

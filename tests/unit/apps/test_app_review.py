@@ -9,7 +9,7 @@ import pytest
 
 from broker import extensions
 from broker.approval import Standing
-from broker.apps import discovery, review, spec
+from broker.apps import discovery, review
 from broker.apps.errors import AppChanged, AppError
 from broker.apps.verify import open_app
 from tests.helpers import new_broker
@@ -60,7 +60,7 @@ async def test_adding_an_app_installs_an_approved_extension_whose_manifest_pins_
         manifest = await review.add(broker, reviewed, ["https://cdn.example.com"])
         current = broker.standing("ws", manifest.id).standing is Standing.CURRENT
         opened = await open_app(broker, "ws", manifest.id)
-    app = spec.spec_of(manifest.raw)
+    app = manifest.app
     assert current and app is not None
     assert app.sha256 == reviewed.document.sha256 == opened.spec.sha256
     assert app.tools == (("add_item", True), ("list_items", False), ("show_board", False))
