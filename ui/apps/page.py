@@ -1,10 +1,11 @@
 """The app's host page and its bridge: Helm's end of the postMessage relay.
 
-``AppPage`` is an extension frame's page (nothing granted: no permissions, windows, dialogs,
-downloads, full screen) whose navigation decision allows exactly two documents: the host page
-in the main frame and the app in its one subframe. ``AppBridge`` is the one object the host
-page's isolated world reaches over the web channel: ``post`` carries a JSON-RPC message from
-the app, ``deliver`` one from Helm. The app's identity is fixed by whoever made the bridge.
+``app_page`` is an extension frame's page (``ui.host.page.HostPage``: nothing granted — no
+permissions, windows, dialogs, downloads, full screen) whose navigation policy allows exactly
+two documents: the host page in the main frame and the app in its one subframe. ``AppBridge``
+is the one object the host page's isolated world reaches over the web channel: ``post``
+carries a JSON-RPC message from the app, ``deliver`` one from Helm. The app's identity is
+fixed by whoever made the bridge.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from functools import cache
 from importlib import resources
 
 from ui.apps.policy import AppHosts, decide_navigation
-from ui.host.page import HostPage
+from ui.host.page import HostPage, Navigation
+from ui.host.policy import RequestDecision
 from ui.host.shim import _qwebchannel_js
-from ui.qt import QObject, QUrl, QWebEnginePage, QWebEngineProfile, QWebEngineScript, Signal, Slot
+from ui.qt import QObject, QUrl, QWebEngineProfile, QWebEngineScript, Signal, Slot
 
 log = logging.getLogger(__name__)
 
@@ -25,23 +27,19 @@ BRIDGE_OBJECT = "helmApp"
 MAX_MESSAGE_CHARS = 4 * 1024 * 1024
 
 
-class AppPage(HostPage):
-    """The host page of one app; it and its app frame stay where they were put."""
+def app_navigation(hosts: AppHosts) -> Navigation:
+    """The app's host page's navigation policy (``HostPage``): it and its app frame stay where
+    they were put."""
 
-    def __init__(self, profile: QWebEngineProfile, hosts: AppHosts, parent: QObject | None = None) -> None:
-        super().__init__(profile, hosts.page, parent)
-        self._hosts = hosts
+    def decide(url: QUrl, main_frame: bool) -> RequestDecision:
+        return decide_navigation(url.scheme(), url.host(), url.path(), main_frame, hosts)
 
-    def acceptNavigationRequest(
-        self, url: QUrl | str, _type: QWebEnginePage.NavigationType, is_main_frame: bool
-    ) -> bool:
-        target = QUrl(url)
-        decision = decide_navigation(
-            target.scheme(), target.host(), target.path(), is_main_frame, self._hosts
-        )
-        if not decision.allowed:
-            log.info("refused a navigation of app %s: %s", self._hosts.page, decision.reason)
-        return decision.allowed
+    return decide
+
+
+def app_page(profile: QWebEngineProfile, hosts: AppHosts, parent: QObject | None = None) -> HostPage:
+    """The host page of one app: an extension frame's page with the app's navigation policy."""
+    return HostPage(profile, hosts.page, parent, navigation=app_navigation(hosts))
 
 
 class AppBridge(QObject):

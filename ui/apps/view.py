@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from broker.broker import Broker
 from broker.context import CallContext
 from broker.summary import Confirmer
-from ui.apps.page import BRIDGE_OBJECT, AppBridge, AppPage, host_script
+from ui.apps.page import BRIDGE_OBJECT, AppBridge, app_page, host_script
 from ui.apps.policy import app_hosts
 from ui.apps.profile import AppProfile
 from ui.host.clipboard import ClipboardGuard
@@ -79,7 +79,7 @@ class AppView(QWidget):
         self.hosts = hosts
         self.profile = AppProfile(hosts, opened.html, opened.spec.allowed_resource_domains, self)
         self.web = QWebEngineView(self)
-        self.page = AppPage(self.profile.profile, hosts, self.web)
+        self.page = app_page(self.profile.profile, hosts, self.web)
         self.web.setPage(self.page)
         self.web.setContextMenuPolicy(self.web.contextMenuPolicy().NoContextMenu)
         self.page.scripts().insert(host_script())

@@ -9,9 +9,9 @@ dressed up to look like Helm's own write confirmation.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from ui.host.policy import decide_navigation
+from ui.host.policy import RequestDecision, decide_navigation
 from ui.qt import (
     QObject,
     QUrl,
@@ -28,16 +28,32 @@ from ui.qt import (
 
 log = logging.getLogger(__name__)
 
+Navigation = Callable[[QUrl, bool], RequestDecision]
+"""(the target, whether it is the main frame) → whether the page may go there."""
+
 
 class HostPage(QWebEnginePage):
-    """A page that stays on its extension's origin and is granted nothing."""
+    """A page that stays where its navigation policy says (its extension's origin) and is
+    granted nothing. An MCP App's host page is one too (``ui.apps.view``)."""
 
     console = Signal(int, str, int, str)
     """A console message of the page: level, message, line, source (for author mode)."""
 
-    def __init__(self, profile: QWebEngineProfile, host: str, parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        profile: QWebEngineProfile,
+        host: str,
+        parent: QObject | None = None,
+        *,
+        navigation: Navigation | None = None,
+    ) -> None:
+        """``navigation``: where the page and its frames may go (by default: the main frame
+        at ``host``, as ``ui.host.policy.decide_navigation`` says; an app's page has two)."""
         super().__init__(profile, parent)
         self._host = host
+        self._navigation = navigation or (
+            lambda url, main_frame: decide_navigation(url.scheme(), url.host(), host, main_frame)
+        )
         self.permissionRequested.connect(self._deny_permission)
         self.newWindowRequested.connect(self._deny_window)
         self.fileSystemAccessRequested.connect(self._deny_file_system)
@@ -48,10 +64,9 @@ class HostPage(QWebEnginePage):
     def acceptNavigationRequest(
         self, url: QUrl | str, _type: QWebEnginePage.NavigationType, is_main_frame: bool
     ) -> bool:
-        target = QUrl(url)
-        decision = decide_navigation(target.scheme(), target.host(), self._host, is_main_frame)
+        decision = self._navigation(QUrl(url), is_main_frame)
         if not decision.allowed:
-            log.info("refused a navigation of extension %s: %s", self._host, decision.reason)
+            log.info("refused a navigation of %s: %s", self._host, decision.reason)
         return decision.allowed
 
     def createWindow(  # type: ignore[override]  # None is how Qt is told: no window

@@ -44,13 +44,26 @@ def register_scheme() -> None:
     _registered = True
 
 
-RESPONSE_HEADERS: dict[bytes, list[bytes]] = {
-    b"Content-Security-Policy": [content_security_policy().encode()],
-    b"X-Content-Type-Options": [b"nosniff"],
-    b"Referrer-Policy": [b"no-referrer"],
-    b"Cross-Origin-Opener-Policy": [b"same-origin"],
-    b"Cross-Origin-Resource-Policy": [b"same-origin"],
-}
+Headers = dict[bytes, list[bytes]]
+
+
+def security_headers(csp: str, **more: str) -> Headers:
+    """The headers every document Helm serves on its scheme gets — its Content-Security-Policy,
+    no sniffing, no referrer — and ``more`` (``Cache_Control="no-store"``: ``_`` reads ``-``)."""
+    headers: Headers = {
+        b"Content-Security-Policy": [csp.encode()],
+        b"X-Content-Type-Options": [b"nosniff"],
+        b"Referrer-Policy": [b"no-referrer"],
+    }
+    headers.update({name.replace("_", "-").encode(): [value.encode()] for name, value in more.items()})
+    return headers
+
+
+RESPONSE_HEADERS = security_headers(
+    content_security_policy(),
+    Cross_Origin_Opener_Policy="same-origin",
+    Cross_Origin_Resource_Policy="same-origin",
+)
 
 
 class Gate(Protocol):
@@ -126,11 +139,11 @@ class ExtensionSchemeHandler(QWebEngineUrlSchemeHandler):
         reply(job, served.data, served.mime)
 
 
-def reply(job: QWebEngineUrlRequestJob, data: bytes, mime: str) -> None:
-    """Answer ``job`` with ``data`` and the headers every extension file gets."""
+def reply(job: QWebEngineUrlRequestJob, data: bytes, mime: str, headers: Headers = RESPONSE_HEADERS) -> None:
+    """Answer ``job`` with ``data`` and ``headers`` (by default those every extension file gets)."""
     # The binding takes a list per header (its stub says otherwise); a plain value garbles
     # the header and the policy would silently not apply.
-    job.setAdditionalResponseHeaders(RESPONSE_HEADERS)  # type: ignore[arg-type]
+    job.setAdditionalResponseHeaders(headers)  # type: ignore[arg-type]
     buffer = QBuffer(job)
     buffer.setData(QByteArray(data))
     buffer.open(QIODevice.OpenModeFlag.ReadOnly)
