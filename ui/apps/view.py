@@ -1,5 +1,10 @@
 """``AppView``: one running MCP App — its web view, its bridge, its session with Helm.
 
+Built as an extension frame is (``ui.host.frame.WebStack`` on a ``SandboxProfile``, a
+``HostPage``); what is the app's own is the double iframe: two documents on two origins
+(``ui.apps.profile``, ``ui.apps.policy``), the relay in the host page's isolated world and its
+bridge (``ui.apps.page``).
+
 The view is the app's ``HostWindow`` (``broker.apps.rpc``): it delivers Helm's messages to the
 app, tells the app Helm's theme — ``light`` or ``dark`` and the specification's style variables,
 from the same look the extension frames get (``ui.theme``) — and locale (the theme again
@@ -21,16 +26,12 @@ from broker.summary import Confirmer
 from ui.apps.page import BRIDGE_OBJECT, AppBridge, app_page, host_script
 from ui.apps.policy import app_hosts
 from ui.apps.profile import AppProfile
-from ui.host.clipboard import ClipboardGuard
 from ui.host.egress_check import ENGINE_CHECK, EgressCheck
+from ui.host.frame import WebStack
 from ui.qt import (
-    QApplication,
     QLocale,
     QUrl,
     QVBoxLayout,
-    QWebChannel,
-    QWebEngineScript,
-    QWebEngineView,
     QWidget,
     Signal,
 )
@@ -78,26 +79,24 @@ class AppView(QWidget):
         hosts = app_hosts(ctx.workspace, ctx.extension)
         self.hosts = hosts
         self.profile = AppProfile(hosts, opened.html, opened.spec.allowed_resource_domains, self)
-        self.web = QWebEngineView(self)
-        self.page = app_page(self.profile.profile, hosts, self.web)
-        self.web.setPage(self.page)
-        self.web.setContextMenuPolicy(self.web.contextMenuPolicy().NoContextMenu)
-        self.page.scripts().insert(host_script())
         from broker.apps.rpc import AppSession  # the MCP SDK, once an app opens
 
         self.session = AppSession(services.broker, ctx, opened.spec, self, confirm, services.contexts)
         self.bridge = AppBridge(self._received, self)
         self.bridge.pageReady.connect(self.ready)
-        self.channel = QWebChannel(self.page)
-        self.channel.registerObject(BRIDGE_OBJECT, self.bridge)
-        self.page.setWebChannel(self.channel, QWebEngineScript.ScriptWorldId.ApplicationWorld.value)
+        profile = self.profile.profile
+        self.stack = WebStack(
+            self,
+            lambda parent: app_page(profile, hosts, parent),
+            (host_script(),),
+            (BRIDGE_OBJECT, self.bridge),
+            ctx.extension,
+        )
+        self.web, self.page, self.channel = self.stack.web, self.stack.page, self.stack.channel
         self.page.urlChanged.connect(self._url_changed)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.web)
-        app = QApplication.instance()
-        if isinstance(app, QApplication):
-            ClipboardGuard.of(app).watch(self, ctx.extension)
         Theme.of().changed.connect(self._look_changed)
 
     def load(self) -> None:
@@ -113,8 +112,7 @@ class AppView(QWidget):
             self._stop("Helm stopped this app: its host page was taken elsewhere.")
 
     def _stop(self, why: str) -> None:
-        self.page.setWebChannel(None)  # type: ignore[arg-type]
-        self.page.triggerAction(self.page.WebAction.Stop)
+        self.stack.cut_off()
         self.web.hide()
         self.stopped.emit(why)
 
@@ -154,9 +152,6 @@ class AppView(QWidget):
     async def aclose(self) -> None:
         """Ask the app to tear down (bounded), cancel its calls, then let the page go."""
         ENGINE_CHECK.unwatch(self)
-        app = QApplication.instance()
-        if isinstance(app, QApplication):
-            ClipboardGuard.of(app).forget(self)
         with contextlib.suppress(RuntimeError):  # already disconnected
             Theme.of().changed.disconnect(self._look_changed)
         try:
@@ -164,8 +159,7 @@ class AppView(QWidget):
         finally:
             self.page.setWebChannel(None)  # type: ignore[arg-type]
             await self.session.aclose()
-            self.web.setPage(None)  # type: ignore[arg-type]
-            self.page.deleteLater()
+            self.stack.release()
             self.profile.deleteLater()
             self.deleteLater()
 

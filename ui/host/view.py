@@ -21,21 +21,17 @@ from broker.context import CallContext
 from broker.summary import Confirmer
 from ui.aio import OwnedTasks
 from ui.host.bridge import Bridge, CallHandler
-from ui.host.clipboard import ClipboardGuard
 from ui.host.egress_check import ENGINE_CHECK, EgressCheck
+from ui.host.frame import WebStack
 from ui.host.page import HostPage
 from ui.host.policy import decide_navigation, entry_url
 from ui.host.profile import ExtensionProfile
 from ui.host.shim import bridge_scripts, set_theme, theme_script
 from ui.qt import (
-    QApplication,
     QLabel,
     Qt,
     QUrl,
     QVBoxLayout,
-    QWebChannel,
-    QWebEngineScript,
-    QWebEngineView,
     QWidget,
     Signal,
 )
@@ -69,19 +65,17 @@ class ExtensionView(QWidget):
         self.ctx = ctx
         self.entry = entry
         self._profile = profile
-        self.web = QWebEngineView(self)
-        self.page = HostPage(profile.profile, profile.host, self.web)
-        self.web.setPage(self.page)
-        self.web.setContextMenuPolicy(self.web.contextMenuPolicy().NoContextMenu)
-        for script in bridge_scripts():
-            self.page.scripts().insert(script)
         self._theme = Theme.of()
-        self.page.scripts().insert(theme_script(self._theme.look))
-        self._theme.changed.connect(self._look_changed)
         self.bridge = Bridge(handler, ctx, confirm, self)
-        self.channel = QWebChannel(self.page)
-        self.channel.registerObject(BRIDGE_OBJECT, self.bridge)
-        self.page.setWebChannel(self.channel, QWebEngineScript.ScriptWorldId.ApplicationWorld.value)
+        self.stack = WebStack(
+            self,
+            lambda parent: HostPage(profile.profile, profile.host, parent),
+            (*bridge_scripts(), theme_script(self._theme.look)),
+            (BRIDGE_OBJECT, self.bridge),
+            ctx.extension,
+        )
+        self.web, self.page, self.channel = self.stack.web, self.stack.page, self.stack.channel
+        self._theme.changed.connect(self._look_changed)
         self._loaded = self._connected = self._left_home = self._refused = False
         self.bridge.pageReady.connect(self._bridge_connected)
         self.page.loadStarted.connect(self._load_started)
@@ -97,9 +91,6 @@ class ExtensionView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.web)
         layout.addWidget(self.refusal)
-        app = QApplication.instance()
-        if isinstance(app, QApplication):
-            ClipboardGuard.of(app).watch(self, ctx.extension)
 
     def _look_changed(self, look: Look) -> None:
         set_theme(self.page, look)
@@ -164,9 +155,8 @@ class ExtensionView(QWidget):
     def engine_check_failed(self, outcome: EgressCheck) -> None:
         """The start-up check failed late: cut the page off from Helm and stop it."""
         log.error("frame of %s stopped: %s", self.ctx.extension, outcome.message)
-        self.page.setWebChannel(None)  # type: ignore[arg-type]
+        self.stack.cut_off()
         self.bridge.cancel_all()
-        self.page.triggerAction(self.page.WebAction.Stop)
         self._show_refusal(outcome.message)
 
     def _url_changed(self, url: QUrl) -> None:
@@ -215,12 +205,8 @@ class ExtensionView(QWidget):
         ENGINE_CHECK.unwatch(self)
         with contextlib.suppress(RuntimeError):  # already disconnected
             self._theme.changed.disconnect(self._look_changed)
-        app = QApplication.instance()
-        if isinstance(app, QApplication):
-            ClipboardGuard.of(app).forget(self)
         self._tasks.cancel()
         self.page.setWebChannel(None)  # type: ignore[arg-type]
         await self.bridge.aclose()
-        self.web.setPage(None)  # type: ignore[arg-type]
-        self.page.deleteLater()
+        self.stack.release()
         self.deleteLater()
