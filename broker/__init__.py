@@ -16,6 +16,10 @@ extension or a server can cause:
   ``Broker.describe_write(...)`` — the two-step flow, for a caller that shows the dialog itself
   and passes the token only from its Confirm button (the self-test, tests). A read needs no
   token.
+* ``Broker.builtin(ctx, connection, operation, args, handler)`` — a built-in call
+  (``broker.builtin``: an MCP App's resource reads, links and model context) through the same
+  admission, with ``handler`` in place of a kind. ``helm.state`` is the built-in connection
+  ``$state`` (``Broker.builtins``), reached through ``request_json`` like any connection.
 
 Typed access to one kind's own operations goes through its spec: ``Broker.kind(spec)`` returns
 the running kind typed by the spec (``broker.kind(MCP).list_tools(...)``,
