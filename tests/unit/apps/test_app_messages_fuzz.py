@@ -17,8 +17,9 @@ METHODS = (
     "tools/call", "resources/read", "ui/open-link", "ui/update-model-context", "helm/state/get",
     "helm/state/set", "ui/initialize", "ui/request-display-mode", "ui/message", "ping",
 )  # fmt: skip
+SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
 JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=20),
+    SCALARS | st.text(max_size=20),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
     max_leaves=12,
 )
