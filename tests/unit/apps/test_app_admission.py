@@ -114,3 +114,15 @@ async def test_model_context_updates_are_capped_per_instance_in_size_and_rate(tm
     codes = [a["error"]["data"]["code"] if "error" in a else "ok" for a in answers]
     assert codes == ["ok"] * (CALLS_PER_MINUTE - 1) + ["rate_limited"] * 6
     assert h.session.contexts["i1"] == {"content": [{"type": "text", "text": str(CALLS_PER_MINUTE - 2)}]}
+
+
+async def test_a_tool_no_longer_visible_to_apps_is_refused_once_admitted_and_recorded(tmp_path: Path) -> None:
+    async with new_broker(tmp_path / "home") as broker:
+        await app_home(broker, tmp_path)
+        h = await harness(broker, await added(broker))
+        add_stdio(broker, "board", mcp_app_command("--model-only", "list_items"))  # the server changed
+        hidden = await h.call("list_items")
+        records = [(r.connection, r.operation, r.outcome) for r in broker.activity.recent]
+    assert hidden["error"]["data"] == {"code": "refused"}
+    assert "'list_items' is not visible to apps" in hidden["error"]["message"]
+    assert records == [("app", "list_items", "refused")]
