@@ -16,6 +16,14 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 
+VALUE_OPTIONS = frozenset({"--arg"})
+"""Options whose value is often a dash word (``--arg -y``, ``--arg --stdio``): argparse would read
+it as an option of its own, so each is joined to its value before parsing."""
+
+COMMAND_LINE_ACTIONS = frozenset({("mcp", "add"), ("agent", "add")})
+"""Actions that take a program's whole command line after a bare ``--`` (``helm mcp add time --
+uvx mcp-server-time``), given to the handler as ``args.command_line``."""
+
 COMMANDS = ("workspace", "project", "ext", "app", "audit", "call", "dev", "agent")
 """Helm's own subcommand groups, each a module of ``app.commands`` with a ``register(subparsers)``;
 each connection kind adds its group too (``KindSpec.cli``)."""
@@ -52,6 +60,39 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def joined_values(argv: Sequence[str]) -> list[str]:
+    """``argv`` with every ``--arg VALUE`` written ``--arg=VALUE``, up to a bare ``--`` (after it
+    every word is a command line's own)."""
+    out: list[str] = []
+    words = iter(argv)
+    for word in words:
+        if word == "--":
+            out.append(word)
+            out.extend(words)
+            break
+        value = next(words, None) if word in VALUE_OPTIONS else None
+        out.append(word if value is None else f"{word}={value}")
+    return out
+
+
+def split_command_line(words: list[str]) -> tuple[list[str], list[str] | None]:
+    """The words before a bare ``--`` and the command line after it, for the actions of
+    ``COMMAND_LINE_ACTIONS``; any other command keeps its ``--`` for argparse. (A positional
+    would do, but argparse fills a ``*`` positional too early when an option follows the name.)"""
+    if "--" not in words:
+        return words, None
+    cut = words.index("--")
+    plain: list[str] = []
+    after_home = False
+    for word in words[:cut]:
+        if not after_home and not word.startswith("-"):
+            plain.append(word)
+        after_home = word == "--home"
+    if tuple(plain[:2]) not in COMMAND_LINE_ACTIONS:
+        return words, None
+    return words[:cut], words[cut + 1 :]
+
+
 def desktop_args(argv: Sequence[str]) -> argparse.Namespace | None:
     """The options of a desktop start, or None when ``argv`` asks for anything else (a
     command, help, the version, a mistake): the full parser handles those."""
@@ -79,7 +120,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from app.gui import main as gui_main  # Qt is imported only for the GUI
 
         return gui_main(args)
-    return run_command(parser().parse_args(argv))
+    words, command_line = split_command_line(joined_values(argv))
+    args = parser().parse_args(words)
+    if command_line is not None:
+        args.command_line = command_line
+    return run_command(args)
 
 
 def run_command(args: argparse.Namespace) -> int:

@@ -1,7 +1,8 @@
 """``helm agent add|list|remove|run|sessions|verify``: coding agents over ACP, inside Helm's boundary.
 
-``add NAME --command CMD [--arg A]... (--key-env VAR | --no-key) [--allow-reads]`` stores a
-profile; the key is read from stdin or a prompt (never argv) into the credential store.
+``add NAME --command CMD [--arg A]... (--key-env VAR | --no-key) [--allow-reads]`` (or the whole
+command line after ``--``: ``add NAME --no-key -- CMD ARG...``) stores a profile; the key is read
+from stdin or a prompt (never argv) into the credential store.
 ``add NAME --package SPEC [--key-env VAR]`` installs an adapter from Helm's signed catalogue
 first and stores a profile that starts it (``agent_provision``); ``verify`` checks an install.
 ``run NAME --workspace W [--project P]... [--write] [--json] [--resume ID] PROMPT`` runs one
@@ -49,12 +50,16 @@ def register(sub: Any) -> None:
 
 
 def _register_add(s: Any) -> None:
-    add = s.add_parser("add", help="add (or replace) an agent")
+    add = s.add_parser(
+        "add", help="add (or replace) an agent",
+        epilog="Or give the whole command line after --: helm agent add NAME --no-key -- CMD ARG...",
+    )  # fmt: skip
     add.add_argument("name")
-    source = add.add_mutually_exclusive_group(required=True)
+    source = add.add_mutually_exclusive_group()
     source.add_argument("--command", metavar="CMD", help="the agent's program (started without a shell)")
     agent_provision.add_package_option(source)
     add.add_argument("--arg", action="append", default=[], metavar="A", help="one argument (repeat)")
+    add.set_defaults(command_line=[])  # the words after a bare --, if any (app.cli)
     key = add.add_mutually_exclusive_group()
     key.add_argument("--key-env", metavar="VAR", help="the variable that receives the agent's key")
     key.add_argument("--no-key", action="store_true", help="the agent needs no key")
@@ -82,12 +87,24 @@ def _register_run(s: Any) -> None:
     r.set_defaults(handler=_run)
 
 
-def _add(args: argparse.Namespace) -> int:
-    if args.command is not None and not (args.key_env or args.no_key):
-        fail("say where the agent's key goes (--key-env VAR) or that it needs none (--no-key)")
+def _command_line(args: argparse.Namespace) -> tuple[str, ...]:
+    """The agent's command line: after ``--``, or ``--command`` with its ``--arg``s; for a
+    catalogue package, a stand-in until the install names the real one."""
+    if args.command_line:
+        if args.command is not None or args.package is not None or args.arg:
+            fail("give the agent's command line once: after --, or with --command and --arg")
+        return tuple(args.command_line)
+    if args.command is None and args.package is None:
+        fail("say which agent to run: --command CMD, --package NAME, or -- CMD ARG...")
     if args.package is not None and args.arg:
         fail("--arg is for --command agents; an installed adapter is started by Helm")
-    command = (args.command or "helm", *args.arg)
+    return (args.command or "helm", *args.arg)
+
+
+def _add(args: argparse.Namespace) -> int:
+    command = _command_line(args)
+    if args.package is None and not (args.key_env or args.no_key):
+        fail("say where the agent's key goes (--key-env VAR) or that it needs none (--no-key)")
     profile = AgentProfile(args.name, command, args.key_env, args.allow_reads)
     store = profiles.AGENTS.store(home(args), credentials(args))
     store.check(profile)  # report a wrong profile before asking for a key

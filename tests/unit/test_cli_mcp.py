@@ -44,6 +44,52 @@ def test_add_a_stdio_server_keeps_the_token_out_of_settings(home: Path, capsys: 
     assert FileStore(home / "credentials.json").get("mcp_servers/t/token") == "tok-abc"
 
 
+def _saved_command(home: Path, name: str) -> object:
+    return json.loads((home / "settings.json").read_text())["mcp_servers"][name]["command"]
+
+
+def test_add_takes_arguments_that_start_with_a_dash(home: Path, capsys: pytest.CaptureFixture[str]):
+    code, _, err = run(
+        capsys, "mcp", "add", "gh", "--command", "npx", "--arg", "-y", "--arg", "@example/github-mcp",
+        "--arg", "--stdio",
+    )  # fmt: skip
+    assert (code, err) == (0, "")
+    assert _saved_command(home, "gh") == ["npx", "-y", "@example/github-mcp", "--stdio"]
+
+
+def test_add_takes_the_whole_command_line_after_a_double_dash(home: Path, capsys: pytest.CaptureFixture[str]):
+    code, out, _ = run(capsys, "mcp", "add", "t", "--token-env", "T", "--", "npx", "-y", "x", "--arg", "v",
+                       stdin="tok\n")  # fmt: skip
+    assert code == 0
+    assert "saved" in out
+    assert _saved_command(home, "t") == ["npx", "-y", "x", "--arg", "v"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        pytest.param(("--command", "uvx", "--", "uvx"), "command line once", id="both-forms"),
+        pytest.param(
+            ("--url", "https://mcp.example.com/mcp", "--", "uvx"), "command line once", id="url-too"
+        ),
+        pytest.param((), "--command CMD, --url URL, or -- CMD", id="neither"),
+    ],
+)
+def test_add_says_how_to_give_the_server_when_the_forms_clash_or_are_missing(
+    home: Path, capsys: pytest.CaptureFixture[str], argv: tuple[str, ...], says: str
+):
+    code, _, err = run(capsys, "mcp", "add", "t", *argv)
+    assert code == 1
+    assert says in err
+    assert not (home / "settings.json").exists() or "mcp_servers" not in (home / "settings.json").read_text()
+
+
+def test_help_lists_only_actions_that_exist(capsys: pytest.CaptureFixture[str]):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "test MCP servers" not in capsys.readouterr().out
+
+
 def test_add_refuses_a_loader_variable_before_asking_for_the_token(
     home: Path, capsys: pytest.CaptureFixture[str]
 ):

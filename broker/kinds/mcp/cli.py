@@ -1,6 +1,7 @@
 """``helm mcp add|list|remove|tools``: the MCP servers extensions can call.
 
-``add NAME --command CMD [--arg A]... [--token-env VAR]`` starts a stdio server; ``add NAME --url
+``add NAME --command CMD [--arg A]... [--token-env VAR]`` (or ``add NAME [--token-env VAR] -- CMD
+ARG...``, the whole command line after ``--``) starts a stdio server; ``add NAME --url
 URL`` talks streamable HTTP with a bearer token. A token is read from stdin or a prompt (never
 argv); ``--no-token`` adds an HTTP server that needs none. ``tools NAME`` starts the server and
 lists its tools — the same broker function as the Test button in Settings.
@@ -18,14 +19,18 @@ from broker.kinds.mcp.profiles import MCP_SERVERS, Profile
 
 
 def register(sub: Any, io: CliIO) -> None:
-    p = sub.add_parser("mcp", help="add, list, remove and test MCP servers")
+    p = sub.add_parser("mcp", help="add, list and remove MCP servers, and list a server's tools")
     s = p.add_subparsers(dest="action", metavar="ACTION", required=True)
-    add = s.add_parser("add", help="add (or replace) an MCP server")
+    add = s.add_parser(
+        "add", help="add (or replace) an MCP server",
+        epilog="Or give the whole command line after --: helm mcp add NAME [--token-env VAR] -- CMD ARG...",
+    )  # fmt: skip
     add.add_argument("name")
-    where = add.add_mutually_exclusive_group(required=True)
+    where = add.add_mutually_exclusive_group()
     where.add_argument("--command", metavar="CMD", help="program to start over stdio")
     where.add_argument("--url", help="streamable HTTP endpoint (https; http only on 127.0.0.1/localhost)")
     add.add_argument("--arg", action="append", default=[], metavar="A", help="one argument (repeat)")
+    add.set_defaults(command_line=[])  # the words after a bare --, if any (app.cli)
     add.add_argument("--token-env", metavar="VAR", help="stdio: the variable that receives the token")
     add.add_argument("--no-token", action="store_true", help="HTTP: the server needs no token")
     io.add_home_option(add)
@@ -41,11 +46,23 @@ def register(sub: Any, io: CliIO) -> None:
     tools.set_defaults(handler=lambda args: _tools(io, args))
 
 
+def _command(io: CliIO, args: argparse.Namespace) -> list[str] | None:
+    """The stdio command line: after ``--``, or ``--command`` with its ``--arg``s; None for a URL."""
+    if args.command_line:
+        if args.command is not None or args.url is not None or args.arg:
+            io.fail("give the server's command line once: after --, or with --command and --arg")
+        return list(args.command_line)
+    if args.command is None and args.url is None:
+        io.fail("say how to reach the server: --command CMD, --url URL, or -- CMD ARG...")
+    return None if args.command is None else [args.command, *args.arg]
+
+
 def _profile(io: CliIO, args: argparse.Namespace) -> Profile:
-    if args.command is not None:
+    command = _command(io, args)
+    if command is not None:
         if args.no_token:
             io.fail("--no-token is for --url servers; a stdio server gets a token only with --token-env")
-        raw: dict[str, Any] = {"command": [args.command, *args.arg], "token_env": args.token_env}
+        raw: dict[str, Any] = {"command": command, "token_env": args.token_env}
     else:
         if args.arg or args.token_env:
             io.fail("--arg and --token-env are for --command servers")

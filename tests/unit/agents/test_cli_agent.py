@@ -72,6 +72,32 @@ def test_add_needs_either_a_key_variable_or_no_key(home: Path, capsys: pytest.Ca
     assert not (home / "settings.json").exists() or "agents" not in (home / "settings.json").read_text()
 
 
+def _profile(home: Path, name: str) -> object:
+    return json.loads((home / "settings.json").read_text())["agents"]["profiles"][name]["command"]
+
+
+def test_add_takes_arguments_that_start_with_a_dash(home: Path, capsys: pytest.CaptureFixture[str]):
+    code, _, err = run(capsys, "agent", "add", "a", "--command", "my-agent", "--arg", "--stdio", "--no-key")
+    assert (code, err) == (0, "")
+    assert _profile(home, "a") == ["my-agent", "--stdio"]
+
+
+def test_add_takes_the_whole_command_line_after_a_double_dash(home: Path, capsys: pytest.CaptureFixture[str]):
+    code, _, _ = run(capsys, "agent", "add", "a", "--no-key", "--", "npx", "-y", "some-acp", "--acp")
+    assert code == 0
+    assert _profile(home, "a") == ["npx", "-y", "some-acp", "--acp"]
+
+
+def test_add_refuses_two_command_lines_and_names_the_forms_when_there_is_none(
+    home: Path, capsys: pytest.CaptureFixture[str]
+):
+    twice = run(capsys, "agent", "add", "a", "--no-key", "--command", "x", "--", "y")
+    neither = run(capsys, "agent", "add", "a", "--no-key")
+    assert twice[0] == neither[0] == 1
+    assert "command line once" in twice[2]
+    assert "--command CMD, --package NAME, or -- CMD ARG" in neither[2]
+
+
 def test_remove_forgets_the_agent_and_its_key(home: Path, capsys: pytest.CaptureFixture[str]):
     run(capsys, "agent", "add", "a", "--command", "x", "--key-env", "A_KEY", stdin="k\n")
     code, _, _ = run(capsys, "agent", "remove", "a")
