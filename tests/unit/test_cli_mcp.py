@@ -84,6 +84,21 @@ def test_add_says_how_to_give_the_server_when_the_forms_clash_or_are_missing(
     assert not (home / "settings.json").exists() or "mcp_servers" not in (home / "settings.json").read_text()
 
 
+def test_add_passes_named_variables_and_refuses_a_secret_looking_one(
+    home: Path, capsys: pytest.CaptureFixture[str]
+):
+    code, _, _ = run(capsys, "mcp", "add", "t", "--pass-env", "MY_CONFIG_DIR", "--", "x")
+    refused, _, err = run(capsys, "mcp", "add", "u", "--pass-env", "GITHUB_TOKEN", "--", "x")
+    _, listed, _ = run(capsys, "mcp", "list")
+    assert code == 0
+    assert json.loads((home / "settings.json").read_text())["mcp_servers"]["t"]["pass_env"] == [
+        "MY_CONFIG_DIR"
+    ]
+    assert refused == 3
+    assert "credential store" in err
+    assert "t\tx  (also passes MY_CONFIG_DIR)" in listed
+
+
 def test_help_lists_only_actions_that_exist(capsys: pytest.CaptureFixture[str]):
     with pytest.raises(SystemExit):
         main(["--help"])

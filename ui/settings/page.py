@@ -68,6 +68,10 @@ class Field:
         self.row_layout.setContentsMargins(0, 0, 0, 0)
         self.row_layout.addWidget(self.input, 1)
         col.addWidget(self.row)
+        if spec.help:
+            hint = plain_label(spec.help, self.container)
+            set_tone(hint, "muted")
+            col.addWidget(hint)
         self.error = plain_label("", self.container)
         set_tone(self.error, "error")
         self.error.hide()

@@ -77,10 +77,10 @@ class McpKind:
                 return ServerSession(label, opener, self.limits, secrets=sent)
 
         else:
-            command, token_env = profile.command, profile.token_env
+            command, token_env, passed = profile.command, profile.token_env, profile.pass_env
 
             def make() -> ServerSession:
-                env = safe_environment()
+                env = safe_environment(passed=passed)
                 if token_env is not None and token is not None:
                     env[token_env] = token
                 opener = stdio_opener(command, env, working_folder(workspace), self.limits)

@@ -33,6 +33,11 @@ def register(sub: Any, io: CliIO) -> None:
     add.set_defaults(command_line=[])  # the words after a bare --, if any (app.cli)
     add.add_argument("--token-env", metavar="VAR", help="stdio: the variable that receives the token")
     add.add_argument("--no-token", action="store_true", help="HTTP: the server needs no token")
+    add.add_argument(
+        "--pass-env", action="append", default=[], metavar="VAR",
+        help="stdio: also pass this variable of Helm's environment (repeat; certificates and proxies "
+        "always are)",
+    )  # fmt: skip
     io.add_home_option(add)
     add.set_defaults(handler=lambda args: _add(io, args))
     add_list(s, io, "list MCP servers", lambda args: _rows(io, args), _line,
@@ -62,10 +67,10 @@ def _profile(io: CliIO, args: argparse.Namespace) -> Profile:
     if command is not None:
         if args.no_token:
             io.fail("--no-token is for --url servers; a stdio server gets a token only with --token-env")
-        raw: dict[str, Any] = {"command": command, "token_env": args.token_env}
+        raw: dict[str, Any] = {"command": command, "token_env": args.token_env, "pass_env": args.pass_env}
     else:
-        if args.arg or args.token_env:
-            io.fail("--arg and --token-env are for --command servers")
+        if args.arg or args.token_env or args.pass_env:
+            io.fail("--arg, --token-env and --pass-env are for --command servers")
         raw = {"url": args.url, "auth": "none" if args.no_token else "bearer"}
     return MCP_SERVERS.parse(args.name, raw)
 
@@ -93,7 +98,9 @@ def _line(row: Row) -> str:
     if "url" in row:
         return f"{row['name']}\t{row['url']}  (auth: {row.get('auth', 'bearer')})"
     command = " ".join(str(a) for a in row.get("command", []))
-    return f"{row['name']}\t{command}" + (f"  (token in ${row['token_env']})" if row.get("token_env") else "")
+    token = f"  (token in ${row['token_env']})" if row.get("token_env") else ""
+    passed = f"  (also passes {', '.join(row['pass_env'])})" if row.get("pass_env") else ""
+    return f"{row['name']}\t{command}{token}{passed}"
 
 
 def _tools(io: CliIO, args: argparse.Namespace) -> int:

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from broker.childenv import NETWORK_VARIABLES, pass_env_problem
 from broker.errors import CallError
 from broker.kinds.forms import (
     FormCheck,
@@ -43,6 +44,14 @@ FIELDS = (
     FormField(
         "token_env", "Token variable", when=("transport", "stdio"), placeholder="MY_SERVER_TOKEN (optional)"
     ),
+    FormField(
+        "pass_env",
+        "Also pass",
+        when=("transport", "stdio"),
+        placeholder="MY_CONFIG_DIR (optional)",
+        help="Variables of Helm's environment the server also gets. Always passed: PATH, HOME, the "
+        "locale, and the certificate and proxy settings (" + ", ".join(NETWORK_VARIABLES[:9]) + ").",
+    ),
     FormField("url", "URL", when=("transport", "http"), placeholder="https://mcp.example.com/mcp"),
     FormField("token", "Token", "secret", placeholder="optional"),
 )
@@ -72,7 +81,11 @@ def _stdio(values: Values, problems: dict[str, str]) -> dict[str, Any]:
             problems["token_env"] = f"{variable} {problem}"
     elif values.get("token"):
         problems["token"] = "name the environment variable that receives the token"  # noqa: S105 - a message, not a secret
-    return {"command": argv, "token_env": variable or None}
+    passed = values.get("pass_env", "").replace(",", " ").split()
+    bad = [f"{name} {problem}" for name in passed if (problem := pass_env_problem(name))]
+    if bad:
+        problems["pass_env"] = "; ".join(bad)
+    return {"command": argv, "token_env": variable or None} | ({"pass_env": passed} if passed else {})
 
 
 def values_from(raw: Mapping[str, Any]) -> dict[str, str]:
@@ -84,6 +97,7 @@ def values_from(raw: Mapping[str, Any]) -> dict[str, str]:
         "command": command[0] if command else "",
         "args": shlex.join(command[1:]),
         "token_env": str(raw.get("token_env") or ""),
+        "pass_env": " ".join(str(v) for v in raw.get("pass_env", [])),
     }
 
 

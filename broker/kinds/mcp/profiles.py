@@ -2,14 +2,16 @@
 
 A profile is one of::
 
-    {"command": [ARGV0, ARG, ...], "token_env": "VAR" | null}    # a stdio child
+    {"command": [ARGV0, ARG, ...], "token_env": "VAR" | null,    # a stdio child
+     "pass_env": ["VAR", ...]}                                    #   (optional)
     {"url": "https://…/mcp", "auth": "bearer" | "none"}          # streamable HTTP
 
 The token (if any) lives in the credential store under ``mcp_servers/<name>/token``; settings
-never hold it. A stdio child gets only ``SAFE_VARIABLES`` from Helm's environment plus the one
-token variable, and the token variable may not be a name that changes how programs load or
-run (``LD_PRELOAD``, ``PATH``, ``PYTHONPATH``, ``NODE_OPTIONS``…). ``MCP_SERVERS`` is the
-kind's ``ProfileSpec``.
+never hold it. A stdio child gets only ``SAFE_VARIABLES`` and ``NETWORK_VARIABLES`` (certificates
+and proxies) from Helm's environment, the names its profile passes (``pass_env``, never a
+secret-looking or loader name), plus the one token variable, and the token variable may not be
+a name that changes how programs load or run (``LD_PRELOAD``, ``PATH``, ``PYTHONPATH``,
+``NODE_OPTIONS``…). ``MCP_SERVERS`` is the kind's ``ProfileSpec``.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 
 # The child environment is shared with coding agents; re-exported for the mcp kind's callers.
 from broker.childenv import SAFE_VARIABLES as SAFE_VARIABLES
-from broker.childenv import command_problem
+from broker.childenv import command_problem, pass_env_problem
 from broker.childenv import env_name_problem as env_name_problem
 from broker.childenv import safe_environment as safe_environment
 from broker.errors import ProfileError
@@ -33,13 +35,16 @@ class StdioProfile:
     name: str
     command: tuple[str, ...]
     token_env: str | None
+    pass_env: tuple[str, ...] = ()
+    """Further variables of Helm's environment the child gets (``childenv.pass_env_problem``)."""
 
     @property
     def wants_token(self) -> bool:
         return self.token_env is not None
 
     def to_json(self) -> dict[str, Any]:
-        return {"command": list(self.command), "token_env": self.token_env}
+        out: dict[str, Any] = {"command": list(self.command), "token_env": self.token_env}
+        return out | ({"pass_env": list(self.pass_env)} if self.pass_env else {})
 
 
 @dataclass(frozen=True)
@@ -73,7 +78,7 @@ def parse(name: str, raw: Mapping[str, Any]) -> Profile:
             problem = env_name_problem(token_env) if isinstance(token_env, str) else "must be text"
             if problem:
                 raise ProfileError(f"MCP server {name!r}: token variable {token_env!r} {problem}")
-        return StdioProfile(name, tuple(command), token_env)
+        return StdioProfile(name, tuple(command), token_env, _pass_env(name, raw.get("pass_env", [])))
     if "url" in raw:
         url = raw["url"]
         problem = url_problem(url) if isinstance(url, str) else "must be a URL"
@@ -84,6 +89,16 @@ def parse(name: str, raw: Mapping[str, Any]) -> Profile:
             raise ProfileError(f"MCP server {name!r}: auth must be 'bearer' or 'none'")
         return HttpProfile(name, url, auth == "bearer")
     raise ProfileError(f"MCP server {name!r}: a profile needs a command or a URL")
+
+
+def _pass_env(name: str, raw: object) -> tuple[str, ...]:
+    if not isinstance(raw, list) or not all(isinstance(v, str) for v in raw):
+        raise ProfileError(f"MCP server {name!r}: pass_env must be a list of variable names")
+    for variable in raw:
+        problem = pass_env_problem(variable)
+        if problem:
+            raise ProfileError(f"MCP server {name!r}: {variable!r} {problem}")
+    return tuple(dict.fromkeys(raw))
 
 
 def plan_save(

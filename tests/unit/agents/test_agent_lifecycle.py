@@ -14,7 +14,7 @@ import pytest
 
 from broker.agents import AgentFailed, Limits, SessionStarted, TurnEnded
 from broker.agents.flow import MAX_EVENTS
-from broker.childenv import SAFE_VARIABLES
+from broker.childenv import safe_environment
 from broker.errors import SettingsError
 from tests.unit.agents.agent_setup import KEY, SHORT, Setup, make_setup, said, session, turn
 
@@ -59,7 +59,7 @@ async def test_the_agent_runs_in_its_own_group_in_the_root_with_the_safe_environ
     variables = json.loads(env)
     assert key_digest == hashlib.sha256(KEY.encode()).hexdigest()
     assert variables.pop("AGENT_KEY") == "[key removed]"  # what the agent says is scrubbed too
-    assert set(variables) <= set(SAFE_VARIABLES) | {k for k in variables if k.startswith("LC_")}
+    assert set(variables) == set(safe_environment())
     assert cwd == str(setup.root)
     _, pid, _, pgid = ids.split()
     assert pid == pgid

@@ -25,8 +25,15 @@ def use_limits(monkeypatch: pytest.MonkeyPatch, limits: McpLimits = SHORT) -> No
     monkeypatch.setattr(tdt, "DEFAULT_LIMITS", limits)
 
 
-def add_stdio(broker: Broker, name: str, command: list[str], *, token_env: str | None = None) -> None:
-    raw: dict[str, Any] = {"command": command, "token_env": token_env}
+def add_stdio(
+    broker: Broker,
+    name: str,
+    command: list[str],
+    *,
+    token_env: str | None = None,
+    pass_env: tuple[str, ...] = (),
+) -> None:
+    raw: dict[str, Any] = {"command": command, "token_env": token_env, "pass_env": list(pass_env)}
     profiles.MCP_SERVERS.store(broker.home, broker.credentials).save(
         profiles.parse(name, raw), {"token": TOKEN if token_env else None}
     )
