@@ -50,6 +50,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"helm {helm_version()}")
     add_home_option(p, top=True)
     p.add_argument("--self-test", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--verbose", action="store_true", help="also show the web engine's and Qt's own messages")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"app.commands.{name}").register(sub)
@@ -99,6 +100,7 @@ def desktop_args(argv: Sequence[str]) -> argparse.Namespace | None:
     p = argparse.ArgumentParser(prog="helm", add_help=False, exit_on_error=False)
     p.add_argument("--home", default=None)
     p.add_argument("--self-test", action="store_true")
+    p.add_argument("--verbose", action="store_true")
     try:
         args, rest = p.parse_known_args(list(argv))
     except argparse.ArgumentError:
@@ -113,18 +115,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     args = desktop_args(argv)
     if args is not None:
-        if args.self_test:
-            from app.selftest import main as self_test  # Qt is imported only for the GUI
-
-            return self_test(args)
-        from app.gui import main as gui_main  # Qt is imported only for the GUI
-
-        return gui_main(args)
+        return start_desktop(args)
     words, command_line = split_command_line(joined_values(argv))
     args = parser().parse_args(words)
     if command_line is not None:
         args.command_line = command_line
     return run_command(args)
+
+
+def start_desktop(args: argparse.Namespace) -> int:
+    """The desktop (or its self-test), with the engine's own messages only under ``--verbose``."""
+    from app.enginelog import quiet_engine, stderr_lines  # Qt is imported only for the GUI
+
+    quiet_engine(args.verbose, stderr_lines())
+    if args.self_test:
+        from app.selftest import main as self_test
+
+        return self_test(args)
+    from app.gui import main as gui_main
+
+    return gui_main(args)
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -133,14 +143,8 @@ def run_command(args: argparse.Namespace) -> int:
     from broker.visible import visible
 
     handler = getattr(args, "handler", None)
-    if args.self_test:
-        from app.selftest import main as self_test
-
-        return self_test(args)
-    if handler is None:
-        from app.gui import main as gui_main
-
-        return gui_main(args)
+    if args.self_test or handler is None:
+        return start_desktop(args)
     try:
         code: int = handler(args)
     except CommandFailed as exc:

@@ -12,14 +12,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-import os
 import sys
 import tempfile
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from app.enginelog import quiet_engine
 from broker import Broker
 from broker.authoring.fixtures import FixtureBook
 from broker.authoring.replay import replay_kinds
@@ -29,11 +27,6 @@ from broker.settings import Home
 from broker.workspaces import add_workspace
 from ui.dev.terminal import TerminalReport
 from ui.dev.window import DevOptions
-
-FLAGS_VARIABLE = "QTWEBENGINE_CHROMIUM_FLAGS"
-QUIET_SWITCH = "--log-level=3"
-"""Chromium logs only fatal errors (its own ``ERROR:`` lines about D-Bus, GPU, sandbox…)."""
-LOGGING_SWITCHES = ("--log-level", "--enable-logging", "--v=", "--vmodule")
 
 REPLAY_WORKSPACE = "dev"
 
@@ -48,32 +41,9 @@ class DevRun:
     options: DevOptions = field(default_factory=DevOptions)
 
 
-def quiet_engine(verbose: bool, report: TerminalReport) -> None:
-    """Before Qt starts: Chromium's and Qt's own messages off unless ``verbose``; Helm's own
-    warnings (and with ``verbose`` its notes) become ``helm`` lines."""
-    handler = _ReportHandler(report)
-    handler.setLevel(logging.INFO if verbose else logging.WARNING)
-    logging.getLogger().addHandler(handler)
-    logging.getLogger().setLevel(logging.INFO if verbose else logging.WARNING)
-    if verbose:
-        return
-    flags = os.environ.get(FLAGS_VARIABLE, "")
-    if not any(switch in flags for switch in LOGGING_SWITCHES):  # the user's own choice stays
-        os.environ[FLAGS_VARIABLE] = f"{flags} {QUIET_SWITCH}".strip()
-    from ui.qt import QtMsgType, qInstallMessageHandler
+class ReportLines(logging.Handler):
+    """Helm's own log records as ``helm`` lines of a terminal report."""
 
-    def qt_message(kind: Any, _context: Any, message: str) -> None:
-        if kind in (QtMsgType.QtCriticalMsg, QtMsgType.QtFatalMsg):
-            print(message, file=sys.stderr)
-
-    _KEPT.append(qt_message)  # Qt holds no Python reference to it
-    qInstallMessageHandler(qt_message)
-
-
-_KEPT: list[Callable[..., None]] = []
-
-
-class _ReportHandler(logging.Handler):
     def __init__(self, report: TerminalReport) -> None:
         super().__init__()
         self.report = report
@@ -84,7 +54,7 @@ class _ReportHandler(logging.Handler):
 
 def run_dev(run: DevRun, verbose: bool) -> int:
     report = TerminalReport(sys.stdout)
-    quiet_engine(verbose, report)
+    quiet_engine(verbose, ReportLines(report))
     from app.gui import run_qt
 
     return run_qt(lambda: session(run, report))

@@ -53,14 +53,15 @@ def _test(args: argparse.Namespace) -> int:
     folder: Path = args.dir.expanduser().resolve()
     manifest = checked_manifest(folder)
     book = checked_fixtures(args.fixtures)
-    from app.devmode import quiet_engine
+    from app.devmode import ReportLines
+    from app.enginelog import quiet_engine
     from app.gui import run_qt
     from app.selftest import headless_environment
     from ui.dev.terminal import TerminalReport
 
     headless_environment()
     report = TerminalReport(sys.stdout)
-    quiet_engine(args.verbose, report)
+    quiet_engine(args.verbose, ReportLines(report))
     with tempfile.TemporaryDirectory(prefix="helm-ext-test-") as home:
         return run_qt(lambda: _run(Path(home), manifest, book, report, args))
 

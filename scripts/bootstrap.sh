@@ -18,9 +18,18 @@ if [ -f "$STAMP" ] && [ "$STAMP" -nt "$ROOT/pyproject.toml" ] && "$VENV/bin/pyth
   exit 0
 fi
 echo "[bootstrap] installing Helm and its test tools into .venv"
-"$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip
-# This machine's pip configuration may name local mirrors that do not exist; keep that noise out.
-"$VENV/bin/python" -m pip install -q --disable-pip-version-check -e "$ROOT[test]" \
-  2> >(grep -v "^WARNING: Location" >&2)
+# pip's own remarks (this machine's mirror configuration, setuptools' editable-install banner)
+# say nothing about Helm: its output is shown only when it fails.
+LOG="$(mktemp)"
+trap 'rm -f "$LOG"' EXIT
+quiet_pip() {
+  if ! "$VENV/bin/python" -m pip --disable-pip-version-check "$@" >"$LOG" 2>&1; then
+    cat "$LOG" >&2
+    echo "[bootstrap] pip $1 failed (above)" >&2
+    exit 1
+  fi
+}
+quiet_pip install -q --upgrade pip
+quiet_pip install -q -e "$ROOT[test]"
 touch "$STAMP"
 echo "[bootstrap] done in ${SECONDS}s"

@@ -196,9 +196,12 @@ def test_lists_as_json(home: Path, tmp_path: Path, capsys: pytest.CaptureFixture
 @pytest.mark.parametrize(
     ("argv", "desktop"),
     [
-        pytest.param([], {"home": None, "self_test": False}, id="bare"),
-        pytest.param(["--home", "h"], {"home": "h", "self_test": False}, id="home"),
-        pytest.param(["--home=h", "--self-test"], {"home": "h", "self_test": True}, id="self-test"),
+        pytest.param([], {"home": None, "self_test": False, "verbose": False}, id="bare"),
+        pytest.param(["--home", "h"], {"home": "h", "self_test": False, "verbose": False}, id="home"),
+        pytest.param(
+            ["--home=h", "--self-test"], {"home": "h", "self_test": True, "verbose": False}, id="self-test"
+        ),
+        pytest.param(["--verbose"], {"home": None, "self_test": False, "verbose": True}, id="verbose"),
         pytest.param(["--home"], None, id="home-without-a-value"),
         pytest.param(["--help"], None, id="help"),
         pytest.param(["--version"], None, id="version"),

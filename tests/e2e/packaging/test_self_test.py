@@ -32,3 +32,23 @@ def test_the_self_test_reads_through_the_bridge_refuses_unconfirmed_writes_and_e
         assert any(line.startswith("ok") and line.endswith(read) for line in lines), read
     assert lines[-1].startswith("self-test passed in ")
     assert not users_home.exists()  # the user's Helm home is never touched
+    assert done.stderr == "", "the engine's and Qt's own remarks show only with --verbose"
+
+
+def test_verbose_leaves_the_engines_logging_as_the_user_set_it() -> None:
+    probe = (
+        "import logging, os; from app.enginelog import quiet_engine, FLAGS_VARIABLE;"
+        "quiet_engine({verbose}, logging.NullHandler()); print(os.environ.get(FLAGS_VARIABLE, ''))"
+    )
+
+    def flags(verbose: bool, given: str) -> str:
+        env = {**os.environ, "QTWEBENGINE_CHROMIUM_FLAGS": given}
+        code = probe.format(verbose=verbose)
+        done = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        )
+        return done.stdout.strip()
+
+    assert flags(False, "--no-sandbox") == "--no-sandbox --log-level=3"
+    assert flags(True, "--no-sandbox") == "--no-sandbox"
+    assert flags(False, "--no-sandbox --log-level=0") == "--no-sandbox --log-level=0"
