@@ -20,7 +20,7 @@ from broker import Broker
 from broker.extensions import install, review_and_approve
 from broker.kinds.db.profiles import DATABASES, DbProfile
 from broker.kinds.mcp.profiles import MCP_SERVERS, StdioProfile
-from broker.workspaces import add_workspace, set_tdt_command
+from broker.workspaces import DEMO_ROOT, add_workspace, set_tdt_command
 
 WORKSPACE = "demo"
 PROFILE = "helm-demo"
@@ -61,7 +61,7 @@ async def set_up_demo(broker: Broker) -> str:
     """Build the demo under the Helm home and register it; returns the workspace name."""
     home = broker.home
     base = home.path / "demo"
-    root = base / "workspace"
+    root = home.path.joinpath(*DEMO_ROOT)
     if not root.exists():
         shutil.copytree(SOURCE / "workspace", root)
     create_database(SOURCE / "data" / "tasks.sql", base / "tasks.db")

@@ -21,6 +21,15 @@ def _existing_folder(what: str, path: Path) -> Path:
     return resolved
 
 
+DEMO_ROOT = ("demo", "workspace")
+"""Where the demo workspace lives in the Helm home (``app.demo`` sets it up there)."""
+
+
+def is_demo_workspace(home: Home, workspace: Workspace) -> bool:
+    """The demo is the workspace rooted in the home's demo folder, whatever its name."""
+    return workspace.root == home.path.joinpath(*DEMO_ROOT)
+
+
 def add_workspace(home: Home, name: str, root: Path, *, author_mode: bool = False) -> Workspace:
     """``author_mode``: the workspace ``helm dev`` makes for itself (see ``Workspace``)."""
     _check_name("workspace", name)

@@ -31,7 +31,7 @@ from ui.qt import (
     QWidget,
     Signal,
 )
-from ui.text import plain_label
+from ui.text import plain_label, set_plain
 from ui.theme import Theme, set_tone
 from ui.theme_data import Look
 from ui.workspace_model import WorkspaceModel
@@ -51,6 +51,10 @@ STEPS = (
 """(key, button, what it does, icon): the keys of the kinds are the Settings tabs they open."""
 
 
+DEMO_INTRO = "This is Helm's demo. Make Helm yours:"
+OWN_INTRO = "Add to this workspace, or start another:"
+
+
 class GetStarted(QFrame):
     asked = Signal(str)
     """The step the user picked (a ``STEPS`` key)."""
@@ -66,9 +70,9 @@ class GetStarted(QFrame):
         font.setBold(True)
         heading.setFont(font)
         col.addWidget(heading)
-        intro = plain_label("This is Helm's demo. Make Helm yours:", self)
-        set_tone(intro, "muted")
-        col.addWidget(intro)
+        self.intro = plain_label(DEMO_INTRO, self)
+        set_tone(self.intro, "muted")
+        col.addWidget(self.intro)
         self.buttons: dict[str, QPushButton] = {}
         for key, text, about, _icon in STEPS:
             button = QPushButton(text, self)
@@ -87,6 +91,10 @@ class GetStarted(QFrame):
         col.addWidget(self.hide_button)
         self.show_icons(Theme.of().look)
         Theme.of().changed.connect(self.show_icons)
+
+    def show_intro(self, demo: bool) -> None:
+        """The line above the steps: the demo's invitation only while the demo is shown."""
+        set_plain(self.intro, DEMO_INTRO if demo else OWN_INTRO)
 
     def show_icons(self, look: Look) -> None:
         side = self.fontMetrics().height()

@@ -93,9 +93,7 @@ class MainWindow(QMainWindow):
 
     def _pages(self, factory: ViewFactory) -> Pages:
         """The dashboard, the activity and the tool pages, as tabs."""
-        self.tabs = Pages(
-            self.model, factory, self.extension_name, lambda text: set_plain(self.notice, text), self
-        )
+        self.tabs = Pages(self.model, factory, self.extension_name, self.say, self)
         self.dashboard = self.tabs.dashboard
         self.activity = self.tabs.activity
         self.tools = self.tabs.tools
@@ -206,6 +204,7 @@ class MainWindow(QMainWindow):
         self.show_workspace(self.workspace or "")
 
     def show_workspace(self, name: str, ask: bool = True) -> None:
+        self.get_started.show_intro(demo=bool(name) and self.model.is_demo(name))
         rows = self.fill_tree(name) if name else []
         if not name:
             self.tree.clear()
@@ -245,9 +244,9 @@ class MainWindow(QMainWindow):
         try:
             self.model.widget_settings.set(self.workspace, ext_id, values)
         except SettingsError as err:  # the values still apply to the widget for this session
-            set_plain(self.notice, str(err))
+            self.say(str(err))
         except OSError as err:
-            set_plain(self.notice, f"Cannot save the widget's settings: {err.strerror}")
+            self.say(f"Cannot save the widget's settings: {err.strerror}")
 
     # -- the selected extension ------------------------------------------------------------
     def selected(self) -> ExtensionRow | None:
@@ -285,15 +284,13 @@ class MainWindow(QMainWindow):
         try:
             if self.selected_is_stopped(row):
                 self.model.turn_on(self.workspace, row.id, conn_id)
-                set_plain(self.notice, f"Turned {what} back on.")
+                self.say(f"Turned {what} back on.", ok=True)
             else:
                 cancelled = self.model.stop(self.workspace, row.id, conn_id)
-                set_plain(
-                    self.notice,
-                    f"Stopped {what}: its calls are refused; {cancelled} running call(s) cancelled.",
-                )
+                stopped = f"Stopped {what}: its calls are refused; {cancelled} running call(s) cancelled."
+                self.say(stopped, ok=True)
         except HelmError as err:
-            set_plain(self.notice, str(err))
+            self.say(str(err))
         self.fill_tree(self.workspace)
         self.update_buttons()
 
@@ -303,9 +300,9 @@ class MainWindow(QMainWindow):
         try:
             action(self.workspace, row.id)
         except HelmError as err:
-            set_plain(self.notice, str(err))
+            self.say(str(err))
             return
-        set_plain(self.notice, "")
+        self.say("")
         self.show_workspace(self.workspace)
 
     def toggle_selected(self) -> None:
@@ -350,17 +347,17 @@ class MainWindow(QMainWindow):
 
     def install(self, folder: str) -> asyncio.Task[Any] | None:
         if not self.workspace:
-            set_plain(self.notice, "Create a workspace first (helm workspace add).")
+            self.say("Create a workspace first (helm workspace add).")
             return None
         try:
             manifest = self.model.install(self.workspace, Path(folder))
         except ManifestError as err:
-            set_plain(self.notice, "\n".join(f"{i.path}: {i.message}" for i in err.issues))
+            self.say("\n".join(f"{i.path}: {i.message}" for i in err.issues))
             return None
         except HelmError as err:
-            set_plain(self.notice, str(err))
+            self.say(str(err))
             return None
-        set_plain(self.notice, "")
+        self.say("")
         self.show_workspace(self.workspace, ask=False)
         return self.tasks.start(self.review(self.workspace, manifest.id))
 
@@ -387,7 +384,7 @@ class MainWindow(QMainWindow):
         try:
             reviewed = await self.model.review(workspace, ext_id)
         except HelmError as err:
-            set_plain(self.notice, f"Cannot review {ext_id}: {err}")
+            self.say(f"Cannot review {ext_id}: {err}")
             return Decision.DECLINED
         dialog = review_dialog(reviewed, self)
         self.windows[f"review:{ext_id}"] = dialog
@@ -398,7 +395,7 @@ class MainWindow(QMainWindow):
             try:
                 await self.model.approve(reviewed)
             except HelmError as err:  # ApprovalChanged: it changed while the dialog was open
-                set_plain(self.notice, f"Not approved: {err}")
+                self.say(f"Not approved: {err}")
         return decision
 
     async def _review_app(self, workspace: str, ext_id: str) -> Decision:

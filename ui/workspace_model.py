@@ -30,6 +30,7 @@ from broker.extensions import Reviewed
 from broker.jsonutil import DuplicateKeyError, loads_strict
 from broker.manifest import Manifest
 from broker.settings import Workspace
+from broker.workspaces import is_demo_workspace
 from ui.layout_store import FILE_NAME as LAYOUT_FILE
 from ui.layout_store import LayoutStore
 from ui.preferences import PreferencesStore
@@ -150,6 +151,11 @@ class WorkspaceModel:
 
     def workspace(self, name: str) -> Workspace:
         return self.home.settings().workspace(name)
+
+    def is_demo(self, name: str) -> bool:
+        """Whether ``name`` is the demo Helm set up in its home (not a workspace of the user's)."""
+        found = self.home.settings().workspaces.get(name)
+        return found is not None and is_demo_workspace(self.home, found)
 
     def extensions(self, workspace: str) -> list[ExtensionRow]:
         ws = self.workspace(workspace)

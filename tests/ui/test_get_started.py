@@ -178,3 +178,17 @@ def test_a_sentence_names_paths_under_home_from_home(text: str, shown: str) -> N
     from ui.paths import home_relative
 
     assert home_relative(text, "/home/u") == shown
+
+
+def test_the_panel_calls_only_the_demo_helms_demo(qtbot: QtBot, broker: Broker, user: Path, run: Any) -> None:
+    from app.demo import set_up_demo
+    from broker.workspaces import add_workspace
+    from ui.get_started import DEMO_INTRO, OWN_INTRO
+
+    run(set_up_demo(broker))
+    add_workspace(broker.home, "mine", user / "src")
+    window = open_main_window(qtbot, broker)
+    window.workspace_box.setCurrentText("demo")
+    on_demo = window.get_started.intro.text()
+    window.workspace_box.setCurrentText("mine")
+    assert (on_demo, window.get_started.intro.text()) == (DEMO_INTRO, OWN_INTRO)

@@ -101,3 +101,18 @@ def test_stop_cancels_the_calls_that_are_running(qtbot: QtBot, run: Any, tmp_pat
     assert "1 running call(s) cancelled" in window.notice.text()
     assert list(broker.audit.records())[-1].decision == "cancelled"
     run(broker.aclose())
+
+
+def test_stop_and_turn_on_say_what_they_did_as_done_and_a_failure_reads_as_a_failure(
+    qtbot: QtBot, run: Any, tmp_path: Path
+) -> None:
+    broker = run(home_with(tmp_path, [WRITER]))
+    window = open_main_window(qtbot, broker)
+    select(window)
+    said = []
+    for _ in range(2):
+        qtbot.mouseClick(window.buttons["stop"], Qt.MouseButton.LeftButton)
+        said.append((window.notice.text().split(":")[0], window.notice.property("tone")))
+    window.install(str(tmp_path / "no-such-extension"))
+    assert said == [("Stopped Board", "ok"), ("Turned Board back on.", "ok")]
+    assert window.notice.property("tone") == "error"
