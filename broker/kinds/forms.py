@@ -72,6 +72,8 @@ class ProfileForm:
     the probe gets them, keyed like the fields, with each one's default when left empty."""
     test_when: tuple[str, str] | None = None
     """The Test button shows only while this field has this value (None: always)."""
+    test_unless: tuple[str, str] | None = None
+    """The Test button hides while this field has this value (None: never)."""
 
     def test_inputs(self, typed: Values) -> dict[str, str]:
         """The test fields' values: what the user typed, or each field's default."""
@@ -79,6 +81,8 @@ class ProfileForm:
 
     def shows_test(self, values: Values) -> bool:
         if self.test_label is None:
+            return False
+        if self.test_unless is not None and values.get(self.test_unless[0]) == self.test_unless[1]:
             return False
         return self.test_when is None or values.get(self.test_when[0]) == self.test_when[1]
 

@@ -248,7 +248,7 @@ class ProfilePage(QWidget):
         if raw is None:
             return
         self.current = name
-        values = self.form_spec.values_from(raw)
+        values = self.form_spec.values_from(raw | {"has_token": self.section.has_secret(name)})
         for key, f in self.fields.items():
             f.set(values.get(key, f.spec.default))
             if f.edit is not None and f.spec.kind == "secret":
@@ -276,6 +276,9 @@ class ProfilePage(QWidget):
         if self.current != name:
             # A new profile (or a renamed one) has nothing stored to keep.
             secrets = {key: values.get(key, "") for key in self.form_spec.secrets}
+        for key in self.form_spec.secrets:
+            if not self.fields[key].spec.shown(values):
+                secrets[key] = ""  # a secret the profile no longer has a field for is forgotten
         return name, secrets
 
     def store(self, name: str, raw: dict[str, Any], secrets: dict[str, str | None]) -> None:

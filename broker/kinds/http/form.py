@@ -24,7 +24,13 @@ if TYPE_CHECKING:
 FIELDS = (
     FormField("name", "Name", placeholder="github"),
     FormField("base_url", "Base URL", placeholder="https://api.example.com"),
-    FormField("auth", "Sign-in", "choice", (("token", "Token"), ("oauth2", "OAuth2")), default="token"),
+    FormField(
+        "auth",
+        "Sign-in",
+        "choice",
+        (("token", "Token"), ("oauth2", "OAuth2"), ("none", "No token (a public API)")),
+        default="token",
+    ),
     FormField("token_header", "Token header", when=("auth", "token"), default="Authorization"),
     FormField(
         "token_format",
@@ -63,12 +69,25 @@ def check(values: Values) -> FormCheck:
     if base_problem:
         problems["base_url"] = "the base URL " + base_problem
     auth = values.get("auth", "token")
+    if auth == "none":  # stored as a token profile with no token, as helm service add --no-token
+        return done({"base_url": base, **NO_TOKEN}, problems)
     raw: dict[str, Any] = {"base_url": base, "auth": auth}
     if auth == "token":
         raw |= _token(values, problems)
     else:
         raw |= _oauth2(values, problems)
     return done(raw, problems)
+
+
+NO_TOKEN = {"auth": "token", "token_header": "Authorization", "token_format": "bearer"}
+
+
+def values_from(raw: Mapping[str, Any]) -> dict[str, str]:
+    """A token profile that holds no token shows as "No token" (``has_token`` says which)."""
+    values = plain_values({k: v for k, v in raw.items() if k != "has_token"})
+    if raw.get("auth") == "token" and raw.get("has_token") is False:
+        values["auth"] = "none"
+    return values
 
 
 def _token(values: Values, problems: dict[str, str]) -> dict[str, Any]:
@@ -106,10 +125,10 @@ FORM = ProfileForm(
     "Services",
     FIELDS,
     check,
-    plain_values,
+    values_from,
     test_label="Test",
     test_fields=TEST_FIELDS,
-    test_when=("auth", "token"),
+    test_unless=("auth", "oauth2"),
 )
 
 

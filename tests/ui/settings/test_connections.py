@@ -121,6 +121,26 @@ def test_resaving_with_an_empty_token_field_keeps_the_stored_token(
     assert broker.credentials.get("services/github/token") == "first"
 
 
+def test_no_token_saves_a_public_service_forgets_its_old_token_and_shows_as_no_token_again(
+    qtbot: QtBot, page: ConnectionsPage, broker: Broker
+) -> None:
+    services = page.pages["http"]
+    type_into(qtbot, services, "name", "weather")
+    type_into(qtbot, services, "base_url", "https://api.example.com")
+    type_into(qtbot, services, "token", "old-token")
+    qtbot.mouseClick(services.save_button, Qt.MouseButton.LeftButton)
+    choose(services, "auth", "none")
+    hidden = services.fields["token"].container.isHidden()
+    qtbot.mouseClick(services.save_button, Qt.MouseButton.LeftButton)
+    assert hidden
+    assert "Saved weather" in services.status.text()
+    assert settings_json(broker)["services"]["weather"]["auth"] == "token"
+    assert broker.credentials.get("services/weather/token") is None
+    assert services.test_button.isVisible()
+    services.load("weather")
+    assert services.fields["auth"].value() == "none"
+
+
 def test_oauth2_asks_for_a_client_id_and_the_sign_in_urls_and_shows_the_redirect_uri(
     qtbot: QtBot, page: ConnectionsPage, broker: Broker
 ) -> None:
