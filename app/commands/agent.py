@@ -24,7 +24,7 @@ from typing import Any, TextIO
 from app.commands import agent_provision
 from app.commands.agent_terminal import StdinLines, TerminalQuestions, safe
 from app.commands.common import add_home_option, credentials, fail, home, print_json, read_secret, run
-from broker.agents import AgentEvent, AgentHost, SessionRequest, past_sessions, profiles
+from broker.agents import AgentEvent, AgentHost, MessageChunk, SessionRequest, past_sessions, profiles
 from broker.agents.profiles import AgentProfile
 
 
@@ -159,7 +159,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 async def _run_session(args: argparse.Namespace, request: SessionRequest) -> int:
-    show = _show_json if args.json else _show_text
+    show = _show_json if args.json else TextTranscript().show
     code = 1
     async with AgentHost(home(args), credentials(args)) as host, StdinLines.open() as lines:
         questions = TerminalQuestions(lines)
@@ -188,17 +188,33 @@ def _show_json(event: AgentEvent) -> None:
     print(json.dumps(event.as_json(), ensure_ascii=False), flush=True)
 
 
-def _out(text: str, stream: TextIO = sys.stdout) -> None:
-    stream.write(safe(text))
-    stream.flush()
+def _out(text: str, stream: TextIO | None = None) -> None:
+    out = sys.stdout if stream is None else stream  # the stream of now, not of the import
+    out.write(safe(text))
+    out.flush()
 
 
-def _show_text(event: AgentEvent) -> None:
+class TextTranscript:
+    """The turn as text on the terminal: a message continues until the agent starts another."""
+
+    def __init__(self) -> None:
+        self.last: MessageChunk | None = None  # the message chunk shown last, if it was last
+
+    def show(self, event: AgentEvent) -> None:
+        if isinstance(event, MessageChunk):
+            agent = event.role == "agent"
+            start = "\n" if agent and event.starts_new_message(self.last) else ""
+            _out(start + event.text if agent else f"\n> {event.text}\n")
+            self.last = event if agent else None
+            return
+        self.last = None
+        _show_other(event)
+
+
+def _show_other(event: AgentEvent) -> None:
     data = event.as_json()
     kind = event.type
-    if kind == "message":
-        _out(data["text"] if data["role"] == "agent" else f"\n> {data['text']}\n")
-    elif kind == "thought":
+    if kind == "thought":
         _out(f"\n(thinking) {data['text']}\n")
     elif kind == "tool_call":
         label = data["title"] or data["id"]

@@ -50,6 +50,19 @@ class MessageChunk(Event):
     type: ClassVar[str] = "message"
     text: str
     role: str = "agent"  # "agent" or "user" (a replayed user message of a loaded session)
+    message_id: str = ""
+    """The message this chunk belongs to, when the agent says: a change of it starts a new
+    message (chunks without one continue the message before)."""
+
+    def starts_new_message(self, before: MessageChunk | None) -> bool:
+        """Whether this chunk begins another message than ``before`` (the last chunk shown)."""
+        return (
+            before is not None
+            and before.role == self.role
+            and bool(self.message_id)
+            and bool(before.message_id)
+            and before.message_id != self.message_id
+        )
 
 
 @dataclass(frozen=True)
@@ -188,7 +201,7 @@ def tool_content_text(content: list[Any] | None) -> str:
 def update_event(update: Any) -> AgentEvent | None:
     """The event for one ``session/update`` (None for updates Helm does not show)."""
     if isinstance(update, schema.AgentMessageChunk):
-        return MessageChunk(clip(block_text(update.content)))
+        return MessageChunk(clip(block_text(update.content)), message_id=clip(update.message_id or "", 200))
     if isinstance(update, schema.UserMessageChunk):
         return MessageChunk(clip(block_text(update.content)), role="user")
     if isinstance(update, schema.AgentThoughtChunk):

@@ -52,6 +52,7 @@ class Scripted:
         self.writer: asyncio.StreamWriter | None = None
         self.client_caps: Any = None
         self.mcp_servers: Any = None
+        self.said = 0
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -82,7 +83,10 @@ class Scripted:
         self.cancelled.setdefault(session_id, asyncio.Event()).set()
 
     async def say(self, sid: str, text: str) -> None:
-        await self.conn.session_update(sid, acp.update_agent_message_text(text))
+        """One agent message (its own ``messageId``, as agents mark where a message starts)."""
+        self.said += 1
+        chunk = acp.update_agent_message_text(text).model_copy(update={"message_id": f"m{self.said}"})
+        await self.conn.session_update(sid, chunk)
 
     async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> schema.PromptResponse:
         self.cancelled.setdefault(session_id, asyncio.Event()).clear()

@@ -187,3 +187,21 @@ def test_ctrl_c_cancels_the_turn_and_exits_1(cli_home: tuple[Path, Path]):
     assert proc.returncode == 1
     assert "cancelling the turn" in err
     assert "[turn ended: cancelled]" in out
+
+
+def test_run_starts_each_agent_message_on_its_own_line(cli_home: tuple[Path, Path]):
+    done = helm_run(cli_home[0], [{"say": "write ok"}, {"say": "done"}])
+    assert done.returncode == 0
+    assert "write ok\ndone" in done.stdout
+
+
+def test_chunks_of_one_message_continue_it_and_a_chunk_without_an_id_never_breaks_the_line(
+    capsys: pytest.CaptureFixture[str],
+):
+    from app.commands.agent import TextTranscript
+    from broker.agents import MessageChunk
+
+    show = TextTranscript().show
+    for text, mid in [("wri", "a"), ("te ok", "a"), ("done", "b"), (" and", ""), (" more", "c")]:
+        show(MessageChunk(text, message_id=mid))
+    assert capsys.readouterr().out == "write ok\ndone and more"
