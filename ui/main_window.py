@@ -32,6 +32,7 @@ from ui.dialogs.base import answer
 from ui.dialogs.review import review_dialog
 from ui.frame_spec import FrameSpec, ViewFactory
 from ui.get_started import FirstSteps
+from ui.home_watch import HomeWatch
 from ui.pages import Pages
 from ui.preferences_dialog import PreferencesDialog
 from ui.qt import (
@@ -49,6 +50,7 @@ from ui.qt import (
     QTreeWidget,
     QVBoxLayout,
     QWidget,
+    Signal,
 )
 from ui.settings.backend import ConnectionsBackend
 from ui.settings.connections import ConnectionsPage
@@ -59,6 +61,9 @@ from ui.workspace_settings import WorkspaceSettings
 
 
 class MainWindow(QMainWindow):
+    home_changed = Signal(frozenset)
+    """The Helm home changed on disk (``ui.home_watch``): the names of the files that did."""
+
     def __init__(
         self,
         model: WorkspaceModel,
@@ -89,6 +94,8 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(split)
         self.feed = ActivityFeed(model.broker.activity, self)
         self.feed.records.connect(self.tabs.heard)
+        self.home_watch = HomeWatch(model.home.path, self)
+        self.home_watch.changed.connect(self.follow_home)
         self.reload_workspaces()
 
     def _pages(self, factory: ViewFactory) -> Pages:
@@ -202,6 +209,34 @@ class MainWindow(QMainWindow):
             self.workspace_box.setCurrentText(current)
         self.workspace_box.blockSignals(False)
         self.show_workspace(self.workspace or "")
+
+    def follow_home(self, changed: frozenset[str]) -> None:
+        """What a terminal (or another Helm) changed in the home, shown in place: the workspace
+        list, the shown workspace's extensions and widgets (unchanged frames are kept), and the
+        profiles in Settings — Connections (a form being edited keeps what was typed)."""
+        current = self.workspace
+        try:
+            names = self.model.workspaces()
+        except HelmError as err:
+            self.say(str(err))
+            return
+        if names != [self.workspace_box.itemText(i) for i in range(self.workspace_box.count())]:
+            self.workspace_box.blockSignals(True)
+            self.workspace_box.clear()
+            self.workspace_box.addItems(names)
+            if current in names:
+                self.workspace_box.setCurrentText(current)
+            self.workspace_box.blockSignals(False)
+        if self.workspace is not None and self.workspace == current:
+            rows = self.fill_tree(self.workspace)
+            self.tabs.follow(rows, self.save_widget_settings)
+            self.update_buttons()
+        else:
+            self.show_workspace(self.workspace or "", ask=False)
+        connections = self.windows.get("connections")
+        if isinstance(connections, ConnectionsPage):
+            connections.follow()
+        self.home_changed.emit(changed)
 
     def show_workspace(self, name: str, ask: bool = True) -> None:
         self.get_started.show_intro(demo=bool(name) and self.model.is_demo(name))

@@ -50,6 +50,7 @@ class Pages(QTabWidget):
         self.fixed: dict[str, QWidget] = {}
         """The pages that are always there, before the tools, by the name the layout keeps."""
         self._restoring = False
+        self._shown: list[tuple[str, object, object]] = []  # the dashboard's frames (``_signature``)
         self.add_fixed(self.dashboard, "Dashboard", "")
         self.add_fixed(self.activity, "Activity", ACTIVITY)
         self.currentChanged.connect(lambda _i: self.save_tabs())
@@ -83,16 +84,29 @@ class Pages(QTabWidget):
                 self._restoring = False
         self.workspace = name
         layout = self.layout_of(name) if name else WorkspaceLayout()
-        frames = [
+        frames = self._frames(name, rows)
+        if self.model.widget_settings.problem:
+            self.notice(self.model.widget_settings.problem)
+        self._shown = _signature(frames)
+        self.dashboard.show_widgets(frames, save, layout.widgets)
+        if name:
+            self.restore_tabs(name, rows, layout)
+
+    def follow(self, rows: list[ExtensionRow], save: Callable[[str, dict[str, Any]], None]) -> bool:
+        """The shown workspace changed on disk: its widgets again only if they are not the same
+        (same extensions, manifests and settings keep their frames, and what the user did in
+        them). True when the dashboard was made again."""
+        if self.workspace is None or _signature(self._frames(self.workspace, rows)) == self._shown:
+            return False
+        self.show_workspace(self.workspace, rows, save)
+        return True
+
+    def _frames(self, name: str | None, rows: list[ExtensionRow]) -> list[FrameSpec]:
+        return [
             FrameSpec(name, r.manifest, f"{r.id}#dashboard", self.model.widget_settings.get(name, r.id))
             for r in rows
             if name and r.runnable and r.kind == "widget" and r.manifest is not None
         ]
-        if self.model.widget_settings.problem:
-            self.notice(self.model.widget_settings.problem)
-        self.dashboard.show_widgets(frames, save, layout.widgets)
-        if name:
-            self.restore_tabs(name, rows, layout)
 
     def layout_of(self, workspace: str) -> WorkspaceLayout:
         layout = self.model.layouts.get(workspace)
@@ -195,3 +209,7 @@ class Pages(QTabWidget):
         """Calls that ended: error strips on the dashboard, rows in the Activity view."""
         self.dashboard.heard(records)
         self.activity.add(records)
+
+
+def _signature(frames: list[FrameSpec]) -> list[tuple[str, object, object]]:
+    return [(f.instance, f.manifest.raw, f.settings) for f in frames]

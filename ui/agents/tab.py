@@ -83,6 +83,12 @@ class AgentsTab(QWidget):
             self.page.say(problem, error=True)
         self.loaded.emit(self.page)
 
+    def follow_home(self) -> None:
+        """The home changed on disk: the agents and workspaces to choose from, read again (not
+        while a turn runs, whose choices stay as they were)."""
+        if self.page is not None and not self.page.busy:
+            self.page.reload()
+
     async def aclose(self) -> None:
         """Stop loading; end the page's turns; close the host and stop its agents."""
         if self._loading is not None and not self._loading.done():

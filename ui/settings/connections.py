@@ -58,6 +58,11 @@ class ConnectionsPage(QWidget):
         self.show_icons(Theme.of().look)
         Theme.of().changed.connect(self.show_icons)
 
+    def follow(self) -> None:
+        """The home's profiles changed on disk (``ui.home_watch``): every tab lists them again."""
+        for page in self.pages.values():
+            page.follow()
+
     def show_icons(self, look: Look) -> None:
         for name, page in self.pages.items():
             self.tabs.setTabIcon(self.tabs.indexOf(page), icons.kind_icon(look, name))

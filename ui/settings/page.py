@@ -115,6 +115,7 @@ class ProfilePage(QWidget):
         self.picker: QFileDialog | None = None
         self.tasks = OwnedTasks(self)
         self.current: str | None = None
+        self._loaded: dict[str, str] = {}  # the form as the current profile was loaded
         outer = QHBoxLayout(self)
         outer.addLayout(self._profile_list())
         right = QVBoxLayout()
@@ -231,7 +232,17 @@ class ProfilePage(QWidget):
         self.list.blockSignals(True)
         self.list.clear()
         self.list.addItems(names)
+        for item in self.list.findItems(self.current or "", Qt.MatchFlag.MatchExactly):
+            self.list.setCurrentItem(item)  # the profile being edited stays the selected one
         self.list.blockSignals(False)
+
+    def follow(self) -> None:
+        """The profiles changed on disk: list them again; the form keeps what the user typed,
+        and a profile shown but not being edited shows as it now is."""
+        edited = self.current is not None and self.values() != self._loaded
+        self.refresh()
+        if self.current is not None and not edited and self.current in self.section.names():
+            self.load(self.current)
 
     def new(self) -> None:
         self.current = None
@@ -257,6 +268,7 @@ class ProfilePage(QWidget):
                     KEEP_SECRET if self.section.has_secret(name) else f.spec.placeholder
                 )
         self.fields["name"].set(name)
+        self._loaded = self.values()
         self.say("")
         self.details.hide()
         self.revalidate()
