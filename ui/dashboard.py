@@ -254,15 +254,16 @@ class Dashboard(QScrollArea):
 
     # -- what the widgets' calls did -------------------------------------------------------
     def heard(self, records: Iterable[ActivityRecord]) -> None:
-        """Show or clear each widget's error strip after its calls (the last one counts)."""
-        last: dict[tuple[str, str, str], ActivityRecord] = {}
+        """Each widget's connection health after its calls (the last call of a connection counts)."""
+        last: dict[tuple[str, str, str, str], ActivityRecord] = {}
         for record in records:
-            last[(record.workspace, record.extension, record.instance)] = record
-        for card in self.cards:
-            f = card.frame
-            heard = last.get((f.workspace, f.manifest.id, f.instance))
-            if heard is not None:
-                card.heard(heard.outcome, heard.message)
+            last.pop(key := (record.workspace, record.extension, record.instance, record.connection), None)
+            last[key] = record  # in the order the connections last answered
+        cards = {(c.frame.workspace, c.frame.manifest.id, c.frame.instance): c for c in self.cards}
+        for (workspace, extension, instance, connection), record in last.items():
+            card = cards.get((workspace, extension, instance))
+            if card is not None:
+                card.heard(connection, record.outcome, record.message)
 
 
 def _saver(save: Callable[[str, dict[str, Any]], None], ext_id: str) -> Callable[[dict[str, Any]], None]:

@@ -60,7 +60,8 @@ LAYOUT_ACTIONS = (
 
 
 class ErrorStrip(QFrame):
-    """Helm's strip above a widget whose last call failed: code, message, Retry."""
+    """Helm's strip above a widget with a failing connection: which one and its code, the
+    message of the latest failure, Retry."""
 
     def __init__(self, name: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -81,6 +82,18 @@ class ErrorStrip(QFrame):
         self.message = plain_label("", self)
         col.addWidget(self.message)
         self.hide()
+
+    def show_failing(self, failing: dict[str, tuple[str, str]]) -> None:
+        """``failing``: connection → (code, message), the latest failure last; empty hides it."""
+        if not failing:
+            self.hide()
+            return
+        latest = next(reversed(failing))
+        code, message = failing[latest]
+        if len(failing) > 1:
+            others = ", ".join(f"{c} ({k})" for c, (k, _m) in failing.items() if c != latest)
+            message = f"{message} Also failing: {others}."
+        self.show_error(f"{latest}: {code}" if latest else code, message)
 
     def show_error(self, code: str, message: str) -> None:
         set_plain(self.code, code)
@@ -186,6 +199,8 @@ class WidgetCard(QFrame):
         self.col.setContentsMargins(4, 2, 4, 4)
         self.col.addLayout(self._title_bar(name))
         self.form: SettingsForm | None = None
+        self.failing: dict[str, tuple[str, str]] = {}
+        """Connection → (code, message) of its last call, while that call failed."""
         self.strip = ErrorStrip(name, self)
         self.strip.retry.clicked.connect(self.retry)
         self.col.addWidget(self.strip)
@@ -280,15 +295,21 @@ class WidgetCard(QFrame):
         self.settings_button.setChecked(False)
 
     # -- failures --------------------------------------------------------------------------
-    def heard(self, outcome: str, message: str) -> None:
-        """A call of this widget ended: a failure shows the strip, a success clears it."""
+    def heard(self, connection: str, outcome: str, message: str) -> None:
+        """A call of this widget ended: a failure marks its connection failing (the strip says
+        which, with its code) until a call of that same connection succeeds."""
         if outcome == "ok":
-            self.strip.hide()
+            self.failing.pop(connection, None)
         elif outcome not in QUIET_OUTCOMES:
-            self.strip.show_error(outcome, message)
+            self.failing.pop(connection, None)  # the latest failure goes last
+            self.failing[connection] = (outcome, message)
+        else:
+            return
+        self.strip.show_failing(self.failing)
 
     def retry(self) -> None:
         """Load the widget again, from its entry page, with the same settings."""
+        self.failing.clear()
         self.strip.hide()
         reload = getattr(self.view, "reload", None)
         if callable(reload):

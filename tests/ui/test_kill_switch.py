@@ -52,7 +52,7 @@ def test_stop_refuses_the_extensions_calls_says_so_on_its_widget_and_turn_on_bri
     window.feed.deliver()
     strip = window.dashboard.cards[0].strip
     assert strip.isVisible()
-    assert strip.code.text() == "refused"
+    assert strip.code.text() == "notes: refused"
     assert strip.message.text().startswith("The user stopped com.example.board in Helm")
     qtbot.mouseClick(window.buttons["stop"], Qt.MouseButton.LeftButton)
     assert state(window) == "approved"
@@ -116,3 +116,26 @@ def test_stop_and_turn_on_say_what_they_did_as_done_and_a_failure_reads_as_a_fai
     window.install(str(tmp_path / "no-such-extension"))
     assert said == [("Stopped Board", "ok"), ("Turned Board back on.", "ok")]
     assert window.notice.property("tone") == "error"
+
+
+def test_the_card_names_the_failing_connection_until_a_call_of_that_connection_succeeds(
+    qtbot: QtBot, run: Any, tmp_path: Path
+) -> None:
+    broker = run(home_with(tmp_path, [WRITER]))
+    window = open_main_window(qtbot, broker)
+    strip = window.dashboard.cards[0].strip
+
+    def calls(*connections: str) -> tuple[bool, str]:
+        for connection in connections:
+            run(broker.call(ON_DASHBOARD, connection, "list", {}))
+        window.feed.deliver()
+        return strip.isVisible(), strip.code.text()
+
+    select(window, "notes")
+    qtbot.mouseClick(window.buttons["stop"], Qt.MouseButton.LeftButton)
+    after_other_succeeded = calls("notes", "drafts")
+    qtbot.mouseClick(window.buttons["stop"], Qt.MouseButton.LeftButton)
+    after_turn_on = calls("drafts")
+    assert after_other_succeeded == (True, "notes: refused")
+    assert after_turn_on == (True, "notes: refused"), "only a call of notes itself clears it"
+    assert calls("notes") == (False, "notes: refused")

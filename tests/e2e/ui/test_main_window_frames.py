@@ -127,7 +127,7 @@ def test_a_widget_whose_call_fails_gets_helms_error_strip_and_retry_loads_it_aga
 
         failed, visible, code, message = run(scenario(), 60)
         assert failed["error"]["code"] == "refused"
-        assert (visible, code) == (True, "refused")
+        assert (visible, code) == (True, "notes: refused")
         text = failed["error"]["message"]
         assert message == text[:1].upper() + text[1:]  # Helm's message, as a sentence
         assert card.view is view  # Retry loaded the same frame again
