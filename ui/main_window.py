@@ -34,6 +34,7 @@ from ui.frame_spec import FrameSpec, ViewFactory
 from ui.get_started import FirstSteps
 from ui.home_watch import HomeWatch
 from ui.pages import Pages
+from ui.palette import CommandPalette
 from ui.preferences_dialog import PreferencesDialog
 from ui.qt import (
     QAction,
@@ -56,6 +57,7 @@ from ui.settings.backend import ConnectionsBackend
 from ui.settings.connections import ConnectionsPage
 from ui.text import plain_label, set_plain
 from ui.theme import Theme, set_tone
+from ui.window_commands import window_commands
 from ui.workspace_model import ExtensionRow, WorkspaceModel
 from ui.workspace_settings import WorkspaceSettings
 
@@ -81,6 +83,7 @@ class MainWindow(QMainWindow):
         self.windows: dict[str, QWidget] = {}
         self.reviewing: asyncio.Task[Any] | None = None
         self._names: dict[tuple[str, str], str] = {}
+        self.command_palette: CommandPalette | None = None
         self.setWindowTitle("Helm")
         self.resize(1200, 760)
         Theme.of().follow(model.preferences.get())
@@ -138,6 +141,7 @@ class MainWindow(QMainWindow):
             ("explorer", "DB explorer…", self.open_db_explorer, ""),
             ("preferences", "Preferences…", self.open_preferences, "Ctrl+,"),
             ("get_started", "Get started", lambda: self.first_steps.show(), ""),
+            ("palette", "Command palette…", self.open_palette, "Ctrl+K"),
         ):
             action = QAction(text, self)
             action.triggered.connect(lambda _checked=False, slot=slot: slot())
@@ -471,6 +475,13 @@ class MainWindow(QMainWindow):
         if isinstance(window, ConnectionsPage) and kind in window.pages:
             window.show_kind(kind)
         return window
+
+    def open_palette(self) -> CommandPalette:
+        """Ctrl+K: every action, found by typing (``ui.palette``)."""
+        if self.command_palette is None:
+            self.command_palette = CommandPalette(lambda: window_commands(self), self)
+        self.command_palette.open_fresh()
+        return self.command_palette
 
     def open_preferences(self) -> QWidget:
         return self._window("preferences", lambda: PreferencesDialog(self.model.preferences, self))
