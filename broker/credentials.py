@@ -109,10 +109,17 @@ class FileStore:
             text = self.path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return {}
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = (
+                "is not UTF-8" if isinstance(exc, UnicodeDecodeError) else f"cannot be read ({exc.strerror})"
+            )
+            raise CredentialStoreError(f"{self.path} {reason}; it was left as it is") from exc
         try:
             data = loads_strict(text)
         except ValueError as exc:
-            raise CredentialStoreError(f"{self.path} is not valid JSON; it was left as it is") from exc
+            raise CredentialStoreError(
+                f"{self.path} is not valid JSON ({exc}); it was left as it is"
+            ) from exc
         secrets = data.get("secrets") if isinstance(data, dict) else None
         if not isinstance(secrets, dict) or not all(isinstance(v, str) for v in secrets.values()):
             raise CredentialStoreError(f"{self.path} is malformed; it was left as it is")

@@ -11,6 +11,9 @@
 * Configuration errors (``ManifestError``, ``SettingsError``, ``CredentialStoreError``,
   ``ProfileError``) are raised to the user of the CLI or the UI, with a message that says
   what is wrong and where.
+* ``HomeWriteError`` (also an ``OSError``): Helm could not write one of its own files in its
+  home (a full disk, a read-only home); the message names the file and the cause, and says
+  that the file on disk is unchanged.
 * ``ApprovalChanged``: what the user reviewed is no longer what would be approved (the
   manifest or a pinned MCP tool changed while the review was open); nothing was approved.
 
@@ -92,6 +95,21 @@ class SettingsError(HelmError):
 
 class ProfileError(SettingsError):
     """A service, MCP server or database profile is invalid."""
+
+
+class HomeWriteError(HelmError, OSError):
+    """Helm could not write one of its own files: ``filename`` and ``strerror`` say which and why.
+
+    An ``OSError`` too (with the cause's ``errno``), so a caller that handles disk errors keeps
+    handling it; its text is one line for the user.
+    """
+
+    def __init__(self, path: object, cause: OSError, what: str = "the file on disk is unchanged") -> None:
+        super().__init__(cause.errno or 0, cause.strerror or str(cause), str(path))
+        self.what = what
+
+    def __str__(self) -> str:
+        return f"cannot write {self.filename}: {self.strerror} ({self.what})"
 
 
 class ApprovalChanged(HelmError):

@@ -1,4 +1,4 @@
-"""Strict JSON: duplicate keys refused, one canonical form for digests."""
+"""Strict JSON: duplicate keys refused, nesting bounded, one canonical form for digests."""
 
 from __future__ import annotations
 
@@ -6,9 +6,19 @@ import hashlib
 import json
 from typing import Any
 
+MAX_DEPTH = 512
+"""The deepest nesting of arrays and objects ``loads_strict`` accepts."""
+
+
+_SHORT = 2 * MAX_DEPTH
+
 
 class DuplicateKeyError(ValueError):
     """A JSON object repeats a key; the two readings of it would differ."""
+
+
+class TooDeepError(ValueError):
+    """A JSON text nests arrays and objects deeper than ``MAX_DEPTH``."""
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -34,10 +44,33 @@ _STRICT = json.JSONDecoder(object_pairs_hook=_no_duplicates, parse_constant=_no_
 
 
 def loads_strict(text: str | bytes) -> Any:
-    """Parse JSON, refusing duplicate keys and NaN/Infinity."""
+    """Parse JSON, refusing duplicate keys, NaN/Infinity and nesting deeper than ``MAX_DEPTH``
+    (``TooDeepError``, a ValueError: never a RecursionError)."""
     if not isinstance(text, str):
         text = text.decode(json.detect_encoding(text), "surrogatepass")  # as json.loads does
-    return _STRICT.decode(text)
+    try:
+        value = _STRICT.decode(text)
+    except RecursionError:
+        raise TooDeepError(f"nested more than {MAX_DEPTH} deep") from None
+    # A text of at most 2 * MAX_DEPTH characters, or with at most MAX_DEPTH opening brackets
+    # (two fast counts), cannot nest deeper; only a larger one has its value measured.
+    if len(text) > _SHORT and text.count("[") + text.count("{") > MAX_DEPTH and _too_deep(value):
+        raise TooDeepError(f"nested more than {MAX_DEPTH} deep")
+    return value
+
+
+def _too_deep(value: Any) -> bool:
+    """Whether ``value`` nests deeper than ``MAX_DEPTH`` (level by level: no recursion)."""
+    level = [value] if type(value) is dict or type(value) is list else []
+    for _ in range(MAX_DEPTH):
+        if not level:
+            return False
+        below: list[Any] = []
+        for node in level:
+            values = node.values() if type(node) is dict else node
+            below.extend([v for v in values if type(v) is dict or type(v) is list])
+        level = below
+    return bool(level)
 
 
 def canonical(value: Any) -> str:

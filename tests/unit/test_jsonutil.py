@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from broker.jsonutil import DuplicateKeyError, loads_strict
+from broker.jsonutil import MAX_DEPTH, DuplicateKeyError, TooDeepError, loads_strict
 
 
 @pytest.mark.parametrize(
@@ -43,3 +43,17 @@ def test_bytes_are_read_in_the_encoding_json_loads_detects() -> None:
         assert loads_strict(json.dumps(value, ensure_ascii=False).encode(encoding)) == value
     with pytest.raises(DuplicateKeyError):
         loads_strict(b'{"a": 1, "a": 2}')
+
+
+@pytest.mark.parametrize("depth", [513, 1_400, 100_000])
+def test_nesting_deeper_than_the_bound_is_a_value_error_never_a_recursion_error(depth: int) -> None:
+    with pytest.raises(TooDeepError, match="nested more than 512 deep"):
+        loads_strict("[" * depth + "]" * depth)
+    with pytest.raises(TooDeepError, match="nested more than 512 deep"):
+        loads_strict('{"a": ' * depth + "1" + "}" * depth)
+
+
+def test_nesting_up_to_the_bound_is_parsed_with_brackets_in_strings_not_counted() -> None:
+    assert loads_strict("[" * MAX_DEPTH + "]" * MAX_DEPTH) is not None
+    text = "[" + ",".join(['"[[[[{{{{"'] * 300) + "]"
+    assert len(loads_strict(text)) == 300
