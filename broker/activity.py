@@ -12,7 +12,10 @@ results are never kept.
 * On disk: ``<home>/activity.jsonl``, one JSON object per line, mode 0600, written in batches
   (at most ``FLUSH_SECONDS`` after the call, and when the broker closes). When it would grow
   past ``MAX_FILE_BYTES`` it becomes ``activity.1.jsonl`` (replacing the previous one), so the
-  log never takes more than twice that.
+  log never takes more than twice that. Each batch is written whole under a lock (a failure
+  cuts the log back; a torn tail left by a killed process is moved to ``activity.jsonl.torn``
+  at the next batch); it is not fsynced — the log is Helm's notebook, and a power loss may lose
+  the last batches.
 
 The kill switch (``broker.killswitch``) works through the same hook: ``begin`` hands the call a
 refusal while its extension or connection is stopped, and ``stop`` cancels the calls of a
@@ -33,6 +36,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from broker import jsonl
 from broker.context import CallContext
 from broker.errors import CallError, ErrorCode
 from broker.killswitch import KillSwitch, Stop, stopped_message
@@ -169,18 +173,19 @@ class _LogFile:
             log.warning("could not write the activity log: %s", exc.strerror)
 
     def _append(self, data: bytes) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # Whole batches under a lock, cut back on a failure, a torn tail set aside (``jsonl``).
+        fd = jsonl.open_locked(self.path)
         try:
-            size = self.path.stat().st_size
-        except FileNotFoundError:
-            size = 0
-        if size and size + len(data) > self.max_bytes:
-            os.replace(self.path, self.path.with_name(OLDER_FILE_NAME))
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        try:
-            os.write(fd, data)
+            size = os.fstat(fd).st_size
+            if size and size + len(data) > self.max_bytes:
+                os.replace(self.path, self.path.with_name(OLDER_FILE_NAME))
+                rotated, fd = fd, -1
+                os.close(rotated)
+                fd = jsonl.open_locked(self.path)
+            jsonl.append(fd, data, jsonl.torn_path(self.path), sync=False)
         finally:
-            os.close(fd)
+            if fd >= 0:
+                os.close(fd)
 
     def read(self) -> Iterator[ActivityRecord]:
         """Every record on disk, oldest first (the older file, then the current one)."""
@@ -193,7 +198,7 @@ class _LogFile:
             for line in lines:
                 try:
                     record = ActivityRecord.from_json(json.loads(line))
-                except ValueError:
+                except (ValueError, RecursionError):  # a damaged line: the others still read
                     record = None
                 if record is not None:
                     yield record

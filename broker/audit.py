@@ -15,6 +15,15 @@ are not logged (they can hold personal data); the digest identifies them.
   when the agent ended; outcome: the option Helm answered with), a
   ``decision_id`` (a sticky "allow always" grant is named by it in the records it covers) and
   the policy's ``reason``; and each file an agent read or wrote, with its outcome.
+
+Durability: every record is written whole and fsynced before ``record`` returns (``broker.jsonl``):
+a decision Helm reports as recorded survives a crash and a power loss. A record that cannot be
+written (a full disk, a read-only home) raises ``AuditWriteError`` and leaves nothing behind. A
+torn record (a process killed mid-write) is moved to ``audit.jsonl.torn`` at the next record.
+
+Reading skips a line that is not a record (not UTF-8, not JSON, nested too deep, not an object
+with the record's fields) and counts it: ``scan`` says how many, and how many torn records were
+set aside; one bad line never hides the others.
 """
 
 from __future__ import annotations
@@ -23,10 +32,14 @@ import json
 import os
 import threading
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import MISSING, asdict, dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from broker import jsonl
+from broker.errors import AuditWriteError
+from broker.jsonutil import loads_strict
 
 
 @dataclass(frozen=True)
@@ -49,6 +62,27 @@ class AuditRecord:
 
 
 FILE_NAME = "audit.jsonl"
+_TEXT_FIELDS = frozenset(f.name for f in fields(AuditRecord)) - {"fields"}
+_REQUIRED = frozenset(f.name for f in fields(AuditRecord) if f.default is MISSING)
+
+
+@dataclass(frozen=True)
+class AuditScan:
+    """The whole log as read: its records, the lines that were not records, and the torn
+    records set aside in the side file."""
+
+    records: tuple[AuditRecord, ...]
+    skipped: int = 0
+    set_aside: int = 0
+
+    def problems(self, path: Path) -> str:
+        """One sentence on what could not be read, or "" when everything could."""
+        said = []
+        if self.skipped:
+            said.append(f"{self.skipped} line(s) of {path} could not be read and were skipped")
+        if self.set_aside:
+            said.append(f"{self.set_aside} torn record(s) were set aside in {jsonl.torn_path(path)}")
+        return "; ".join(said)
 
 
 class AuditLog:
@@ -62,29 +96,59 @@ class AuditLog:
         return cls(home / FILE_NAME)
 
     def record(self, rec: AuditRecord) -> None:
+        """Append ``rec`` whole and flush it to disk; ``AuditWriteError`` (an OSError) when it
+        cannot be written — then nothing of it is in the log."""
         if not rec.time:
             rec = AuditRecord(**{**asdict(rec), "time": datetime.now(UTC).isoformat(timespec="seconds")})
-        line = json.dumps(asdict(rec), ensure_ascii=False, sort_keys=True) + "\n"
+        data = _line(asdict(rec))
         with self._lock:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
             try:
-                os.write(fd, line.encode("utf-8"))
+                fd = jsonl.open_locked(self.path)
+            except OSError as exc:
+                raise AuditWriteError(self.path, exc, "the record was not written") from exc
+            try:
+                jsonl.append(fd, data, jsonl.torn_path(self.path), sync=True)
+            except OSError as exc:
+                raise AuditWriteError(self.path, exc, "the record was not written") from exc
             finally:
                 os.close(fd)
 
     def records(self) -> Iterator[AuditRecord]:
-        try:
-            fh = self.path.open(encoding="utf-8")
-        except FileNotFoundError:
-            return
-        with fh:
-            for line in fh:
-                try:
-                    raw: Any = json.loads(line)
-                    labels = raw.pop("fields", [])
-                    if not isinstance(labels, list):
-                        continue
-                    yield AuditRecord(**raw, fields=tuple(str(label) for label in labels))
-                except (ValueError, TypeError):
-                    continue  # a torn last line after a crash; the rest stays readable
+        """Every record that can be read, oldest first (bad lines are skipped)."""
+        for line in jsonl.lines(self.path):
+            record = parse_line(line)
+            if record is not None:
+                yield record
+
+    def scan(self) -> AuditScan:
+        """The records, and how many lines could not be read (see the module docstring)."""
+        records: list[AuditRecord] = []
+        skipped = 0
+        for line in jsonl.lines(self.path):
+            record = parse_line(line)
+            if record is not None:
+                records.append(record)
+            elif line.strip():
+                skipped += 1
+        return AuditScan(tuple(records), skipped, jsonl.count_lines(jsonl.torn_path(self.path)))
+
+
+def _line(raw: dict[str, Any]) -> bytes:
+    try:
+        return (json.dumps(raw, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (from a server's title): escaped, still UTF-8
+        return (json.dumps(raw, sort_keys=True) + "\n").encode("ascii")
+
+
+def parse_line(line: bytes) -> AuditRecord | None:
+    """The record of one line of the log, or None for a line that is not one."""
+    try:
+        raw: Any = loads_strict(line.decode("utf-8"))
+    except ValueError:  # not UTF-8, not JSON, a repeated key, nested too deep
+        return None
+    if not isinstance(raw, dict) or not _REQUIRED <= raw.keys() <= _TEXT_FIELDS | {"fields"}:
+        return None
+    labels = raw.pop("fields", [])
+    if not isinstance(labels, list) or not all(isinstance(v, str) for v in [*labels, *raw.values()]):
+        return None
+    return AuditRecord(**raw, fields=tuple(labels))

@@ -112,6 +112,10 @@ class HomeWriteError(HelmError, OSError):
         return f"cannot write {self.filename}: {self.strerror} ({self.what})"
 
 
+class AuditWriteError(HomeWriteError):
+    """A record could not be written to the audit log (nothing of it is there)."""
+
+
 class ApprovalChanged(HelmError):
     """An approval was refused because the extension changed after the user reviewed it."""
 

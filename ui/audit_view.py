@@ -146,7 +146,8 @@ class AuditView(QWidget):
         return self.table
 
     def refresh(self) -> None:
-        records = list(self.log.records())
+        scan = self.log.scan()
+        records = list(scan.records)
         self._offer(self.extension_filter, "All extensions", sorted({r.extension for r in records}))
         self._offer(self.outcome_filter, "All outcomes", sorted({r.outcome for r in records}))
         self.shown = rows(
@@ -163,7 +164,8 @@ class AuditView(QWidget):
                 if key == "time":
                     item.setToolTip(record.time)
                 self.table.setItem(r, c, item)
-        set_plain(self.count, f"{len(self.shown)} decision(s)")
+        problems = scan.problems(self.log.path)
+        set_plain(self.count, f"{len(self.shown)} decision(s)" + (f" — {problems}" if problems else ""))
         self.show_detail(self.table.currentRow())
 
     def _offer(self, box: QComboBox, everything: str, values: list[str]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from dataclasses import asdict
 from typing import Any
 
@@ -20,7 +21,12 @@ def register(sub: Any) -> None:
 
 
 def _show(args: argparse.Namespace) -> int:
-    records = list(AuditLog(home_path(args) / "audit.jsonl").records())[-args.limit :]
+    log = AuditLog.in_home(home_path(args))
+    scan = log.scan()
+    records = list(scan.records)[-args.limit :]
+    problems = scan.problems(log.path)
+    if problems:  # on stderr, so --json stays one JSON document
+        print(visible(f"helm: {problems}"), file=sys.stderr)
     if args.json:
         print_json([asdict(r) for r in records])
         return 0

@@ -10,7 +10,7 @@ from typing import Any
 from pytestqt.qtbot import QtBot
 
 from broker import Broker, CallContext, Decision
-from broker.audit import AuditRecord
+from broker.audit import AuditLog, AuditRecord
 from tests.helpers import ScriptedConfirmer, manifest_dict, new_broker, setup_extension
 from tests.ui.samples import HTML
 from ui.audit_view import AuditView
@@ -127,3 +127,21 @@ def test_text_from_a_record_is_shown_as_text_and_refresh_picks_up_new_decisions(
     view.table.setCurrentCell(0, 0)
     assert detail_texts(view)["Dialog title"] == HTML
     assert all(w.textFormat().name == "PlainText" for w in view.findChildren(QLabel) if w.text() == HTML)
+
+
+def test_lines_that_cannot_be_read_are_skipped_and_counted_beside_the_decisions(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    log = AuditLog(tmp_path / "audit.jsonl")
+    log.record(AuditRecord("ws", "com.example.test", "gh", "http", "close", "confirmed", "ok", "Close"))
+    with log.path.open("ab") as fh:
+        fh.write(b'{"title": "torn inside \xc3\nnull\n')
+    log.record(
+        AuditRecord("ws", "com.example.test", "gh", "http", "open", "declined", "nothing sent", "Open")
+    )
+    view = AuditView(log)
+    qtbot.addWidget(view)
+    assert sorted(column(view, 1)) == ["confirmed", "declined"]
+    assert view.count.text() == (
+        f"2 decision(s) — 2 line(s) of {log.path} could not be read and were skipped"
+    )
