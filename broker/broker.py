@@ -25,7 +25,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, NamedTuple, Self
 
-from broker import approval, envelope
+from broker import approval, envelope, home_tidy
 from broker.activity import Activity
 from broker.arguments import MAX_CALL_BYTES as MAX_CALL_BYTES
 from broker.arguments import check_arguments
@@ -96,6 +96,8 @@ class Broker:
     ) -> None:
         """``kinds``: running kinds by name, used instead of the ones the registry would build
         (``helm dev --replay`` answers every kind from fixtures)."""
+        self.tidied = home_tidy.tidy(home)
+        """What this start put right after a crash (temp files, torn log tails)."""
         self.home = Home(home)
         self.credentials = credentials if credentials is not None else open_store(home)
         self.audit = AuditLog(home / "audit.jsonl")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from broker import atomic
+from broker import atomic, home_tidy
 from broker.atomic import remove_stale_temps, write_atomic
 from broker.errors import HomeWriteError
 
@@ -103,3 +103,23 @@ def test_stale_temp_files_of_dead_saves_are_removed_and_a_live_saves_is_kept(tmp
     assert sorted(removed) == sorted([dead.name, old_style.name])
     assert not dead.exists() and not old_style.exists()
     assert live.exists() and not_ours.exists() and link.is_symlink()
+
+
+def test_a_start_removes_dead_saves_temp_files_in_every_save_folder_of_the_home(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    folders = [home, home / "state", home / "agents", home / "apps" / "0123abcd" / "com.example.app"]
+    temps = []
+    for folder in folders:
+        folder.mkdir(parents=True, exist_ok=True)
+        temps.append(folder / f".credentials.json.{'d' * 32}.tmp")
+        temps[-1].write_bytes(b'{"secrets": {"k": "s3cret"}}')
+    tidied = home_tidy.tidy(home)
+    assert sorted(tidied.temps) == sorted(str(t) for t in temps)
+    assert not any(t.exists() for t in temps)
+
+
+def test_a_start_sets_aside_a_torn_audit_tail(tmp_path: Path) -> None:
+    (tmp_path / "audit.jsonl").write_bytes(b'{"a": 1}\n{"torn')
+    assert home_tidy.tidy(tmp_path).torn_logs == ("audit.jsonl",)
+    assert (tmp_path / "audit.jsonl").read_bytes() == b'{"a": 1}\n'
+    assert (tmp_path / "audit.jsonl.torn").read_bytes() == b'{"torn\n'

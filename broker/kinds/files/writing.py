@@ -5,7 +5,7 @@ target's folder (relative to the folder's descriptor) and recorded in the temp l
 home, written, given the target's permission bits (and owner, where Helm may), fsynced, renamed
 over the target with ``os.replace`` on the same folder descriptor, and the folder is fsynced. A
 reader sees the old file or the new one, never a mix; a crash leaves the old file and at most a
-temp file, which the next write into the folder removes (``ledger``).
+temp file, which the next start of Helm, or the next write into the folder, removes (``ledger``).
 
 Read-only means the mode bits: a file whose owner has no write bit is never replaced, whoever
 runs Helm (root may write anything, so ``os.access`` alone would let root overwrite it).
@@ -173,7 +173,7 @@ def _create_temp(parent: int, mode: int, ledger: TempLedger) -> tuple[str, int, 
     folder = file_id(os.fstat(parent))
     for _ in range(16):
         hex16 = secrets.token_hex(8)
-        claim = ledger.claim(folder, hex16)
+        claim = ledger.claim(folder, hex16, parent)
         try:
             fd = os.open(temp_name(hex16), flags, mode, dir_fd=parent)
         except FileExistsError:
