@@ -139,7 +139,7 @@ def start_desktop(args: argparse.Namespace) -> int:
 
 def run_command(args: argparse.Namespace) -> int:
     from app.commands.common import CommandFailed
-    from broker.errors import CredentialStoreError, SettingsError
+    from broker.errors import CredentialStoreError, HomeWriteError, SettingsError
     from broker.visible import visible
 
     handler = getattr(args, "handler", None)
@@ -150,9 +150,13 @@ def run_command(args: argparse.Namespace) -> int:
     except CommandFailed as exc:
         print(visible(f"helm: {exc}"), file=sys.stderr)  # messages may quote a server or a manifest
         return 1
-    except (SettingsError, CredentialStoreError) as exc:
+    except (SettingsError, CredentialStoreError, HomeWriteError) as exc:
         print(visible(f"helm: {exc}"), file=sys.stderr)
         return 3
+    except OSError as exc:  # a disk error no command turned into its own message
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(visible(f"helm: {where}{exc.strerror or exc}"), file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130
     return code

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from broker.atomic import write_atomic
-from broker.errors import SettingsError
+from broker.errors import HomeWriteError, SettingsError
 from broker.jsonutil import DuplicateKeyError, loads_strict
 
 VERSION = 1
@@ -267,8 +267,12 @@ class Home:
 
         If the body raises, nothing is written.
         """
-        self.ensure()
-        with open(self.path / ".settings.lock", "a") as lock:
+        try:
+            self.ensure()
+            lock = open(self.path / ".settings.lock", "a")  # noqa: SIM115 - closed below
+        except OSError as exc:
+            raise HomeWriteError(self.settings_path, exc) from exc
+        with lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             try:
                 settings = self._read()

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import errno
+import os
 from pathlib import Path
 
+import pytest
 from pytestqt.qtbot import QtBot
 
+from broker import atomic
 from broker.settings import Home
 from broker.workspaces import add_workspace
 from ui.workspace_settings import WorkspaceSettings
@@ -50,3 +54,22 @@ def test_a_project_folder_is_added(qtbot: QtBot, tmp_path: Path) -> None:
     page.project_id.setText("bad id!")
     page.add_project(str(tmp_path / "app"))
     assert "not a valid name" in page.status.text()
+
+
+def test_a_full_disk_shows_a_notice_naming_the_file_and_changes_nothing(
+    qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home, page = settings_for(qtbot, tmp_path)
+    (tmp_path / "app").mkdir()
+    before = home.settings_path.read_bytes()
+
+    def full(fd: int, data: bytes) -> int:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(atomic.os, "write", full)
+    page.project_id.setText("app")
+    page.add_project(str(tmp_path / "app"))
+    assert page.status.text() == (
+        f"cannot write {home.settings_path}: No space left on device (the file on disk is unchanged)"
+    )
+    assert home.settings_path.read_bytes() == before

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import subprocess
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 
 from app.cli import desktop_args, main
+from broker import atomic
 from tests.helpers import manifest_dict, write_extension
 
 FILES = {
@@ -223,3 +225,36 @@ def test_the_desktop_start_imports_no_subcommand() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
     assert result.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("errno_", [errno.ENOSPC, errno.EROFS])
+def test_a_full_disk_or_read_only_home_is_one_line_naming_the_file_and_nothing_is_half_written(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    errno_: int,
+) -> None:  # fmt: skip
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "web").mkdir()
+    assert run(capsys, "workspace", "add", "main", str(tmp_path / "ws"))[0] == 0
+    before = (home / "settings.json").read_bytes()
+
+    def broken(fd: int, data: bytes) -> int:
+        raise OSError(errno_, os.strerror(errno_))
+
+    monkeypatch.setattr(atomic.os, "write", broken)
+    code, out, err = run(capsys, "project", "add", "-w", "main", "web", str(tmp_path / "web"))
+    assert code == 3 and out == ""
+    cause = os.strerror(errno_)
+    assert err == f"helm: cannot write {home / 'settings.json'}: {cause} (the file on disk is unchanged)\n"
+    assert (home / "settings.json").read_bytes() == before
+    assert sorted(p.name for p in home.iterdir()) == [".settings.lock", "settings.json"]
+
+
+def test_a_home_that_cannot_be_made_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "file").write_text("not a folder")
+    monkeypatch.setenv("HELM_HOME", str(tmp_path / "file" / "home"))
+    (tmp_path / "ws").mkdir()
+    code, _out, err = run(capsys, "workspace", "add", "main", str(tmp_path / "ws"))
+    assert code != 0
+    assert err == f"helm: {tmp_path / 'file' / 'home'}: Not a directory\n"
