@@ -84,6 +84,12 @@ class _Resolved:
     kind: str
 
 
+SETTINGS_UNREADABLE = (
+    "Helm's settings cannot be read: settings.json in Helm's home folder is damaged "
+    "(the user must fix it or move it away)"
+)
+
+
 class Broker:
     """Opened on a Helm home; use as ``async with Broker(home) as broker``."""
 
@@ -333,6 +339,9 @@ class Broker:
     ) -> _Resolved:
         try:
             settings = self.home.settings()
+        except SettingsError as exc:  # the extension cannot fix it: say what the user must fix
+            raise CallError(ErrorCode.UNAVAILABLE, SETTINGS_UNREADABLE) from exc
+        try:
             workspace = settings.workspace(ctx.workspace)
         except SettingsError as exc:
             raise CallError(

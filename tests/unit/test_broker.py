@@ -62,6 +62,20 @@ async def test_an_unknown_workspace_is_not_configured(broker: Broker, ctx: CallC
     assert code(await broker.call(other, "notes", "list", {})) == "not_configured"
 
 
+@pytest.mark.parametrize("damage", ["{not json", '{"version": 9}', "[" * 100_000])
+async def test_damaged_settings_say_helms_settings_cannot_be_read_not_that_the_workspace_is_missing(
+    broker: Broker, ctx: CallContext, damage: str
+) -> None:
+    broker.home.settings_path.write_text(damage, encoding="utf-8")
+    result = await broker.call(ctx, "notes", "read", {"path": "notes/a.md"})
+    assert result["error"]["code"] == "unavailable"
+    assert result["error"]["message"] == (
+        "Helm's settings cannot be read: settings.json in Helm's home folder is damaged "
+        "(the user must fix it or move it away)"
+    )
+    assert broker.home.settings_path.read_text("utf-8") == damage
+
+
 @pytest.mark.parametrize(
     ("connection", "operation", "args"),
     [
