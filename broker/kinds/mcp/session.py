@@ -208,7 +208,7 @@ class ServerSession:
         finally:
             self._pending.pop(str(rid), None)
         if pending.reason is not None:
-            raise _ended(self.label, pending.reason)
+            raise _ended(self.label, pending.reason, self._child)
         if result is not None:
             return result
         if timer.cancelled_caught:
@@ -219,7 +219,7 @@ class ServerSession:
         if failure is not None and failure.error.code == types.CONNECTION_CLOSED:
             self._broken = True
             reason = ErrorCode.TOO_LARGE if self._unattributed_overflow else ErrorCode.UNAVAILABLE
-            raise _ended(self.label, reason)
+            raise _ended(self.label, reason, self._child)
         raise CallError(ErrorCode.UNAVAILABLE, f"{self.label} refused the request (MCP error)")
 
     async def _after_timeout(self, session: ClientSession, rid: int) -> None:
@@ -284,7 +284,12 @@ class ServerSession:
         return await self.request(request, types.CallToolResult)
 
 
-def _ended(label: str, reason: ErrorCode) -> CallError:
+def _ended(label: str, reason: ErrorCode, child: Child | None) -> CallError:
     if reason is ErrorCode.TOO_LARGE:
         return CallError(ErrorCode.TOO_LARGE, f"{label} sent a result larger than 1 MiB")
+    if child is None:  # a server at a URL: Helm can only connect to it again
+        return CallError(
+            ErrorCode.UNAVAILABLE,
+            f"{label} closed the connection or cannot be reached; Helm connects again on the next call",
+        )
     return CallError(ErrorCode.UNAVAILABLE, f"{label} stopped; Helm starts it again on the next call")

@@ -140,3 +140,18 @@ async def test_http_flood_is_too_large_and_the_session_keeps_working(tmp_path: P
         small = await broker.call(ctx, "m", "flood", {"size": 1000})
     assert code(big) == "too_large"
     assert small["ok"]
+
+
+async def test_an_http_server_that_died_is_said_to_be_unreachable_not_to_be_started_again(tmp_path: Path):
+    port = free_port()
+    argv = [sys.executable, str(REPO / "tests" / "servers" / "mcp_http_odd.py"), str(port), TOKEN, "json"]
+    async with new_broker(tmp_path / "home") as broker:
+        with running_server("mcp-http-odd", argv, port=port, ready_line="odd-http ready"):
+            add_http(broker, "odd", f"http://{LOOPBACK}:{port}/mcp")
+            ctx = await mcp_extension(broker, tmp_path, "odd", ["whoami"])
+            assert (await broker.call(ctx, "m", "whoami", {}))["ok"]
+        gone = await broker.call(ctx, "m", "whoami", {})
+    assert code(gone) == "unavailable"
+    assert gone["error"]["message"] == (
+        "MCP server 'odd' closed the connection or cannot be reached; Helm connects again on the next call"
+    )
