@@ -20,6 +20,8 @@ import time
 from typing import Any
 
 EVERYDAY = "--profile" in sys.argv and sys.argv[sys.argv.index("--profile") + 1] == "everyday"
+MANY = int(sys.argv[sys.argv.index("--many-tools") + 1]) if "--many-tools" in sys.argv else 0
+"""How many more tools to offer (a large catalogue), each with a long description."""
 OBJECT: dict[str, Any] = {"type": "object", "properties": {}}
 state: dict[str, Any] = {"status_schema": dict(OBJECT), "next_id": 1000}
 
@@ -37,6 +39,7 @@ def tools() -> list[dict[str, Any]]:
     if EVERYDAY:
         out += [{"name": n, "description": f"{n} (everyday)", "inputSchema": OBJECT}
                 for n in ("tdt_brain_names_apply", "tdt_constitution_save")]  # fmt: skip
+    out += [{"name": f"extra_{i}", "description": "d" * 250, "inputSchema": OBJECT} for i in range(MANY)]
     return out
 
 
@@ -107,7 +110,7 @@ def call(rid: Any, name: str, args: dict[str, Any]) -> None:
             sys.stdout.write('{"jsonrpc":"2.0","id":' + json.dumps(rid) + ',"result":' + body + "}\n")
         sys.stdout.flush()
     elif name == "shout":
-        noise = {"level": "info", "data": "y" * (2 * 1024 * 1024)}
+        noise = {"level": "info", "data": "y" * (17 * 1024 * 1024)}  # over the listing bound too
         send({"jsonrpc": "2.0", "method": "notifications/message", "params": noise})
     elif name == "mutate":
         state["status_schema"] = {"type": "object", "properties": {"everything": {"type": "boolean"}}}

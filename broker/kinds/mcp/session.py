@@ -52,12 +52,15 @@ class McpLimits:
     tools_ttl: float = 10.0
     """How long a listed tool definition is trusted before Helm lists the tools again (the
     server's list_changed notification clears it sooner)."""
+    max_listing: int = 16 * 1024 * 1024
+    """The bound of one page of a tool listing: a catalogue of tens of thousands of tools (a
+    call's result keeps its own bound, ``max_bytes``)."""
 
     @property
     def max_message(self) -> int:
         # A JSON-RPC message carries its result plus a little framing; escaping can grow text,
-        # so the transport allows some slack and the result is measured exactly afterwards.
-        return self.max_bytes + 64 * 1024
+        # so the transport allows some slack and a call's result is measured exactly afterwards.
+        return max(self.max_bytes, self.max_listing) + 64 * 1024
 
 
 @dataclass
@@ -252,9 +255,17 @@ class ServerSession:
         cursor: str | None = None
         for _ in range(MAX_TOOL_PAGES):
             params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-            page = await self.request(
-                types.ClientRequest(types.ListToolsRequest(params=params)), types.ListToolsResult
-            )
+            try:
+                page = await self.request(
+                    types.ClientRequest(types.ListToolsRequest(params=params)), types.ListToolsResult
+                )
+            except CallError as exc:
+                if exc.code is not ErrorCode.TOO_LARGE:
+                    raise
+                mib = self.limits.max_listing // (1024 * 1024)
+                raise CallError(
+                    ErrorCode.TOO_LARGE, f"{self.label} sent a tool list larger than {mib} MiB"
+                ) from exc
             tools.update((t.name, t) for t in page.tools)
             cursor = page.nextCursor
             if not cursor:

@@ -148,6 +148,17 @@ async def test_a_result_just_over_one_mib_is_too_large(tmp_path: Path):
     assert under["ok"]
 
 
+async def test_a_tool_list_over_one_mib_is_read_and_a_small_call_still_answers(tmp_path: Path):
+    async with new_broker(tmp_path / "home") as broker:
+        add_stdio(broker, "big", [*TDT_LIKE, "--many-tools", "5002"])
+        ctx = await mcp_extension(broker, tmp_path, "big", ["tdt_workspace_status", "flood"])
+        small = await broker.call(ctx, "m", "tdt_workspace_status", {})
+        over = await broker.call(ctx, "m", "flood", {"size": 1024 * 1024 + 1})
+    assert small["ok"], small
+    assert code(over) == "too_large"
+    assert over["error"]["message"] == "MCP server 'big' sent a result larger than 1 MiB"
+
+
 async def test_a_huge_message_naming_no_request_ends_the_call_with_too_large(tmp_path: Path):
     async with new_broker(tmp_path / "home") as broker:
         add_stdio(broker, "odd", TDT_LIKE)
