@@ -4,7 +4,9 @@ The walk goes through folder descriptors (never by path), enters a folder only w
 can still match below it, opens literal names directly instead of listing their folder, and
 visits children in an order that yields paths already sorted, so it stops as soon as it has
 one more file than the limit. Helm's home folder is never entered and a file with more than one
-hard link is never listed (``read`` refuses both). Matching is paid from the call's ``Budget``.
+hard link is never listed (``read`` refuses both); nor is a path ``read`` would refuse as a path
+(``safe.parse_path``): longer than 4096 characters, or with a backslash in a name. Matching is
+paid from the call's ``Budget``.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 from broker.errors import CallError, ErrorCode
 from broker.kinds.files.globs import GlobSet, States
 from broker.kinds.files.ledger import TEMP_PREFIX
-from broker.kinds.files.safe import FileId, OpenRoot, open_folder_at
+from broker.kinds.files.safe import MAX_PATH_CHARS, FileId, OpenRoot, open_folder_at
 from broker.kinds.files.wildcard import Budget
 
 MAX_LIST = 1000
@@ -56,7 +58,9 @@ def _kind(mode: int) -> int:
 
 def _printable(name: str) -> bool:
     # Names that are not valid UTF-8 on disk come back with surrogate escapes; JSON cannot
-    # carry them, so such files are not listed (documented).
+    # carry them, so such files are not listed (documented). A backslash: ``read`` refuses it.
+    if "\\" in name:
+        return False
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:
@@ -98,7 +102,10 @@ def _walk(w: _Walk, folder: int, states: States, prefix: str, depth: int) -> Gen
         raise CallError(ErrorCode.TOO_LARGE, f"the tree is deeper than {MAX_DEPTH} folders")
     globs, budget = w.globs, w.budget
     matches = globs.file_test(states)
+    room = MAX_PATH_CHARS - len(prefix)  # a longer path is one read would refuse
     for name in _children(folder, globs, states):
+        if len(name) > room:
+            continue
         if name[-1] != "/":
             if (
                 matches is None

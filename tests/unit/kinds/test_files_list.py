@@ -100,3 +100,32 @@ async def test_list_does_not_enter_folders_no_glob_can_reach(
     assert sorted(opened) == ["a", "b", "c", "d"]
     # The root and a/ hold only literal names of the globs: opened directly, never listed.
     assert len(scanned) == 3  # a/b, c and c/d
+
+
+def make_deep(root: Path, names: list[str], leaf: str) -> None:
+    """Folders ``names`` one inside the other, and the file ``leaf`` in each (relative opens:
+    the whole path is longer than the system's path limit)."""
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for name in names:
+            os.mkdir(name, dir_fd=fd)
+            inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+            with os.fdopen(os.open(leaf, os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "w") as fh:
+                fh.write("x")
+    finally:
+        os.close(fd)
+
+
+async def test_list_returns_only_paths_that_read_accepts(broker: Broker, tmp_path: Path) -> None:
+    s = await make_setup(broker, tmp_path, [files_conn(["**/*.md"])])
+    s.root.mkdir(exist_ok=True)
+    make_deep(s.root, ["d" * 200] * 24, "n.md")  # paths up to 4,829 characters
+    (s.root / "back\\slash.md").write_text("x")
+    listed = [f["path"] for f in (await s.call("list", {}))["data"]["files"]]
+    assert listed and max(len(p) for p in listed) <= 4096
+    assert len(listed) == 20  # the 21st would be 4,225 characters long
+    for path in listed:
+        result = await s.call("read", {"path": path})
+        assert result["ok"], (len(path), result["error"])
