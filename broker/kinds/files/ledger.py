@@ -13,7 +13,8 @@ is gone, e.g. killed) and removes the temp file only if it is still the very fil
 before it recorded the inode names a temp file that only that writer can have made: the name's
 hex is known only in Helm's home, and the exclusive create fails on a file that was already there.
 Such a temp file is removed when it is a regular file with one link, owned by Helm's user and
-changed after the entry was made. A file that merely looks like a temp file has no entry, or
+changed after the entry was made (or the entry holds a part of the identity: its writer had made
+the file). A file that merely looks like a temp file has no entry, or
 another inode, or is older than the entry, and is never touched.
 
 At every start (``clean_all``) the same is done for every entry whose lock is free, in the folder
@@ -124,9 +125,12 @@ class TempLedger:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 return False  # a live writer
-            recorded = _parse(os.pread(fd, _MAX_ENTRY, 0))
+            raw = os.pread(fd, _MAX_ENTRY, 0)
+            recorded = _parse(raw)
             if recorded is None:
-                removed = _unlink_unrecorded(parent, name, os.fstat(fd).st_mtime_ns)
+                # A torn identity line was begun after the temp file was made: it is this writer's.
+                made_ns = 0 if _begun_record(raw) else os.fstat(fd).st_mtime_ns
+                removed = _unlink_unrecorded(parent, name, made_ns)
             else:
                 removed = _unlink_if(parent, name, recorded)
             with contextlib.suppress(FileNotFoundError):
@@ -216,8 +220,13 @@ def _locked(entry: Path) -> bool:
         os.close(fd)
 
 
+def _begun_record(raw: bytes) -> bool:
+    """Whether the entry holds a part of the temp file's identity (its writer died writing it)."""
+    return any(line and not line.startswith(b"@") for line in raw.split(b"\n"))
+
+
 def _parse(raw: bytes) -> FileId | None:
-    for line in raw.split(b"\n"):
+    for line in raw.split(b"\n")[:-1]:  # whole lines only: a torn one is not an identity
         parts = line.decode("ascii", "replace").split()
         if len(parts) == 2 and all(p.isdigit() for p in parts):
             return (int(parts[0]), int(parts[1]))
