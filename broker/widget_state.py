@@ -31,7 +31,7 @@ from broker.atomic import write_atomic
 from broker.builtin import STATE_CONNECTION as STATE_CONNECTION
 from broker.builtin import Handler
 from broker.context import CallContext
-from broker.errors import CallError, ErrorCode
+from broker.errors import CallError, ErrorCode, HomeWriteError
 from broker.jsonutil import DuplicateKeyError, loads_strict
 
 VERSION = 1
@@ -75,7 +75,12 @@ class StateStore:
                 raise CallError(
                     ErrorCode.TOO_LARGE, "the extension's state is over 1 MiB in all; nothing was stored"
                 )
-            await asyncio.to_thread(write_atomic, file, data, mode=0o600)
+            try:
+                await asyncio.to_thread(write_atomic, file, data, mode=0o600)
+            except HomeWriteError as exc:  # a full disk, a read-only home: said without the path
+                raise CallError(
+                    ErrorCode.UNAVAILABLE, f"Helm could not save the state ({exc.strerror}); nothing was stored"
+                ) from exc
 
     def _read(self, ctx: CallContext) -> dict[str, Any]:
         file = self.path(ctx.workspace, ctx.extension)
