@@ -78,8 +78,9 @@ class StateStore:
             try:
                 await asyncio.to_thread(write_atomic, file, data, mode=0o600)
             except HomeWriteError as exc:  # a full disk, a read-only home: said without the path
+                cause = exc.strerror
                 raise CallError(
-                    ErrorCode.UNAVAILABLE, f"Helm could not save the state ({exc.strerror}); nothing was stored"
+                    ErrorCode.UNAVAILABLE, f"Helm could not save the state ({cause}); nothing was stored"
                 ) from exc
 
     def _read(self, ctx: CallContext) -> dict[str, Any]:

@@ -61,7 +61,7 @@ def main() -> None:
     for kind in ("settings", "credentials", "layout", "widget settings", "agent sessions"):
         assert said[kind].startswith("cannot write ") and "No space left on device" in said[kind], said
     assert "No space left on device (the record was not written)" in said["audit"], said
-    assert said["state"] == "Helm could not save the state (No space left on device); nothing was stored", said
+    assert said["state"] == "Helm could not save the state (No space left on device); nothing was stored"
     assert said["activity"] == "", said  # the activity log is a notebook: calls go on
     assert said["files write"] in (  # the ledger in the home is on the same full disk here
         "Helm could not record its temporary file in its home folder",
