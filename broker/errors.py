@@ -13,7 +13,8 @@
   what is wrong and where.
 * ``HomeWriteError`` (also an ``OSError``): Helm could not write one of its own files in its
   home (a full disk, a read-only home); the message names the file and the cause, and says
-  that the file on disk is unchanged.
+  that the file on disk is unchanged. ``AuditWriteError`` is the one of an audit record: nothing
+  of the record is in the log.
 * ``ApprovalChanged``: what the user reviewed is no longer what would be approved (the
   manifest or a pinned MCP tool changed while the review was open); nothing was approved.
 
