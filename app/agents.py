@@ -38,8 +38,10 @@ def agent_host(broker: Broker) -> tuple[AgentHost, str]:
     try:
         limits = Limits.from_env()
     except SettingsError as err:
-        return AgentHost(broker.home, broker.credentials, limits=Limits()), f"{err}; using 60 s"
-    return AgentHost(broker.home, broker.credentials, limits=limits), ""
+        return AgentHost(
+            broker.home, broker.credentials, limits=Limits(), writes=broker.writes
+        ), f"{err}; using 60 s"
+    return AgentHost(broker.home, broker.credentials, limits=limits, writes=broker.writes), ""
 
 
 def agent_settings(broker: Broker, tab: AgentsTab, parent: QWidget | None = None) -> QWidget:

@@ -3,8 +3,9 @@
 The broker watches every call it is given — reads, writes, refusals, from frames, apps and the
 command line — through one hook: ``Activity.begin`` when the call arrives, ``Activity.end``
 when it is over. A record holds the time, who called (workspace, extension, the calling
-instance), the connection and operation, how long it took, its outcome (``ok``, the contract
-error code, or ``cancelled``) and the size of the envelope it returned. Argument values and
+instance, and the requester's role: ``broker.context``), the connection and operation, how long
+it took, its outcome (``ok``, the contract error code, or ``cancelled``) and the size of the
+envelope it returned. Argument values and
 results are never kept.
 
 * In memory: the last ``KEEP`` records, and per extension the calls and failures since Helm
@@ -73,6 +74,8 @@ class ActivityRecord(NamedTuple):
     message: str = ""
     """Helm's message for a failed call, for the screen only: it can name an argument (a
     path), so it is never written to the log on disk."""
+    requester: str = "extension"
+    """Who called: ``extension``, ``app``, ``agent`` or ``helm`` (``broker.context``)."""
 
     @property
     def ok(self) -> bool:
@@ -85,7 +88,7 @@ class ActivityRecord(NamedTuple):
             f'{{"time":"{_iso(self.time)}","workspace":{q(self.workspace)},"extension":{q(self.extension)},'
             f'"instance":{q(self.instance)},"connection":{q(self.connection)},'
             f'"operation":{q(self.operation)},"duration_ms":{self.duration_ms:.3f},'
-            f'"outcome":{q(self.outcome)},"bytes":{self.bytes}}}\n'
+            f'"outcome":{q(self.outcome)},"bytes":{self.bytes},"requester":{q(self.requester)}}}\n'
         )
 
     @classmethod
@@ -99,7 +102,7 @@ class ActivityRecord(NamedTuple):
                 str(raw[k]) for k in ("workspace", "extension", "instance", "connection", "operation")
             )
             return cls(when, ws, ext, instance, conn, op, float(raw["duration_ms"]), str(raw["outcome"]),
-                       int(raw["bytes"]))  # fmt: skip
+                       int(raw["bytes"]), "", str(raw.get("requester", "extension")))  # fmt: skip
         except (KeyError, TypeError, ValueError):
             return None
 
@@ -238,7 +241,7 @@ class Activity:
             size, self._last = 0, None
         record = ActivityRecord(
             watch.time, ctx.workspace, ctx.extension, ctx.instance, watch.connection, watch.operation,
-            duration, outcome, size, message,
+            duration, outcome, size, message, "extension" if ctx.requester is None else ctx.requester.role,
         )  # fmt: skip
         self.recent.append(record)
         count = self.counts.get((ctx.workspace, ctx.extension))

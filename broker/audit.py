@@ -1,8 +1,13 @@
 """The audit log of write decisions and redactions: ``<home>/audit.jsonl``, one JSON object per line.
 
-Each record: time (UTC ISO), workspace, extension, connection, kind, operation, decision,
-outcome (``ok`` or an error code), a title and the digest of the exact request. Argument values
-are not logged (they can hold personal data); the digest identifies them.
+Each record: time (UTC ISO), who asked (``requester``: extension, app, agent or helm, with the
+workspace, its id in ``extension`` and its ``instance``), connection, kind, operation, decision,
+outcome (``ok`` or an error code), a title, the digest of the exact request, and for a file
+write the ``file``. Argument values are not logged (they can hold personal data); the digest
+identifies them.
+
+* A confirmed write has two records: the decision, written before anything is sent (outcome
+  ``sending``; when it cannot be written, nothing is sent), and the outcome after.
 
 * A write decision is ``confirmed``, ``declined``, ``expired``, ``refused`` or ``cancelled``
   (the call was cancelled while the dialog was open); its title is the one the user saw in the
@@ -59,6 +64,12 @@ class AuditRecord:
     fields: tuple[str, ...] = ()
     """The labels of the fields the dialog showed ("Service", "URL"…), in order — never their
     values, which can hold argument values."""
+    requester: str = ""
+    """Who asked: ``extension``, ``app``, ``agent`` or ``helm`` (``broker.context``); with
+    ``extension`` (its id) and ``instance`` it names the requester."""
+    instance: str = ""
+    file: str = ""
+    """For a file write: the root's name, then the path inside it (``notes/src/a.py``)."""
 
 
 FILE_NAME = "audit.jsonl"

@@ -31,7 +31,7 @@ from broker.arguments import MAX_CALL_BYTES as MAX_CALL_BYTES
 from broker.arguments import check_arguments
 from broker.audit import AuditLog, AuditRecord
 from broker.builtin import STATE_CONNECTION, BuiltinKind, Handler
-from broker.context import CallContext
+from broker.context import AppInstance, CallContext, ExtensionFrame, Requester
 from broker.credentials import CredentialStore, open_store
 from broker.errors import CallError, ErrorCode, ManifestError, SettingsError
 from broker.jsonutil import DuplicateKeyError, digest, loads_strict
@@ -278,6 +278,10 @@ class Broker:
             result = await self._admit(ctx, connection_id, operation, args, route)
         except asyncio.CancelledError as exc:
             cancelled = exc
+        except Exception:  # a bug, or the home failing under a step (an audit record): never raised
+            log.exception("a call of %s failed inside Helm", ctx.extension)
+            err = CallError(ErrorCode.UNAVAILABLE, "Helm could not complete this call (internal error)")
+            result = envelope.failure(self._kind_hint(ctx, connection_id), err)
         stopped = watch.cancelled_by_stop()  # also when a library swallowed the cancellation
         if stopped is not None:
             result = envelope.failure(self._kind_hint(ctx, connection_id), stopped)
@@ -395,6 +399,8 @@ class Broker:
                     outcome="first contact",
                     title="pinned at first contact (trust on first use)",
                     request_digest=digest(pin),
+                    requester=r.ctx.who.role,
+                    instance=r.ctx.instance,
                 )
             )
         return replace(r, call=replace(r.call, approval=pinned))
@@ -407,9 +413,8 @@ class Broker:
             return Prepared(details, lambda: self._execute(adapter, r.call))
 
         return WriteTarget(
-            r.ctx.workspace, r.ctx.extension, r.manifest.name, r.call.connection_id, r.call.operation,
-            r.kind, prepare,
-        )  # fmt: skip
+            _named(r.ctx.who, r.manifest.name), r.call.connection_id, r.call.operation, r.kind, prepare
+        )
 
     async def _execute(self, adapter: Kind[Any], call: Call[Connection]) -> dict[str, Any]:
         try:
@@ -461,3 +466,10 @@ class Broker:
     def _is_write_hint(self, ctx: CallContext, connection_id: str, operation: str) -> bool:
         conn = self._connection_hint(ctx, connection_id)
         return conn is not None and conn.operations.get(operation, False)
+
+
+def _named(who: Requester, name: str) -> Requester:
+    """``who`` with the name its manifest gives, for the dialog (an extension or app)."""
+    if isinstance(who, ExtensionFrame | AppInstance) and not who.name:
+        return replace(who, name=name)
+    return who

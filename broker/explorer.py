@@ -25,7 +25,8 @@ is plain asyncio and every answer is data:
 
 The toggle and every statement go through the broker's one write pipeline
 (``Broker.writes``, see ``broker.writes``): the same tokens, dialog answer and audit log as an
-extension's writes, under the extension id ``helm.db-explorer``. The database is reached through
+extension's writes, asked by Helm itself (``broker.context.HelmItself``, id
+``helm.db-explorer``), never posing as an extension. The database is reached through
 ``Broker.database()``, the typed ``db`` kind. ``confirm`` receives a ``broker.WriteSummary`` and
 answers with a ``broker.Decision``; show every string in it as plain text. Writes refused while
 the toggle is off return ``refused`` (also when it is turned off while the dialog is open); a
@@ -39,6 +40,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from broker import envelope
+from broker.context import HelmItself
 from broker.errors import CallError, ErrorCode
 from broker.kinds.base import WriteDetails
 from broker.kinds.db import DB
@@ -52,6 +54,8 @@ if TYPE_CHECKING:
 
 EXPLORER_ID = "helm.db-explorer"
 EXPLORER_NAME = "DB explorer"
+EXPLORER = HelmItself(EXPLORER_ID, EXPLORER_NAME)
+"""The explorer's requester: Helm itself, in no workspace (``broker.context``)."""
 ENABLE_TITLE = "Allow database writes"
 MAX_SQL = 65536
 
@@ -127,7 +131,7 @@ class DbExplorer:
 
             return Prepared(details, send)
 
-        return WriteTarget("", EXPLORER_ID, EXPLORER_NAME, name, "enable writes", "db", prepare)
+        return WriteTarget(EXPLORER, name, "enable writes", "db", prepare)
 
     # -- reads ---------------------------------------------------------------------------
     async def query(self, profile: str, sql: str) -> dict[str, Any]:
@@ -184,7 +188,7 @@ class DbExplorer:
 
             return Prepared(details, send)
 
-        return WriteTarget("", EXPLORER_ID, EXPLORER_NAME, name, "write", "db", prepare)
+        return WriteTarget(EXPLORER, name, "write", "db", prepare)
 
     # -- helpers -------------------------------------------------------------------------
     def _checked(self, profile: str, sql: str) -> DbProfile:

@@ -6,15 +6,18 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
+from broker.context import Requester
 from broker.visible import visible
 
 
 class Decision(StrEnum):
-    """The outcome of a confirmation: the user's click, or the token running out."""
+    """The outcome of a confirmation: the user's click, the token running out, or the question
+    withdrawn because its requester ended (an agent that stopped while it was asked)."""
 
     CONFIRMED = "confirmed"
     DECLINED = "declined"
     EXPIRED = "expired"
+    WITHDRAWN = "cancelled"
 
 
 @dataclass(frozen=True)
@@ -23,22 +26,31 @@ class WriteSummary:
 
     ``title`` is the dialog's title ("Confirm file change"…); ``fields`` are (label, value)
     pairs — who, where, what; ``request`` the exact request text; ``diff`` a unified line diff
-    for files. Every string may come from an extension or a server: show it as plain text.
+    for files. ``requester`` is who asks (``broker.context``); a dialog names it by its
+    ``label``, the name with the id beside it. Every string may come from an extension, an
+    agent or a server: show it as plain text.
     """
 
     token: str
     expires_in: float
     kind: str
     title: str
-    workspace: str
-    extension: str
-    extension_name: str
+    requester: Requester
     connection: str
     operation: str
     fields: tuple[tuple[str, str], ...]
     request: str
     request_digest: str
     diff: str | None = None
+
+    @property
+    def workspace(self) -> str:
+        return self.requester.workspace
+
+    @property
+    def who(self) -> str:
+        """Who asks, for a person: its name with its id beside it."""
+        return self.requester.label
 
     def fields_beside_request(self) -> tuple[tuple[str, str], ...]:
         """The fields that say something the request text does not: a field whose value the
@@ -64,7 +76,7 @@ class WriteSummary:
         shows is exactly what Helm will send, and nothing in it can act on the terminal.
         """
         lines = [self.title, ""]
-        lines.append(f"Extension: {self.extension_name} ({self.extension})")
+        lines.append(f"Asked by: {self.who}")
         fields = self.fields_beside_request()
         if self.workspace and not any(label == "Workspace" for label, _ in fields):
             lines.append(f"Workspace: {self.workspace}")

@@ -2,7 +2,8 @@
 
 A token is minted when Helm describes a write and is bound to the workspace, extension,
 connection, operation and the digest of the exact request (``WriteDetails.binding``). It is
-valid for five minutes and can be used once. Redeeming returns a decision, never raises.
+valid for five minutes (or the lifetime it was minted with) and can be used once. Redeeming
+returns a decision, never raises.
 """
 
 from __future__ import annotations
@@ -47,12 +48,14 @@ class TokenBook:
         self._ttl = ttl
         self._pending: dict[str, _UnredeemedToken] = {}
 
-    def mint(self, binding: Binding) -> tuple[str, float]:
-        """A new token for ``binding`` and the number of seconds it stays valid."""
+    def mint(self, binding: Binding, ttl: float | None = None) -> tuple[str, float]:
+        """A new token for ``binding`` and the number of seconds it stays valid (``ttl``, or
+        the book's five minutes)."""
         self._evict()
         token = secrets.token_urlsafe(32)
-        self._pending[token] = _UnredeemedToken(binding, self._clock() + self._ttl)
-        return token, self._ttl
+        lifetime = self._ttl if ttl is None else ttl
+        self._pending[token] = _UnredeemedToken(binding, self._clock() + lifetime)
+        return token, lifetime
 
     def redeem(self, token: str, binding: Binding) -> Redemption:
         """Use ``token`` for ``binding``. Any redemption attempt consumes the token."""

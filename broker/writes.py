@@ -1,10 +1,11 @@
-"""The one write pipeline: describe → mint → confirm → redeem → send → audit.
+"""The one write pipeline: describe → mint → confirm → redeem → audit → send → audit.
 
 Every write Helm makes on someone's behalf goes through ``WritePipeline``: an extension's
-declared write (``Broker.request``/``call``), the DB explorer's statements and its write toggle,
-and anything else that must wait for the user's Confirm. A caller describes *what* to write as
-a ``WriteTarget`` — who asks (workspace, extension), through what (connection, operation, kind)
-and a ``prepare`` coroutine that validates the request and returns a ``Prepared``: the
+declared write (``Broker.request``/``call``), an MCP App's, a coding agent's file write
+(``broker.agents.files``), the DB explorer's statements and its write toggle, and anything else
+that must wait for the user's Confirm. A caller describes *what* to write as a ``WriteTarget`` —
+who asks (a ``broker.context.Requester``), through what (connection, operation, kind) and a
+``prepare`` coroutine that validates the request and returns a ``Prepared``: the
 ``WriteDetails`` the dialog shows (with the ``binding``, the exact request) and ``send``, which
 performs exactly that request. The pipeline does the rest::
 
@@ -14,16 +15,20 @@ performs exactly that request. The pipeline does the rest::
 
 Guarantees:
 
-* Nothing is sent without a token minted for the same workspace, extension, connection,
-  operation and digest of the binding, redeemed once, within its five minutes.
+* Nothing is sent without a token minted for the same requester (workspace and id),
+  connection, operation and digest of the binding, redeemed once, within its lifetime (five
+  minutes; a target may set its own, as an agent's question does).
 * ``request`` prepares (the kind's describe and parse) once. Only when Helm's settings changed
   while the user was deciding (a profile edited under an open dialog) is the write prepared
   again, and the token is then redeemed against the new binding: a request the user did not
   see is refused with ``confirmation_required``, never sent.
-* Every outcome is in the audit log: confirmed (with the outcome, ``cancelled`` when the call
-  was cancelled while it was being sent), declined, expired, refused, and ``cancelled`` when the
-  call was cancelled while the dialog was open (nothing sent). Each record names the fields the
-  dialog showed (their labels, never their values).
+* Every outcome is in the audit log, naming who asked: confirmed, declined, expired, refused,
+  and ``cancelled`` when the call was cancelled (or its requester ended) while the dialog was
+  open (nothing sent). A confirmed write is recorded *before* it is sent (outcome ``sending``)
+  and again with its outcome (``cancelled`` when the call was cancelled while it was being
+  sent). When the decision cannot be recorded (a full disk, a read-only home) nothing is sent
+  and the call ends with ``unavailable``. Each record names the fields the dialog showed (their
+  labels, never their values) and, for a file, which file.
 
 Errors are ``CallError``s; the caller turns them into its envelope (``broker.envelope``).
 """
@@ -31,16 +36,23 @@ Errors are ``CallError``s; the caller turns them into its envelope (``broker.env
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 from broker.audit import AuditLog, AuditRecord
+from broker.context import Requester
 from broker.errors import CallError, ErrorCode
 from broker.jsonutil import digest
 from broker.kinds.base import WriteDetails
 from broker.summary import Confirmer, Decision, WriteSummary
 from broker.tokens import Binding, Redemption, TokenBook
+
+log = logging.getLogger("helm.writes")
+
+SENDING = "sending"
+"""The outcome of a confirmed write's first record, written before it is sent."""
 
 
 @dataclass(frozen=True)
@@ -53,20 +65,36 @@ class Prepared:
 
 @dataclass(frozen=True)
 class WriteTarget:
-    """Who wants to write what; ``prepare`` raises ``CallError`` when it would be refused."""
+    """Who wants to write what; ``prepare`` raises ``CallError`` when it would be refused.
 
-    workspace: str
-    extension: str
-    extension_name: str
+    ``lifetime``: how long its token stays valid, in seconds (None: the token book's five
+    minutes); an agent's write lives as long as the agent's question may stay open.
+    """
+
+    requester: Requester
     connection: str
     operation: str
     kind: str
     prepare: Callable[[], Awaitable[Prepared]]
+    lifetime: float | None = None
 
     def binding(self, details: WriteDetails) -> Binding:
         request = digest(details.binding)
-        return Binding(self.workspace, self.extension, self.connection, self.operation, request)
+        who = self.requester
+        return Binding(who.workspace, who.id, self.connection, self.operation, request)
 
+
+UNANSWERED = {
+    Decision.DECLINED: (ErrorCode.DECLINED, "the user declined this write; nothing was sent"),
+    Decision.EXPIRED: (
+        ErrorCode.CONFIRMATION_REQUIRED,
+        "the confirmation expired before the user answered; nothing was sent",
+    ),
+    Decision.WITHDRAWN: (ErrorCode.DECLINED, "the question was withdrawn unanswered; nothing was sent"),
+}
+"""The error of a write the user did not confirm, by how the question ended."""
+
+UNRECORDED = "Helm cannot write its audit log (a full disk or a read-only home?); nothing was sent"
 
 REDEMPTION_MESSAGES = {
     Redemption.UNKNOWN: "the confirmation is unknown or was already used; nothing was sent",
@@ -108,17 +136,13 @@ class WritePipeline:
             decision = await confirm(summary)
         except asyncio.CancelledError:  # the frame closed, or the user stopped the extension
             self.tokens.discard(summary.token)
-            self._audit(target, prepared.details, "cancelled", "nothing sent")
+            self._audit_after(target, prepared.details, "cancelled", "nothing sent")
             raise
         if decision is not Decision.CONFIRMED:
             self.tokens.discard(summary.token)
-            self._audit(target, prepared.details, decision.value, "nothing sent")
-            if decision is Decision.DECLINED:
-                raise CallError(ErrorCode.DECLINED, "the user declined this write; nothing was sent")
-            raise CallError(
-                ErrorCode.CONFIRMATION_REQUIRED,
-                "the confirmation expired before the user answered; nothing was sent",
-            )
+            self._audit_after(target, prepared.details, decision.value, "nothing sent")
+            code, message = UNANSWERED[decision]
+            raise CallError(code, message)
         if self._settings_version() is not version:
             try:
                 prepared = await target.prepare()  # what would be sent now, checked against the token
@@ -130,15 +154,13 @@ class WritePipeline:
     def _summary(self, target: WriteTarget, prepared: Prepared) -> WriteSummary:
         details = prepared.details
         binding = target.binding(details)
-        token, ttl = self.tokens.mint(binding)
+        token, ttl = self.tokens.mint(binding, target.lifetime)
         return WriteSummary(
             token=token,
             expires_in=ttl,
             kind=target.kind,
             title=details.title,
-            workspace=target.workspace,
-            extension=target.extension,
-            extension_name=target.extension_name,
+            requester=target.requester,
             connection=target.connection,
             operation=target.operation,
             fields=details.fields,
@@ -148,29 +170,46 @@ class WritePipeline:
         )
 
     async def _redeemed(self, target: WriteTarget, prepared: Prepared, token: str) -> dict[str, Any]:
-        verdict = self.tokens.redeem(token, target.binding(prepared.details))
+        details = prepared.details
+        verdict = self.tokens.redeem(token, target.binding(details))
         if verdict is not Redemption.VALID:
             decision = "expired" if verdict is Redemption.EXPIRED else "refused"
-            self._audit(target, prepared.details, decision, "nothing sent")
+            self._audit_after(target, details, decision, "nothing sent")
             raise CallError(ErrorCode.CONFIRMATION_REQUIRED, REDEMPTION_MESSAGES[verdict])
+        try:
+            self._audit(target, details, "confirmed", SENDING)  # the decision, before anything is sent
+        except OSError as exc:
+            log.error("the audit log cannot be written (%s); a confirmed write was not sent", exc.strerror)
+            raise CallError(ErrorCode.UNAVAILABLE, UNRECORDED) from None
         try:
             result = await prepared.send()
         except CallError as err:
-            self._audit(target, prepared.details, "confirmed", err.code.value)
+            self._audit_after(target, details, "confirmed", err.code.value)
             raise
         except asyncio.CancelledError:  # cancelled while it was being sent: it may have arrived
-            self._audit(target, prepared.details, "confirmed", "cancelled")
+            self._audit_after(target, details, "confirmed", "cancelled")
             raise
         error = result.get("error")
         outcome = "ok" if result.get("ok") else str(error.get("code") if isinstance(error, dict) else error)
-        self._audit(target, prepared.details, "confirmed", outcome)
+        self._audit_after(target, details, "confirmed", outcome)
         return result
 
+    def _audit_after(self, target: WriteTarget, details: WriteDetails, decision: str, outcome: str) -> None:
+        """Record an outcome; when the log cannot be written the caller still gets its answer
+        (what was decided is already done, or nothing was sent)."""
+        try:
+            self._audit(target, details, decision, outcome)
+        except OSError as exc:
+            log.error(
+                "the audit log cannot be written (%s): %s %s not recorded", exc.strerror, decision, outcome
+            )
+
     def _audit(self, target: WriteTarget, details: WriteDetails, decision: str, outcome: str) -> None:
+        who = target.requester
         self.audit.record(
             AuditRecord(
-                workspace=target.workspace,
-                extension=target.extension,
+                workspace=who.workspace,
+                extension=who.id,
                 connection=target.connection,
                 kind=target.kind,
                 operation=target.operation,
@@ -179,5 +218,8 @@ class WritePipeline:
                 title=details.title,
                 request_digest=digest(details.binding),
                 fields=tuple(label for label, _value in details.fields),
+                requester=who.role,
+                instance=who.instance,
+                file=details.file,
             )
         )

@@ -1,28 +1,37 @@
 """Serving ``fs/read_text_file`` and ``fs/write_text_file`` inside the session's roots.
 
 A read is served when the path is inside a root and the guard opens it. A write needs a run
-that allows writes, then the user's Confirm on the diff (the write dialog every Helm write
-uses), then it is done atomically; a decline, a timeout or a cancelled turn answers the agent
-with an error and writes nothing (a write whose question is open when the agent ends is recorded
-as ``cancelled``). Every read and write is in the audit log and streamed as a ``FileAccess``
-event.
+that allows writes; then it goes through the one write pipeline (``broker.writes``) like every
+write in Helm: a one-time token bound to the root, path, new content and the file's current
+hash, living as long as the session's question may stay open; the user's Confirm on the diff
+(the write dialog every Helm write uses); the audit record of the decision before the file is
+written and of the outcome after; then the write, done atomically. A decline, a timeout or a
+cancelled turn answers the agent with an error and writes nothing (a write whose question is
+open when the agent ends is recorded as ``cancelled``). Every read and write is in the audit
+log and streamed as a ``FileAccess`` event.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+from typing import Any
 
 from acp import RequestError, schema
 
 from broker.agents import fsguard
 from broker.agents.events import FileAccess, clip
 from broker.agents.fsguard import RelPath, Root, refused
-from broker.agents.questions import agent_write_summary
-from broker.agents.state import ENDED, SessionState, new_decision_id
+from broker.agents.questions import clip_diff
+from broker.agents.state import ENDED, SessionState
+from broker.context import AgentRequester
 from broker.errors import CallError, ErrorCode
+from broker.kinds.files import FILES
 from broker.kinds.files.diff import line_diff, newline_lines
-from broker.summary import Decision
+from broker.summary import Confirmer, Decision, WriteSummary
+from broker.writes import Prepared, WriteTarget
+
+WRITE = "fs/write_text_file"
 
 REFUSED = -32001
 """The JSON-RPC error code of Helm's refusals and of a write the user declined."""
@@ -74,18 +83,49 @@ def _encode(content: str) -> bytes:
     return data
 
 
-async def _confirm(
+def _target(
     state: SessionState, root: Root, rel: RelPath, data: bytes, current: fsguard.Current | None, text: str
-) -> Decision:
-    old = "" if current is None else current.text
-    diff = await asyncio.to_thread(line_diff, rel.text, old, text)
-    summary = agent_write_summary(
-        decision_id=new_decision_id(), agent=state.profile.name, workspace=state.workspace.name,
-        root=f"{root.label} {root.name}", path=rel.text, data=data, diff=state.scrub(diff),
-        created=current is None,
-    )  # fmt: skip
-    asked, decision = await state.ask(state.confirmer(summary))
-    return decision if asked is Decision.CONFIRMED and decision is not None else asked
+) -> WriteTarget:
+    """The write as the one write pipeline takes it: asked by this session, its token living as
+    long as the session's question may stay open."""
+    path = state.scrub(rel.text)
+
+    async def prepare() -> Prepared:
+        old = "" if current is None else current.text
+        diff = await asyncio.to_thread(line_diff, rel.text, old, text)
+        new = hashlib.sha256(data).hexdigest()
+        verb = "Create" if current is None else "Replace"
+        details = FILES.confirm.details(
+            fields=(("Agent", state.profile.name), (root.label, root.name), ("Path", path)),
+            request=f"{verb} {path} ({len(data)} bytes, sha256 {new})",
+            binding={"root": str(root.folder), "path": rel.text, "sha256": new,
+                     "base": None if current is None else current.sha256},
+            diff=clip_diff(state.scrub(diff)), file=f"{root.name}/{path}",
+        )  # fmt: skip
+
+        async def send() -> dict[str, Any]:
+            await asyncio.to_thread(_apply, state, root, rel, data, current)
+            return {"ok": True, "data": None, "error": None}
+
+        return Prepared(details, send)
+
+    who = AgentRequester(state.workspace.name, state.profile.name, state.session_id)
+    return WriteTarget(who, state.profile.name, WRITE, FILES.name, prepare, state.limits.question_timeout)
+
+
+def _asking(state: SessionState, answers: list[Decision]) -> Confirmer:
+    """The session's confirmer, bounded by its question timeout and withdrawn when the turn is
+    cancelled or the agent ends; ``answers`` gets how the question ended."""
+
+    async def confirm(summary: WriteSummary) -> Decision:
+        asked, decision = await state.ask(state.confirmer(summary))
+        if asked is Decision.CONFIRMED and decision is not None:
+            answers.append(decision)
+        else:
+            answers.append(Decision.WITHDRAWN if state.ended.is_set() else asked)
+        return answers[-1]
+
+    return confirm
 
 
 def _apply(
@@ -116,19 +156,20 @@ async def _serve_write(state: SessionState, path: str, content: str) -> schema.W
     if current is not None and current.sha256 == hashlib.sha256(data).hexdigest():
         _done(state, "write", shown, "unchanged", "ok")
         return schema.WriteTextFileResponse()
-    decision = await _confirm(state, root, rel, data, current, content)
-    if decision is not Decision.CONFIRMED and state.ended.is_set():
-        _done(state, "write", shown, "cancelled", "declined", ENDED)
-        raise _error(f"{ENDED}; nothing was written to {shown}")
-    if decision is not Decision.CONFIRMED:
-        _done(state, "write", shown, decision.value, "declined")
-        raise _error(
-            f"the user did not confirm the change to {shown} ({decision.value}); nothing was written"
-        )
+    answers: list[Decision] = []
     try:
-        await asyncio.to_thread(_apply, state, root, rel, data, current)
+        await state.writes.request(_target(state, root, rel, data, current, content), _asking(state, answers))
     except CallError as err:
-        _done(state, "write", shown, decision.value, err.code.value, err.message)
+        decision = answers[-1] if answers else Decision.DECLINED
+        if decision is Decision.WITHDRAWN:
+            state.push(FileAccess("write", shown, "cancelled", "declined", ENDED))
+            raise _error(f"{ENDED}; nothing was written to {shown}") from None
+        if decision is not Decision.CONFIRMED:
+            state.push(FileAccess("write", shown, decision.value, "declined", ""))
+            raise _error(
+                f"the user did not confirm the change to {shown} ({decision.value}); nothing was written"
+            ) from None
+        state.push(FileAccess("write", shown, decision.value, err.code.value, err.message))
         raise _error(f"the write to {shown} failed: {err.message}; nothing was written") from None
-    _done(state, "write", shown, decision.value, "ok")
+    state.push(FileAccess("write", shown, Decision.CONFIRMED.value, "ok", ""))
     return schema.WriteTextFileResponse()

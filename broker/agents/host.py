@@ -29,6 +29,8 @@ from broker.credentials import CredentialStore
 from broker.errors import SettingsError
 from broker.settings import Home, Workspace
 from broker.summary import Confirmer
+from broker.tokens import TokenBook
+from broker.writes import WritePipeline
 
 
 @dataclass(frozen=True)
@@ -63,11 +65,21 @@ def _fingerprint(profile: AgentProfile, secret: str | None) -> str:
 
 
 class AgentHost:
-    def __init__(self, home: Home, credentials: CredentialStore, *, limits: Limits | None = None) -> None:
+    def __init__(
+        self,
+        home: Home,
+        credentials: CredentialStore,
+        *,
+        limits: Limits | None = None,
+        writes: WritePipeline | None = None,
+    ) -> None:
+        """``writes``: the write pipeline file writes go through (the broker's, ``Broker.writes``,
+        so one token book and audit log serve every write; by default one of the host's own)."""
         self.home = home
         self.credentials = credentials
         self.limits = limits or Limits.from_env()
         self.audit = AuditLog(home.path / FILE_NAME)
+        self.writes = writes or WritePipeline(TokenBook(), self.audit, _unchanging)
         self._idle: dict[ConnectionKey, tuple[AgentConnection, asyncio.Task[None]]] = {}
         self._sessions: set[AgentSession] = set()
         self._closed = False
@@ -103,7 +115,7 @@ class AgentHost:
             session_id="", profile=plan.profile, workspace=plan.workspace, roots=plan.roots,
             rules=Rules(write=request.write, allow_reads=plan.profile.allow_reads),
             home=self.home.path, audit=self.audit, asker=asker, confirmer=confirmer, limits=self.limits,
-            scrub=_scrubber(plan.secret), push=_nowhere,
+            scrub=_scrubber(plan.secret), push=_nowhere, writes=self.writes,
         )  # fmt: skip
         session = AgentSession(self, plan, state)
         self._sessions.add(session)
@@ -169,3 +181,8 @@ def _scrubber(secret: str | None) -> Callable[[str], str]:
 
 def _nowhere(event: object) -> None:
     return None
+
+
+def _unchanging() -> object:
+    """An agent's write is prepared once: its binding holds the file's hash, not settings."""
+    return _unchanging

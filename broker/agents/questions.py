@@ -3,22 +3,20 @@
 * ``PermissionQuestion`` — the agent asks to run a tool call: its title, kind, content (a diff
   for edits) and the options the agent offered. A ``PermissionAsker`` answers it: a
   Cancel-focused dialog in the UI, a y/N prompt in the CLI, a fake in tests.
-* A write through ``fs/write_text_file`` is a ``broker.summary.WriteSummary`` answered by the
-  same ``Confirmer`` every other write in Helm uses (``agent_write_summary`` builds it).
+* A write through ``fs/write_text_file`` goes through the one write pipeline
+  (``broker.writes``, from ``broker.agents.files``): its ``broker.summary.WriteSummary`` is
+  answered by the same ``Confirmer`` every other write in Helm uses.
 
 Every string a question carries may come from the agent: show it as plain text.
 """
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from typing import Protocol
 
 from broker.agents.policy import Option
-from broker.summary import WriteSummary
 
-WRITE_TITLE = "Confirm file change by agent"
 MAX_DIFF = 256 * 1024
 
 
@@ -61,38 +59,3 @@ def clip_diff(diff: str) -> str:
     if len(diff) <= MAX_DIFF:
         return diff
     return diff[:MAX_DIFF] + "\n… (the rest of the diff is not shown)\n"
-
-
-def agent_write_summary(
-    *,
-    decision_id: str,
-    agent: str,
-    workspace: str,
-    root: str,
-    path: str,
-    data: bytes,
-    diff: str,
-    created: bool,
-) -> WriteSummary:
-    """The write dialog's summary of one ``fs/write_text_file`` (the dialog every write uses).
-
-    ``token`` is the decision id: the answer is tied to this one write, which Helm performs
-    itself right after a Confirm; nothing else can redeem it.
-    """
-    digest = hashlib.sha256(data).hexdigest()
-    verb = "Create" if created else "Replace"
-    return WriteSummary(
-        token=decision_id,
-        expires_in=0.0,
-        kind="agent",
-        title=WRITE_TITLE,
-        workspace=workspace,
-        extension="agent",
-        extension_name=f"Agent {agent}",
-        connection=agent,
-        operation="fs/write_text_file",
-        fields=(("Agent", agent), ("Folder", root), ("Path", path)),
-        request=f"{verb} {path} ({len(data)} bytes, sha256 {digest})",
-        request_digest=digest,
-        diff=clip_diff(diff),
-    )

@@ -23,6 +23,7 @@ from broker.audit import AuditLog, AuditRecord
 from broker.errors import SettingsError
 from broker.settings import Workspace
 from broker.summary import Confirmer, Decision
+from broker.writes import WritePipeline
 
 log = logging.getLogger("helm.agents")
 
@@ -118,6 +119,8 @@ class SessionState:
     limits: Limits
     scrub: Callable[[str], str]
     push: Callable[[AgentEvent], None]
+    writes: WritePipeline
+    """The one write pipeline (``broker.writes``) every file write of the session goes through."""
     grants: dict[tuple[str, str], str] = field(default_factory=dict)
     tools: ToolBook = field(default_factory=ToolBook)
     cancelled: asyncio.Event = field(default_factory=asyncio.Event)

@@ -65,6 +65,8 @@ class WriteDetails:
 
     ``binding`` is the exact request Helm will send (for http: method, URL and body; for files:
     path, expected hash and new text); the confirmation token is bound to its digest.
+    ``file``: for a file write, which file (the root's name, then the path inside it), for
+    the audit log.
     """
 
     title: str
@@ -72,6 +74,7 @@ class WriteDetails:
     request: str
     binding: Mapping[str, JSON]
     diff: str | None = None
+    file: str = ""
 
 
 @dataclass(frozen=True)

@@ -44,9 +44,10 @@ class ConfirmText:
         request: str,
         binding: Mapping[str, JSON],
         diff: str | None = None,
+        file: str = "",
     ) -> WriteDetails:
         """A write's dialog content under this kind's title (see ``WriteDetails``)."""
-        return WriteDetails(self.title, fields, request, binding, diff)
+        return WriteDetails(self.title, fields, request, binding, diff, file)
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from broker.context import ExtensionFrame
 from broker.summary import WriteSummary
 
 HTML = "<b>x</b><img src=x>"
@@ -41,9 +42,7 @@ def summary(
             "mcp": "Confirm tool call",
             "files": "Confirm file change",
         }.get(kind, "Confirm"),
-        workspace="ws",
-        extension=extension,
-        extension_name=name,
+        requester=ExtensionFrame("ws", extension, "w1", name),
         connection="conn",
         operation="op",
         fields=fields if fields is not None else defaults.get(kind, ()),

@@ -277,7 +277,14 @@ async def test_the_request_flow_confirms_declines_and_audits(
     assert (await broker.request(ctx, "notes", "write", write_args(), confirmer))["ok"]
     assert confirmer.shown[0].diff is not None and "+changed" in confirmer.shown[0].diff
     decisions = [(r.decision, r.outcome) for r in broker.audit.records()]
-    assert decisions == [("declined", "nothing sent"), ("expired", "nothing sent"), ("confirmed", "ok")]
+    assert decisions == [
+        ("declined", "nothing sent"),
+        ("expired", "nothing sent"),
+        ("confirmed", "sending"),
+        ("confirmed", "ok"),
+    ]
+    who = {(r.requester, r.extension, r.instance, r.file) for r in broker.audit.records()}
+    assert who == {("extension", ctx.extension, ctx.instance, "ws/notes/a.md")}
 
 
 async def test_a_canary_secret_never_reaches_settings_logs_or_envelopes(

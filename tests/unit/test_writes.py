@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from broker import Broker, Decision, WriteSummary
+from broker.context import HelmItself
 from broker.explorer import DbExplorer
 from broker.kinds import KINDS
 from broker.kinds.db.profiles import DbProfile
@@ -124,15 +125,24 @@ async def test_turning_explorer_writes_off_under_an_open_dialog_sends_nothing(
     assert value(tmp_path / "a.db") == "open"
 
 
-async def test_explorer_writes_are_audited_by_the_broker_pipeline(
+async def test_explorer_writes_are_audited_by_the_broker_pipeline_as_helm_itself(
     explorer: DbExplorer, tmp_path: Path
 ) -> None:
-    done = await explorer.request_write("local", "UPDATE t SET v = 'x'", ScriptedConfirmer())
+    confirm = ScriptedConfirmer()
+    done = await explorer.request_write("local", "UPDATE t SET v = 'x'", confirm)
     await explorer.request_write("local", "DELETE FROM t", ScriptedConfirmer(Decision.DECLINED))
-    records = [(r.extension, r.operation, r.decision, r.outcome) for r in explorer._broker.audit.records()]
+    records = [
+        (r.requester, r.extension, r.operation, r.decision, r.outcome)
+        for r in explorer._broker.audit.records()
+    ]
     assert done == {"ok": True, "data": {"rowsAffected": 1}, "error": None}
     assert records == [
-        ("helm.db-explorer", "enable writes", "confirmed", "ok"),
-        ("helm.db-explorer", "write", "confirmed", "ok"),
-        ("helm.db-explorer", "write", "declined", "nothing sent"),
+        ("helm", "helm.db-explorer", "enable writes", "confirmed", "sending"),
+        ("helm", "helm.db-explorer", "enable writes", "confirmed", "ok"),
+        ("helm", "helm.db-explorer", "write", "confirmed", "sending"),
+        ("helm", "helm.db-explorer", "write", "confirmed", "ok"),
+        ("helm", "helm.db-explorer", "write", "declined", "nothing sent"),
     ]
+    (shown,) = confirm.shown
+    assert shown.requester == HelmItself("helm.db-explorer", "DB explorer")
+    assert "Helm's DB explorer (helm.db-explorer)" in shown.as_text()

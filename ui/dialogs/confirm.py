@@ -7,9 +7,9 @@ default; Esc cancels; the input guard drops a click already on its way. The writ
 a deadline: when it passes with the dialog still open, the dialog says so and answers
 ``EXPIRED`` (the call ends with ``confirmation_required``; nothing was sent).
 
-``DialogConfirmer`` is what the broker awaits: it shows one dialog at a time per extension,
-queueing the rest, and awaits the dialog's answer as a future — no ``exec()``, no nested loop.
-A question that arrives while the user is elsewhere is shown through ``ui.attention``: the
+``DialogConfirmer`` is what the broker's write pipeline awaits, for every requester: it shows
+one dialog at a time per requester (``broker.context``), queueing the rest, and awaits the
+dialog's answer as a future — no ``exec()``, no nested loop. A question that arrives while the user is elsewhere is shown through ``ui.attention``: the
 window comes up and the desktop is told, and the keyboard focus is not taken.
 """
 
@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from broker.context import AgentRequester, Requester
 from broker.kinds import KINDS
 from broker.kinds.spec import ConfirmText
 from broker.summary import Decision, WriteSummary
@@ -58,17 +59,11 @@ _DIFF_COLOURS = {
 """(text, background) of added, removed and position lines, legible in each scheme."""
 
 
-AGENT_KIND = "agent"
-"""The kind of a coding agent's file write: no connection kind's, and said as a file change."""
-
-
 def kind_dialog(summary: WriteSummary) -> ConfirmText:
-    """The kind's dialog text; a write that is no kind's (an agent's) keeps its own title."""
+    """The kind's dialog text; a write that is no kind's keeps its own title."""
     spec = KINDS.get(summary.kind)
     if spec is not None:
         return spec.confirm
-    if summary.kind == AGENT_KIND:
-        return ConfirmText(summary.title, "wants to change a file", "The change")
     return ConfirmText(summary.title, "wants to write", "Request")
 
 
@@ -89,13 +84,16 @@ def words_of(summary: WriteSummary) -> Words:
     title = summary.title or spec.title
     own = title == spec.title
     wants = spec.wants if own else f"asks: {title}"
-    if summary.kind == AGENT_KIND:  # its name already says it is an agent; Helm itself writes
-        who, does = summary.extension_name, "make"
-    else:
-        who, does = f"{summary.extension_name} ({summary.extension})", "send"
-    about = f"{spec.request_label} — exactly as Helm will {does} it" if own else "Details"
-    done = "written" if summary.kind == AGENT_KIND else "sent"
-    return Words(title, f"{who} {wants}.", about, f"Nothing is {done} unless you click Confirm.")
+    about = f"{spec.request_label} — exactly as Helm will send it" if own else "Details"
+    return Words(title, f"{summary.who} {wants}.", about, "Nothing is sent unless you click Confirm.")
+
+
+def turn_of(who: Requester) -> tuple[str, ...]:
+    """Whose turn a dialog waits for: one at a time per extension, app, agent session or part of
+    Helm."""
+    if isinstance(who, AgentRequester):
+        return (who.role, who.workspace, who.agent, who.session)
+    return (who.role, who.workspace, who.id)
 
 
 class ConfirmDialog(QuestionDialog):
@@ -197,7 +195,8 @@ class ConfirmDialogFactory(Protocol):
 
 
 class DialogConfirmer:
-    """The broker's ``Confirmer`` for the desktop: Helm's own dialog, one per extension at a time."""
+    """The desktop's one ``Confirmer``: every write Helm asks about (an extension's, an app's,
+    an agent's, the DB explorer's) is shown by it, one dialog at a time per requester."""
 
     def __init__(
         self,
@@ -211,7 +210,7 @@ class DialogConfirmer:
         self._factory = factory
         self._margin = margin
         self._clock = clock
-        self._turns: dict[tuple[str, str], asyncio.Lock] = {}
+        self._turns: dict[tuple[str, ...], asyncio.Lock] = {}
         self.open_dialogs: list[ConfirmDialog] = []
         self.attention: Attention | None = None
         """How dialogs are shown when the user is elsewhere (None: opened as they come)."""
@@ -223,7 +222,7 @@ class DialogConfirmer:
 
     async def __call__(self, summary: WriteSummary) -> Decision:
         received = self._clock()
-        turn = self._turns.setdefault((summary.workspace, summary.extension), asyncio.Lock())
+        turn = self._turns.setdefault(turn_of(summary.requester), asyncio.Lock())
         async with turn:
             remaining = summary.expires_in - (self._clock() - received) - self._margin
             if remaining <= 0:
@@ -239,7 +238,7 @@ class DialogConfirmer:
         if self.attention is None:
             dialog.open()
         else:
-            wants = f"{summary.extension_name} {kind_dialog(summary).wants}. Confirm or cancel it in Helm."
+            wants = f"{summary.who} {kind_dialog(summary).wants}. Confirm or cancel it in Helm."
             self.attention.show(dialog, summary.title or kind_dialog(summary).title, wants)
         try:
             (decision,) = await decided

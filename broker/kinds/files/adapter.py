@@ -169,6 +169,7 @@ def _describe(req: Request, home: Path) -> WriteDetails:
         request=request,
         binding=binding,
         diff=line_diff(path.text, current.text, req.text),
+        file=f"{req.root.name}/{path.text}",
     )
 
 

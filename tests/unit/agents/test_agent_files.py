@@ -10,10 +10,11 @@ import pytest
 from broker.agents import fsguard
 from broker.agents.fsguard import Root
 from broker.audit import AuditLog
+from broker.context import AgentRequester
 from broker.errors import CallError
-from broker.summary import Decision
+from broker.summary import Decision, WriteSummary
 from tests.helpers import ScriptedConfirmer
-from tests.unit.agents.agent_setup import Setup, make_setup, said, session, turn
+from tests.unit.agents.agent_setup import SHORT, Setup, make_setup, said, session, turn
 
 
 @pytest.fixture
@@ -106,9 +107,37 @@ async def test_a_confirmed_write_shows_the_diff_and_replaces_the_file(setup: Set
     assert said(events) == ["write ok"]
     assert (setup.root / "notes.txt").read_text() == "one\n2\nthree\n"
     shown = confirmer.shown[0]
-    assert shown.title == "Confirm file change by agent"
+    assert shown.title == "Confirm file change"
     assert "-two\n+2\n" in (shown.diff or "")
     assert ("Path", "notes.txt") in shown.fields
+
+
+async def test_an_agent_write_goes_through_the_write_pipeline_with_a_token_living_as_long_as_its_question(
+    setup: Setup,
+):
+    async with setup.host() as host:
+        valid: list[bool] = []
+
+        async def confirm(summary: WriteSummary) -> Decision:
+            valid.append(not host.writes.tokens.expired(summary.token))
+            shown.append(summary)
+            return Decision.CONFIRMED
+
+        shown: list[WriteSummary] = []
+        agent = session(host, write=True, confirmer=confirm)
+        events = await turn(agent, [{"write": str(setup.root / "notes.txt"), "content": "1\n"}])
+        (summary,) = shown
+        assert host.writes.tokens.expired(summary.token)  # redeemed once: gone
+    assert said(events) == ["write ok"]
+    assert valid == [True]
+    assert summary.expires_in == SHORT.question_timeout
+    assert summary.requester == AgentRequester("ws", "scripted", agent.state.session_id)
+    assert summary.who == "Agent scripted"
+    records = list(AuditLog(setup.home.path / "audit.jsonl").records())
+    assert [(r.requester, r.connection, r.kind, r.decision, r.outcome, r.file) for r in records] == [
+        ("agent", "scripted", "files", "confirmed", "sending", "ws/notes.txt"),
+        ("agent", "scripted", "files", "confirmed", "ok", "ws/notes.txt"),
+    ]
 
 
 async def test_a_declined_write_answers_an_error_and_writes_nothing(setup: Setup):
@@ -124,7 +153,7 @@ async def test_a_declined_write_answers_an_error_and_writes_nothing(setup: Setup
     assert (setup.root / "notes.txt").read_text() == "one\ntwo\nthree\n"
     assert not (setup.root / "new.txt").exists()
     records = list(AuditLog(setup.home.path / "audit.jsonl").records())
-    assert [(r.decision, r.outcome) for r in records] == [("declined", "declined")] * 2
+    assert [(r.decision, r.outcome) for r in records] == [("declined", "nothing sent")] * 2
 
 
 async def test_a_confirmed_new_file_is_created(setup: Setup):
