@@ -9,8 +9,10 @@ a deadline: when it passes with the dialog still open, the dialog says so and an
 
 ``DialogConfirmer`` is what the broker's write pipeline awaits, for every requester: it shows
 one dialog at a time per requester (``broker.context``), queueing the rest, and awaits the
-dialog's answer as a future — no ``exec()``, no nested loop. A question that arrives while the user is elsewhere is shown through ``ui.attention``: the
-window comes up and the desktop is told, and the keyboard focus is not taken.
+dialog's answer as a future — no ``exec()``, no nested loop. A question that arrives while the
+user is elsewhere is shown through ``ui.attention``: the window comes up and the desktop is
+told, and the keyboard focus is not taken. The dialog names who asks by the requester's label:
+its name with its id beside it.
 """
 
 from __future__ import annotations
