@@ -11,7 +11,9 @@ agents all ask it, so the answer and its wording are the same everywhere::
     if not decision.allows_calls:
         raise CallError(ErrorCode.REFUSED, decision.message)
 
-An approval covers the manifest's digest (``Manifest.digest``: id, permissions, connections).
+An approval covers the manifest's digest (``Manifest.digest``: id, name, version, permissions,
+connections, and an app's pinned part): an extension renamed or given another version after
+its approval needs a review again, since every dialog names it by its name.
 What kinds pin beside it (MCP tool definitions) is checked by the kind at each call; the one
 change a call makes to an approval is ``record_first_contact``: tools not pinned when the user
 approved (their server was not set up or did not answer) are pinned on first contact.

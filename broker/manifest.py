@@ -109,6 +109,8 @@ class Manifest:
     def _digest(self) -> str:
         reviewed = {
             "id": self.id,
+            "name": self.name,  # what every dialog names it by: renaming it needs a review
+            "version": self.version,
             "permissions": self.raw.get("permissions", {}),
             "connections": self.raw.get("connections", []),
         }

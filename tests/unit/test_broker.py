@@ -119,6 +119,25 @@ async def test_a_changed_manifest_needs_a_new_approval(
     assert (await broker.call(ctx, "notes", "list", {}))["ok"]
 
 
+@pytest.mark.parametrize(
+    "change", [{"name": "Helm (built-in) system update"}, {"version": "99.0.0"}], ids=["name", "version"]
+)
+async def test_a_renamed_or_re_versioned_extension_needs_a_new_approval_before_any_write_dialog(
+    broker: Broker, ctx: CallContext, tmp_path: Path, change: dict[str, str]
+) -> None:
+    folder = tmp_path / "ext" / ctx.extension
+    write_extension(folder, manifest_dict([FILES], write=True) | change)
+    confirm = ScriptedConfirmer()
+    result = await broker.request(ctx, "notes", "write", write_args(), confirm)
+    assert code(result) == "refused" and "review" in result["error"]["message"]
+    assert confirm.shown == []  # no dialog ever named it by its new name
+    assert broker.standing(ctx.workspace, ctx.extension).needs_review
+    await review_and_approve(broker, ctx.workspace, ctx.extension)
+    assert (await broker.request(ctx, "notes", "write", write_args(), confirm))["ok"]
+    name = change.get("name", "Test extension")
+    assert confirm.shown[0].who == f"{name} ({ctx.extension})"
+
+
 async def test_a_manifest_replaced_by_one_of_the_same_size_and_time_is_noticed(
     broker: Broker, ctx: CallContext, tmp_path: Path
 ) -> None:

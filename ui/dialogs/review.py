@@ -49,7 +49,9 @@ class ReviewDialog(QuestionDialog):
         pinning: Sequence[str] = (),
         guard_ms: int = GUARD_MS,
     ) -> None:
-        super().__init__(f"Review {elide(review.name, 80)}", "Approve", parent, guard_ms=guard_ms)
+        # Named by its id beside its name, as every dialog names who asks (a name alone can pose).
+        title = f"Review {elide(review.name, 80)} ({elide(review.id, 80)})"
+        super().__init__(title, "Approve", parent, guard_ms=guard_ms)
         self.review = review
         self.setMinimumSize(620, 480)
         layout = QVBoxLayout(self)

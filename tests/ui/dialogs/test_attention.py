@@ -93,7 +93,7 @@ def test_a_confirmation_in_the_background_raises_the_window_and_notifies_but_lea
     assert notes.sent == [
         (
             "Confirm file change",
-            "\u2039b\u203aNotes\u2039/b\u203a \uff06 co wants to change a file."
+            "\u2039b\u203aNotes\u2039/b\u203a \uff06 co (com.example.test) wants to change a file."
             " Confirm or cancel it in Helm.",
         )
     ]

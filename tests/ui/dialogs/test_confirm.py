@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from pytestqt.qtbot import QtBot
 
+from broker.context import AgentRequester, AppInstance, ExtensionFrame, HelmItself, Requester
 from broker.summary import Decision
 from tests.ui.samples import BIDI, DIFF, HTML, LONG, summary
 from ui.dialogs.confirm import ConfirmDialog, DialogConfirmer
@@ -57,6 +59,38 @@ def test_each_kind_has_the_contract_title_and_shows_what_and_where(
     for value in [*expected, "EXACT REQUEST", "ws"]:
         assert value in everything
     assert any("Test extension (com.example.test)" in t for t in everything)
+
+
+@pytest.mark.parametrize(
+    ("who", "heading"),
+    [
+        pytest.param(
+            ExtensionFrame("ws", "com.example.test", "w1", "Helm (built-in) system update"),
+            "Helm (built-in) system update (com.example.test) wants to change a file.",
+            id="extension",
+        ),
+        pytest.param(
+            AppInstance("ws", "com.example.board", "i1", "Board"),
+            "App Board (com.example.board) wants to change a file.",
+            id="app",
+        ),
+        pytest.param(
+            AgentRequester("ws", "claude", "s1"), "Agent claude wants to change a file.", id="agent"
+        ),
+        pytest.param(
+            HelmItself("helm.db-explorer", "DB explorer"),
+            "Helm's DB explorer (helm.db-explorer) wants to change a file.",
+            id="helm",
+        ),
+    ],
+)
+def test_one_dialog_names_every_requester_by_its_id_beside_its_name(
+    qtbot: QtBot, who: Requester, heading: str
+) -> None:
+    dialog = shown(qtbot, ConfirmDialog(replace(summary("files"), requester=who)))
+    assert dialog.windowTitle() == "Confirm file change"
+    assert heading in texts(dialog)
+    assert "Nothing is sent unless you click Confirm." in texts(dialog)
 
 
 def test_cancel_has_the_focus_and_is_the_default(qtbot: QtBot) -> None:

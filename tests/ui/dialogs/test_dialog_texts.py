@@ -64,7 +64,7 @@ def test_a_screen_reader_reads_what_the_review_dialog_says_an_extension_may_do(
     qtbot.addWidget(dialog)
     dialog.show()
     read = texts(dialog)
-    assert "Review Notes <b>x</b>" in read
+    assert "Review Notes <b>x</b> (com.example.test)" in read
     assert "May write: yes — every write asks for your confirmation" in read
     connection = reviewed.review.connections[0]
     assert any(connection.id in t and connection.kind in t for t in read)

@@ -50,6 +50,12 @@ def test_review_groups_everything_by_connection(qtbot: QtBot) -> None:
     assert "Board 1.2.0 (com.example.board)" in labels(dialog)
 
 
+def test_the_review_names_the_extension_by_its_id_beside_its_name(qtbot: QtBot) -> None:
+    dialog = dialog_for(qtbot, manifest_raw(name="Helm (built-in) system update", version="99.0.0"))
+    assert dialog.windowTitle() == "Review Helm (built-in) system update (com.example.board)"
+    assert "Helm (built-in) system update 99.0.0 (com.example.board)" in labels(dialog)
+
+
 def test_writes_are_listed_separately_and_marked(qtbot: QtBot) -> None:
     dialog = dialog_for(qtbot, manifest_raw())
     writes = labels(dialog.findChild(QGroupBox, "writes"))
