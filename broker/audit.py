@@ -71,6 +71,15 @@ class AuditRecord:
     file: str = ""
     """For a file write: the root's name, then the path inside it (``notes/src/a.py``)."""
 
+    @property
+    def who(self) -> str:
+        """Who asked, for a person: ``extension com.example.board``, ``agent claude``,
+        ``helm helm.db-explorer`` (a record written before requesters were recorded: by its
+        kind)."""
+        role = self.requester or ("agent" if self.kind == "agent" else "extension")
+        name = self.connection if role == "agent" else self.extension
+        return f"{role} {name}"
+
 
 FILE_NAME = "audit.jsonl"
 _TEXT_FIELDS = frozenset(f.name for f in fields(AuditRecord)) - {"fields"}

@@ -68,6 +68,7 @@ def details(record: AuditRecord) -> list[tuple[str, str]]:
         ("Outcome", record.outcome),
         ("Workspace", record.workspace or "—"),
         ("Extension", record.extension or "—"),
+        ("Asked by", record.who),
         ("Connection", f"{record.connection} ({record.kind})"),
         ("Operation", record.operation),
         ("Dialog title", record.title or "—"),
@@ -76,7 +77,11 @@ def details(record: AuditRecord) -> list[tuple[str, str]]:
     ]
     pairs += [
         (label, value)
-        for label, value in (("Decision id", record.decision_id), ("Reason", record.reason))
+        for label, value in (
+            ("File", record.file),
+            ("Decision id", record.decision_id),
+            ("Reason", record.reason),
+        )
         if value
     ]
     return pairs

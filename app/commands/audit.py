@@ -33,10 +33,11 @@ def _show(args: argparse.Namespace) -> int:
     if not records:
         print("nothing recorded yet (write decisions and redactions appear here)")
     for r in records:
+        file = f", file {r.file}" if r.file else ""
         print(
             visible(
                 f"{r.time}  {r.decision:<9} {r.outcome:<14} {r.workspace}/{r.extension} "
-                f"{r.connection}.{r.operation}  {r.title}"
+                f"{r.connection}.{r.operation}  {r.title}  (asked by {r.who}{file})"
             )
         )
     return 0

@@ -102,6 +102,8 @@ def test_the_detail_pane_shows_what_the_dialog_showed_and_no_argument_value(
     assert shown["Fields shown"].startswith("Workspace, Path — values are not kept")
     assert shown["Request digest"] == record.request_digest and len(record.request_digest) == 64
     assert shown["Extension"] == ctx.extension
+    assert shown["Asked by"] == f"extension {ctx.extension}"
+    assert shown["File"] == record.file and record.file.endswith("a.md")
     assert shown["Connection"] == "notes (files)"
     everything = " ".join(w.text() for w in view.findChildren(QLabel))
     assert PRIVATE_TEXT not in everything and PRIVATE_PATH not in everything

@@ -164,7 +164,13 @@ def test_call_asks_before_a_write_and_defaults_to_no(home: Path, tmp_path: Path)
     assert confirmed.returncode == 0, confirmed.stderr
     assert (root / "a.md").read_text() == "changed\n"
     audit = helm("audit", "--json", home=home)
-    assert [r["decision"] for r in json.loads(audit.stdout)] == ["declined", "confirmed"]
+    records = [(r["requester"], r["decision"], r["outcome"], r["file"]) for r in json.loads(audit.stdout)]
+    assert records == [
+        ("extension", "declined", "nothing sent", "w/a.md"),
+        ("extension", "confirmed", "sending", "w/a.md"),
+        ("extension", "confirmed", "ok", "w/a.md"),
+    ]
+    assert "(asked by extension com.example.test, file w/a.md)" in helm("audit", home=home).stdout
 
 
 def test_call_rejects_arguments_that_are_not_a_json_object(
