@@ -152,14 +152,14 @@ def test_a_write_confirmed_in_the_write_dialog_is_written_and_a_declined_one_is_
         shown = (dialog.windowTitle(), dialog.diff_box.toPlainText())
         words = [label.text() for label in dialog.findChildren(QLabel)]
         assert dialog.findChild(QLabel, "heading").text() == "Agent scripted wants to change a file."
-        assert "The change — exactly as Helm will make it" in words
-        assert "Nothing is written unless you click Confirm." in words
+        assert "Change — exactly as Helm will send it" in words  # the one dialog every write uses
+        assert "Nothing is sent unless you click Confirm." in words
         qtbot.mouseClick(getattr(dialog, button), Qt.MouseButton.LeftButton)
         await finished(page)
         return shown
 
     title, diff = run(write("new line\n", "accept_button"))
-    assert title == "Confirm file change by agent"
+    assert title == "Confirm file change"
     assert "-old line\n+new line" in diff
     assert target.read_text() == "new line\n"
     run(write("another\n", "cancel_button"))
