@@ -29,6 +29,10 @@ The kinds themselves, their specs and their profile stores: ``broker.kinds`` and
 
 The decisions and pipelines other parts of Helm reuse:
 
+* ``broker.context`` — who asks: one ``Requester`` (``ExtensionFrame``, ``AppInstance``,
+  ``AgentRequester``, ``HelmItself``), derived by Helm from where a request arrived and carried
+  by the ``CallContext`` (``ctx.who``), the write target, the summary and the records.
+
 * ``broker.approval`` — whether an extension may call: ``Broker.standing(workspace, id)`` or
   ``approval.check(workspace, id)`` returns an ``ApprovalDecision`` (``Standing``: not
   installed, invalid manifest, not approved, changed since approval, disabled, approved) with a
@@ -37,15 +41,16 @@ The decisions and pipelines other parts of Helm reuse:
   shown) and ``approve(broker, reviewed)``, which binds the approval to that snapshot and raises
   ``ApprovalChanged`` when the manifest or a pinned MCP tool changed meanwhile.
 * ``broker.writes`` — the one write pipeline (``Broker.writes``): describe a ``WriteTarget``,
-  mint a one-time token bound to the exact request, ask a ``Confirmer``, redeem, send, audit.
-  Extension writes, the DB explorer (``broker.explorer``) and anything else that writes on the
-  user's behalf go through it.
+  mint a one-time token bound to the requester and the exact request, ask a ``Confirmer``,
+  redeem, audit the decision, send, audit the outcome. Extension and app writes, coding agents'
+  file writes (``broker.agents``), the DB explorer (``broker.explorer``) and anything else that
+  writes on the user's behalf go through it.
 * ``broker.visible`` — untrusted text made visible as text, for dialogs and terminals.
 """
 
 from broker.approval import ApprovalDecision, Standing
 from broker.broker import Broker
-from broker.context import CallContext
+from broker.context import AgentRequester, AppInstance, CallContext, ExtensionFrame, HelmItself, Requester
 from broker.errors import (
     ApprovalChanged,
     CallError,
@@ -61,6 +66,8 @@ from broker.summary import Confirmer, Decision, WriteSummary
 from broker.writes import Prepared, WritePipeline, WriteTarget
 
 __all__ = [
+    "AgentRequester",
+    "AppInstance",
     "ApprovalChanged",
     "ApprovalDecision",
     "Broker",
@@ -70,11 +77,14 @@ __all__ = [
     "CredentialStoreError",
     "Decision",
     "ErrorCode",
+    "ExtensionFrame",
     "HelmError",
+    "HelmItself",
     "Manifest",
     "ManifestError",
     "Prepared",
     "ProfileError",
+    "Requester",
     "Review",
     "SettingsError",
     "Standing",

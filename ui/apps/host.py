@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from broker.broker import Broker
-from broker.context import CallContext
+from broker.context import AppInstance, CallContext
 from ui.aio import OwnedTasks
 from ui.apps.dialogs import OpenLinkDialog
 from ui.apps.frame import AppFrame
@@ -59,7 +59,11 @@ class AppHost(QObject):
 
     def frame(self, workspace: str, ext_id: str, instance: str, parent: QWidget | None = None) -> AppFrame:
         frame = AppFrame(
-            self.services, CallContext(workspace, ext_id, instance), self._dialogs, self.tasks.start, parent
+            self.services,
+            CallContext.of(AppInstance(workspace, ext_id, instance)),
+            self._dialogs,
+            self.tasks.start,
+            parent,
         )
         frame.ready.connect(self.frameReady)
         frame.reviewAsked.connect(lambda: self.reviewAsked.emit(workspace, ext_id))

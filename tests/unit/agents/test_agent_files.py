@@ -140,6 +140,18 @@ async def test_an_agent_write_goes_through_the_write_pipeline_with_a_token_livin
     ]
 
 
+async def test_a_confirmed_write_whose_decision_cannot_be_audited_writes_nothing(setup: Setup):
+    (setup.home.path / "audit.jsonl").mkdir()  # the audit log cannot be written, not even by root
+    async with setup.host() as host:
+        events = await turn(
+            session(host, write=True), [{"write": str(setup.root / "notes.txt"), "content": "changed\n"}]
+        )
+    (answer,) = said(events)
+    assert answer.startswith("write error: the write to") and "audit log" in answer
+    assert answer.endswith("nothing was written")
+    assert (setup.root / "notes.txt").read_text() == "one\ntwo\nthree\n"
+
+
 async def test_a_declined_write_answers_an_error_and_writes_nothing(setup: Setup):
     async with setup.host() as host:
         events = await turn(
