@@ -44,7 +44,10 @@ async def test_a_write_tool_is_confirmed_then_sent_and_audited(tmp_path: Path) -
         records = broker.audit.records()
     assert answer["result"]["structuredContent"] == {"items": ["first", "second"]}
     assert [(s.title, s.operation) for s in confirm.shown] == [("Confirm tool call", "add_item")]
-    assert [(r.operation, r.decision, r.outcome) for r in records] == [("add_item", "confirmed", "ok")]
+    assert [(r.operation, r.decision, r.outcome) for r in records] == [
+        ("add_item", "confirmed", "sending"),
+        ("add_item", "confirmed", "ok"),
+    ]
 
 
 async def test_a_declined_write_sends_nothing_and_the_app_gets_declined(tmp_path: Path) -> None:
