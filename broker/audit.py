@@ -3,8 +3,8 @@
 Each record: time (UTC ISO), who asked (``requester``: extension, app, agent or helm, with the
 workspace, its id in ``extension`` and its ``instance``), connection, kind, operation, decision,
 outcome (``ok`` or an error code), a title, the digest of the exact request, and for a file
-write the ``file``. Argument values are not logged (they can hold personal data); the digest
-identifies them.
+write the ``file`` (its path, never its content). Other argument values are not logged (they
+can hold personal data); the digest identifies them.
 
 * A confirmed write has two records: the decision, written before anything is sent (outcome
   ``sending``; when it cannot be written, nothing is sent), and the outcome after.
