@@ -1,12 +1,13 @@
 """The broker: every call a page makes goes through ``Broker``.
 
 The flow of one call: admission (rate limit and in-flight cap per workspace, extension and
-frame) → the extension's standing (``broker.approval.check``: installed, manifest valid,
-approved with the same digest, enabled) → the connection and operation on the allowlist →
-plain JSON arguments → pins a kind needs at first contact (``approval.record_first_contact``)
-→ for a write, the write pipeline (``broker.writes``: a redeemed token bound to the exact
-request) → the kind's adapter → the kind's envelope. ``call`` never raises for anything an
-extension or a server can cause; the envelope carries a contract error code instead.
+frame; the kill switch and activity record, ``broker.activity``) → the declaration
+(``broker.resolution``: the extension's standing, the connection and operation on the
+allowlist, plain JSON arguments, pins a kind needs at first contact) → for a write, the write
+pipeline (``broker.writes``: a redeemed token bound to the requester and the exact request,
+audited before it is sent) → the kind's adapter → the kind's envelope. ``call``, ``request`` and
+``request_json`` never raise (but for cancellation): anything an extension or a server can
+cause is a contract error code in the envelope, and a failure inside Helm is ``unavailable``.
 
 A built-in call (``broker.builtin``: ``helm.state``, an MCP App's resource reads, links and
 model context) takes the same admission and activity hook, then its handler in place of the
@@ -17,30 +18,28 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, NamedTuple, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from broker import approval, envelope, home_tidy
 from broker.activity import Activity
 from broker.arguments import MAX_CALL_BYTES as MAX_CALL_BYTES
 from broker.arguments import check_arguments
-from broker.audit import AuditLog, AuditRecord
+from broker.audit import AuditLog
 from broker.builtin import STATE_CONNECTION, BuiltinKind, Handler
 from broker.context import AppInstance, CallContext, ExtensionFrame, Requester
 from broker.credentials import CredentialStore, open_store
 from broker.errors import CallError, ErrorCode, ManifestError, SettingsError
-from broker.jsonutil import DuplicateKeyError, digest, loads_strict
+from broker.jsonutil import DuplicateKeyError, loads_strict
 from broker.kinds import KINDS
 from broker.kinds.base import Call, Connection, Kind, KindEnv, PinReviewer
 from broker.kinds.spec import KindSpec
-from broker.manifest import MANIFEST_FILE, Manifest
-from broker.manifest import load as load_manifest
+from broker.manifest import Manifest
 from broker.ratelimit import CallAdmission, instance_key
+from broker.resolution import Manifests, Resolved, pin_first_contact, resolve
 from broker.settings import Home
 from broker.summary import Confirmer, WriteSummary
 from broker.tokens import TokenBook
@@ -51,14 +50,6 @@ if TYPE_CHECKING:
     from broker.kinds.db.adapter import DbKind
 
 log = logging.getLogger("helm.broker")
-
-
-class _Loaded(NamedTuple):
-    """A parsed manifest and the stamp of the file it came from."""
-
-    file: str
-    stamp: tuple[int, int, int]
-    manifest: Manifest
 
 
 Check = Callable[[], Awaitable[None]]
@@ -74,20 +65,6 @@ class _Route:
     refusal: CallError | None = None
     handler: Handler | None = None
     check: Check | None = None
-
-
-@dataclass(frozen=True)
-class _Resolved:
-    ctx: CallContext
-    manifest: Manifest
-    call: Call[Connection]
-    kind: str
-
-
-SETTINGS_UNREADABLE = (
-    "Helm's settings cannot be read: settings.json in Helm's home folder is damaged "
-    "(the user must fix it or move it away)"
-)
 
 
 class Broker:
@@ -119,7 +96,7 @@ class Broker:
         """The built-in connections every page has, by their ``$`` id (``broker.builtin``)."""
         self._kinds: dict[str, Any] = dict(kinds or {})
         self._pinning: dict[type, bool] = {}
-        self._manifests: dict[Path, _Loaded] = {}
+        self._manifests = Manifests()
 
     async def __aenter__(self) -> Self:
         self.home.ensure()
@@ -219,12 +196,12 @@ class Broker:
         ext = ws.extensions.get(extension)
         if ext is None:
             raise SettingsError(f"extension {extension!r} is not installed in workspace {workspace!r}")
-        return self._load_manifest(ext.path)
+        return self._manifests.load(ext.path)
 
     def standing(self, workspace: str, extension: str) -> approval.ApprovalDecision:
         """Whether ``extension`` may make calls in ``workspace`` (raises SettingsError for a
         workspace that does not exist)."""
-        return approval.check(self.home.settings().workspace(workspace), extension, self._load_manifest)
+        return approval.check(self.home.settings().workspace(workspace), extension, self._manifests.load)
 
     def kind[K](self, spec: KindSpec[Any, Any, K]) -> K:
         """The running part of a kind, typed by its spec (created on first use, one per broker):
@@ -305,7 +282,7 @@ class Broker:
         if not admitted.admitted:
             err = CallError(ErrorCode.RATE_LIMITED, admitted.reason, retry_after=admitted.retry_after)
             return envelope.failure(self._kind_hint(ctx, connection_id), err)
-        resolved: _Resolved | None = None
+        resolved: Resolved | None = None
         try:
             if route.refusal is not None:
                 raise route.refusal
@@ -340,72 +317,19 @@ class Broker:
 
     def _resolve(
         self, ctx: CallContext, connection_id: str, operation: str, args: Mapping[str, Any]
-    ) -> _Resolved:
-        try:
-            settings = self.home.settings()
-        except SettingsError as exc:  # the extension cannot fix it: say what the user must fix
-            raise CallError(ErrorCode.UNAVAILABLE, SETTINGS_UNREADABLE) from exc
-        try:
-            workspace = settings.workspace(ctx.workspace)
-        except SettingsError as exc:
-            raise CallError(
-                ErrorCode.NOT_CONFIGURED, f"workspace {ctx.workspace!r} is not configured"
-            ) from exc
-        decision = approval.check(workspace, ctx.extension, self._load_manifest)
-        if not decision.allows_calls or decision.manifest is None:
-            raise CallError(ErrorCode.REFUSED, decision.message)
-        manifest = decision.manifest
-        conn = manifest.connection(connection_id)
-        if conn is None:
-            raise CallError(ErrorCode.REFUSED, f"connection {connection_id!r} is not declared")
-        write = conn.operations.get(operation)
-        if write is None:
-            raise CallError(
-                ErrorCode.REFUSED, f"operation {operation!r} is not declared for {connection_id!r}"
-            )
-        check_arguments(args, KINDS[conn.kind].scalar_args)
-        if write and not manifest.may_write:
-            raise CallError(ErrorCode.REFUSED, "the manifest does not declare permissions.write")
-        pins = decision.pins(connection_id)
-        # A read runs now, on the settings just checked; a write reads them again once the
-        # user has confirmed (a profile changed meanwhile must not be sent to).
-        call = Call(ctx, workspace, conn, operation, dict(args), write, pins, None if write else settings)
-        return _Resolved(ctx, manifest, call, conn.kind)
+    ) -> Resolved:
+        return resolve(self.home, self._manifests.load, ctx, connection_id, operation, args)
 
-    async def _pinned(self, r: _Resolved) -> _Resolved:
+    async def _pinned(self, r: Resolved) -> Resolved:
         """Pin what the kind pins, at the connection's first contact, if approval could not."""
         if r.call.approval:
             return r
         adapter = self._running(r.kind)
         if not self._pins(adapter):
             return r
-        when = datetime.now(UTC).isoformat(timespec="seconds")
-        pin = {**await adapter.pin(r.call.workspace, r.call.connection), "first_contact": when}
-        try:
-            pinned = approval.record_first_contact(
-                self.home, r.ctx.workspace, r.ctx.extension, r.manifest.digest(), r.call.connection_id, pin
-            )
-        except SettingsError as exc:
-            raise CallError(ErrorCode.NOT_CONFIGURED, "Helm's settings cannot be updated") from exc
-        if pinned is pin:
-            self.audit.record(
-                AuditRecord(
-                    workspace=r.ctx.workspace,
-                    extension=r.ctx.extension,
-                    connection=r.call.connection_id,
-                    kind=r.kind,
-                    operation=r.call.operation,
-                    decision="pinned",
-                    outcome="first contact",
-                    title="pinned at first contact (trust on first use)",
-                    request_digest=digest(pin),
-                    requester=r.ctx.who.role,
-                    instance=r.ctx.instance,
-                )
-            )
-        return replace(r, call=replace(r.call, approval=pinned))
+        return await pin_first_contact(self.home, self.audit, r, adapter)
 
-    def _target(self, r: _Resolved) -> WriteTarget:
+    def _target(self, r: Resolved) -> WriteTarget:
         adapter = self._running(r.kind)
 
         async def prepare() -> Prepared:
@@ -433,22 +357,6 @@ class Broker:
             return self.home.settings()
         except SettingsError:
             return object()  # unreadable now: never the same as before
-
-    def _load_manifest(self, folder: Path) -> Manifest:
-        """The folder's manifest, parsed again whenever the file changed on disk: every call
-        stats it (the file's name is kept as text, so the check costs the stat alone)."""
-        cached = self._manifests.get(folder)
-        file = cached.file if cached is not None else os.path.join(folder, MANIFEST_FILE)
-        try:
-            st = os.stat(file)
-        except OSError:
-            return load_manifest(folder)  # raises ManifestError with the reason
-        stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
-        if cached is not None and cached.stamp == stamp:
-            return cached.manifest
-        manifest = load_manifest(folder)
-        self._manifests[folder] = _Loaded(file, stamp, manifest)
-        return manifest
 
     def _connection_hint(self, ctx: CallContext, connection_id: str) -> Connection | None:
         try:

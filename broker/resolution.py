@@ -1,0 +1,142 @@
+"""From a request to the typed call a kind runs: the declaration, checked once.
+
+``resolve`` takes who asks (``CallContext``), the connection, operation and arguments, and
+returns a ``Resolved``: the extension's standing (``broker.approval``: installed, manifest
+valid, approved with the same digest, enabled), the connection and operation on the manifest's
+allowlist, plain JSON arguments, ``permissions.write`` for a write, and the pins approval
+recorded. ``pin_first_contact`` pins what a kind pins when approval could not (audited).
+``Manifests`` is the stat-checked cache of parsed manifests every call reads. Each raises
+``CallError`` for a request that must be refused; the broker makes it the envelope.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from broker import approval
+from broker.arguments import check_arguments
+from broker.audit import AuditLog, AuditRecord
+from broker.context import CallContext
+from broker.errors import CallError, ErrorCode, SettingsError
+from broker.jsonutil import digest
+from broker.kinds import KINDS
+from broker.kinds.base import Call, Connection, Kind
+from broker.manifest import MANIFEST_FILE, Manifest
+from broker.manifest import load as load_manifest
+from broker.settings import Home
+
+SETTINGS_UNREADABLE = (
+    "Helm's settings cannot be read: settings.json in Helm's home folder is damaged "
+    "(the user must fix it or move it away)"
+)
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A request that passed the declaration: the manifest, the typed call, its kind."""
+
+    ctx: CallContext
+    manifest: Manifest
+    call: Call[Connection]
+    kind: str
+
+
+class _Loaded(NamedTuple):
+    """A parsed manifest and the stamp of the file it came from."""
+
+    file: str
+    stamp: tuple[int, int, int]
+    manifest: Manifest
+
+
+class Manifests:
+    """Parsed manifests by folder, parsed again whenever the file changed on disk."""
+
+    def __init__(self) -> None:
+        self._loaded: dict[Path, _Loaded] = {}
+
+    def load(self, folder: Path) -> Manifest:
+        """The folder's manifest: every call stats it (the file's name is kept as text, so the
+        check costs the stat alone); raises ManifestError with the reason."""
+        cached = self._loaded.get(folder)
+        file = cached.file if cached is not None else os.path.join(folder, MANIFEST_FILE)
+        try:
+            st = os.stat(file)
+        except OSError:
+            return load_manifest(folder)  # raises ManifestError with the reason
+        stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
+        if cached is not None and cached.stamp == stamp:
+            return cached.manifest
+        manifest = load_manifest(folder)
+        self._loaded[folder] = _Loaded(file, stamp, manifest)
+        return manifest
+
+
+def resolve(
+    home: Home,
+    manifests: Callable[[Path], Manifest],
+    ctx: CallContext,
+    connection_id: str,
+    operation: str,
+    args: Mapping[str, Any],
+) -> Resolved:
+    try:
+        settings = home.settings()
+    except SettingsError as exc:  # the extension cannot fix it: say what the user must fix
+        raise CallError(ErrorCode.UNAVAILABLE, SETTINGS_UNREADABLE) from exc
+    try:
+        workspace = settings.workspace(ctx.workspace)
+    except SettingsError as exc:
+        raise CallError(ErrorCode.NOT_CONFIGURED, f"workspace {ctx.workspace!r} is not configured") from exc
+    decision = approval.check(workspace, ctx.extension, manifests)
+    if not decision.allows_calls or decision.manifest is None:
+        raise CallError(ErrorCode.REFUSED, decision.message)
+    manifest = decision.manifest
+    conn = manifest.connection(connection_id)
+    if conn is None:
+        raise CallError(ErrorCode.REFUSED, f"connection {connection_id!r} is not declared")
+    write = conn.operations.get(operation)
+    if write is None:
+        raise CallError(ErrorCode.REFUSED, f"operation {operation!r} is not declared for {connection_id!r}")
+    check_arguments(args, KINDS[conn.kind].scalar_args)
+    if write and not manifest.may_write:
+        raise CallError(ErrorCode.REFUSED, "the manifest does not declare permissions.write")
+    pins = decision.pins(connection_id)
+    # A read runs now, on the settings just checked; a write reads them again once the
+    # user has confirmed (a profile changed meanwhile must not be sent to).
+    call = Call(ctx, workspace, conn, operation, dict(args), write, pins, None if write else settings)
+    return Resolved(ctx, manifest, call, conn.kind)
+
+
+async def pin_first_contact(home: Home, audit: AuditLog, r: Resolved, adapter: Kind[Any]) -> Resolved:
+    """Pin what ``adapter`` pins (a kind that pins), at the connection's first contact."""
+    when = datetime.now(UTC).isoformat(timespec="seconds")
+    pin = {**await adapter.pin(r.call.workspace, r.call.connection), "first_contact": when}
+    try:
+        pinned = approval.record_first_contact(
+            home, r.ctx.workspace, r.ctx.extension, r.manifest.digest(), r.call.connection_id, pin
+        )
+    except SettingsError as exc:
+        raise CallError(ErrorCode.NOT_CONFIGURED, "Helm's settings cannot be updated") from exc
+    if pinned is pin:
+        audit.record(
+            AuditRecord(
+                workspace=r.ctx.workspace,
+                extension=r.ctx.extension,
+                connection=r.call.connection_id,
+                kind=r.kind,
+                operation=r.call.operation,
+                decision="pinned",
+                outcome="first contact",
+                title="pinned at first contact (trust on first use)",
+                request_digest=digest(pin),
+                requester=r.ctx.who.role,
+                instance=r.ctx.instance,
+            )
+        )
+    return replace(r, call=replace(r.call, approval=pinned))
