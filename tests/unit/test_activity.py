@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from broker import Broker, CallContext
+from broker import AppInstance, Broker, CallContext
 from broker.activity import Activity, ActivityRecord
 from broker.errors import SettingsError
 from tests.helpers import WaitingConfirmer, manifest_dict, new_broker, setup_extension
@@ -52,6 +52,21 @@ def heard(broker: Broker) -> list[ActivityRecord]:
 
 def code(result: dict[str, Any]) -> str | None:
     return None if result["ok"] else result["error"]["code"]
+
+
+async def test_the_record_says_who_called_in_memory_and_on_disk(
+    broker: Broker, ctx: CallContext, tmp_path: Path
+) -> None:
+    records = heard(broker)
+    app = CallContext.of(AppInstance(ctx.workspace, ctx.extension, "app-1"))
+    await broker.call(ctx, "notes", "list", {})
+    await broker.call(app, "notes", "list", {})
+    assert [(r.requester, r.instance) for r in records] == [("extension", ctx.instance), ("app", "app-1")]
+    broker.activity.flush()
+    lines = (tmp_path / "home" / "activity.jsonl").read_text("utf-8").splitlines()
+    assert [json.loads(line)["requester"] for line in lines] == ["extension", "app"]
+    again = [ActivityRecord.from_json(json.loads(line)) for line in lines]
+    assert [r.requester for r in again if r is not None] == ["extension", "app"]
 
 
 async def test_every_call_is_recorded_with_outcome_duration_and_bytes_but_no_argument_value(
