@@ -471,9 +471,14 @@ def test_the_digest_changes_when_a_reviewed_part_changes(tmp_path: Path) -> None
     (tmp_path / "index.html").write_text("x")
     (tmp_path / "manifest.json").write_text(json.dumps(m))
     first = load(tmp_path).digest()
-    m["name"] = "Renamed"  # not reviewed: same digest
+    m["description"] = "Described anew"  # not reviewed: same digest
     (tmp_path / "manifest.json").write_text(json.dumps(m))
     assert load(tmp_path).digest() == first
+    for part, value in (("name", "Helm (built-in) system update"), ("version", "99.0.0")):
+        m[part] = value  # every dialog names it by these: reviewed
+        (tmp_path / "manifest.json").write_text(json.dumps(m))
+        assert load(tmp_path).digest() != first
+        first = load(tmp_path).digest()
     m["connections"][0]["paths"].append("b/*")
     (tmp_path / "manifest.json").write_text(json.dumps(m))
     assert load(tmp_path).digest() != first

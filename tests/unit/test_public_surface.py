@@ -14,6 +14,7 @@ PUBLIC = {
     "CredentialStoreError", "Decision", "ErrorCode", "HelmError", "Manifest", "ManifestError",
     "Prepared", "ProfileError", "Review", "SettingsError", "Standing", "WritePipeline",
     "WriteSummary", "WriteTarget",
+    "Requester", "ExtensionFrame", "AppInstance", "AgentRequester", "HelmItself",
 }  # fmt: skip
 
 
