@@ -40,6 +40,7 @@ from screenshots_pages import activity_screens, dashboard_screens  # noqa: E402
 
 from broker.audit import AuditRecord  # noqa: E402
 from broker.broker import Broker  # noqa: E402
+from broker.context import ExtensionFrame  # noqa: E402
 from broker.credentials import FileStore  # noqa: E402
 from broker.explorer import DbExplorer as ExplorerLogic  # noqa: E402
 from broker.extensions import install, review_and_approve  # noqa: E402
@@ -136,9 +137,8 @@ def summary(
     diff: str | None = None,
     name: str = "Issue board",
 ) -> WriteSummary:
-    return WriteSummary(
-        "t", 300.0, kind, title, "main", "com.example.board", name, "c", "op", fields, request, "0" * 64, diff
-    )
+    who = ExtensionFrame("main", "com.example.board", "com.example.board#dashboard", name)
+    return WriteSummary("t", 300.0, kind, title, who, "c", "op", fields, request, "0" * 64, diff)
 
 
 FILES_DIFF = (
