@@ -112,7 +112,7 @@ def test_a_changed_manifest_is_asked_once_with_what_changed(run: Any, widget: tu
         dialog.cancel_button.click()
         await refreshed
         refreshed = asyncio.ensure_future(next_emission(window.refreshed))
-        save(folder, lambda raw: raw.update(name="Notes, renamed"))  # not a reviewed part
+        save(folder, lambda raw: raw.update(description="Notes, described anew"))  # not a reviewed part
         await refreshed
         asked_again = not reviews.shown.empty()
         refreshed = asyncio.ensure_future(next_emission(window.refreshed))
