@@ -179,7 +179,7 @@ class WritePipeline:
         try:
             self._audit(target, details, "confirmed", SENDING)  # the decision, before anything is sent
         except OSError as exc:
-            log.error("the audit log cannot be written (%s); a confirmed write was not sent", exc.strerror)
+            log.error("the audit log cannot be written (%s); a confirmed write was not sent", exc)
             raise CallError(ErrorCode.UNAVAILABLE, UNRECORDED) from None
         try:
             result = await prepared.send()
