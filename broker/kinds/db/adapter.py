@@ -120,12 +120,18 @@ class DbKind:
     async def run(
         self, profile: DbProfile, sql: str, args: Sequence[Scalar], *, write: bool
     ) -> dict[str, Any]:
-        """One statement on ``profile``, as the success envelope (the explorer uses this too)."""
-        engine = await self.engine(profile)
-        if write:
-            written = await engine.write(sql, args)
-            return PLAIN.success(written.result(), None)
-        return PLAIN.success(await engine.read(sql, args), None)
+        """One statement on ``profile``, as the success envelope (the explorer uses this too). An
+        unavailable database is named, so the user knows which one."""
+        try:
+            engine = await self.engine(profile)
+            if write:
+                written = await engine.write(sql, args)
+                return PLAIN.success(written.result(), None)
+            return PLAIN.success(await engine.read(sql, args), None)
+        except CallError as err:
+            if err.code is not ErrorCode.UNAVAILABLE:
+                raise
+            raise CallError(ErrorCode.UNAVAILABLE, f"database {profile.name!r}: {err.message}") from err
 
     async def aclose(self) -> None:
         engines, self._engines = self._engines, {}

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from broker.errors import CallError, ErrorCode
 from broker.kinds.db.values import Scalar
+from broker.netcause import cause
 
 QUERY_SECONDS = 5.0
 CONNECT_SECONDS = 5.0
@@ -71,6 +72,11 @@ def timeout_error() -> CallError:
 
 def unavailable(what: str = "the database is unavailable") -> CallError:
     return CallError(ErrorCode.UNAVAILABLE, f"{what}; try again later")
+
+
+def unreachable(exc: BaseException) -> CallError:
+    """The server could not be reached, and why (refused, DNS, TLS, timeout…; never its address)."""
+    return unavailable(f"Helm cannot reach the database server: {cause(exc)}")
 
 
 class Pool[C]:

@@ -41,6 +41,7 @@ from broker.kinds.db.engine import (
     query_failed,
     timeout_error,
     unavailable,
+    unreachable,
 )
 from broker.kinds.db.mywire import LOCAL_FILE_REFUSED, Ok, PreparedStatement, ServerError, Step, Wire, query
 from broker.kinds.db.profiles import DbProfile
@@ -148,10 +149,10 @@ class MysqlEngine:
                 ) from exc
             if code == UNKNOWN_DATABASE:
                 raise unavailable("the profile's database does not exist on the server") from exc
-            raise unavailable("Helm cannot reach the database server") from exc
+            raise unreachable(exc) from exc
         except (*LOST, pymysql.err.MySQLError, TimeoutError) as exc:
             conn.close()
-            raise unavailable("Helm cannot reach the database server") from exc
+            raise unreachable(exc) from exc
         return conn, Wire(reader, writer)
 
     async def _open(self) -> _MysqlSession:
@@ -167,7 +168,7 @@ class MysqlEngine:
                 _check_clean(await wire.exchange(session.tail()[1:]))
         except (*LOST, ServerError, CallError, TimeoutError) as exc:
             conn.close()
-            raise unavailable("Helm cannot reach the database server") from exc
+            raise unreachable(exc) from exc
         return session
 
     # -- calls ------------------------------------------------------------------------------

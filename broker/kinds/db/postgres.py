@@ -40,6 +40,7 @@ from broker.kinds.db.engine import (
     query_failed,
     timeout_error,
     unavailable,
+    unreachable,
 )
 from broker.kinds.db.pgtypes import coerce
 from broker.kinds.db.profiles import DbProfile
@@ -156,12 +157,12 @@ class PostgresEngine:
         except asyncpg.exceptions.InvalidCatalogNameError as exc:
             raise unavailable("the profile's database does not exist on the server") from exc
         except (*LOST, asyncpg.PostgresError, TimeoutError) as exc:
-            raise unavailable("Helm cannot reach the database server") from exc
+            raise unreachable(exc) from exc
         try:
             await conn.execute(BEGIN_READ, timeout=CONNECT_SECONDS)
         except (*LOST, asyncpg.PostgresError, TimeoutError) as exc:
             conn.terminate()
-            raise unavailable("Helm cannot reach the database server") from exc
+            raise unreachable(exc) from exc
         return _PostgresSession(conn, WireCap(conn))
 
     # -- reads ------------------------------------------------------------------------------

@@ -89,11 +89,11 @@ class HttpKind:
     async def execute(self, call: Call[HttpConnection]) -> dict[str, Any]:
         profile, req = self._prepare(call)
         headers, secrets = await self._credentials(profile, call.connection)
-        return await scrubbed(self.env, call, secrets, self._send(req, headers))
+        return await scrubbed(self.env, call, secrets, self._send(profile.name, req, headers))
 
-    async def _send(self, req: Rendered, headers: Mapping[str, str]) -> dict[str, Any]:
+    async def _send(self, name: str, req: Rendered, headers: Mapping[str, str]) -> dict[str, Any]:
         answer = await transport.exchange(
-            self.client(), req.method, req.url, headers=headers, content=req.body
+            self.client(), req.method, req.url, headers=headers, content=req.body, what=f"service {name!r}"
         )
         return result(answer)
 

@@ -135,7 +135,7 @@ class TokenRefused(Exception):
 
 async def token_request(client: httpx.AsyncClient, token_url: str, form: Mapping[str, str]) -> TokenAnswer:
     """POST a grant to the token endpoint (client_secret_post); raise TokenRefused or CallError."""
-    answer = await transport.exchange(client, "POST", token_url, data=form)
+    answer = await transport.exchange(client, "POST", token_url, data=form, what="the sign-in service")
     if answer.status in (400, 401):
         body = transport.json_or_none(answer)
         error = body.get("error") if isinstance(body, dict) else None

@@ -23,6 +23,7 @@ from typing import Any
 import httpx
 
 from broker.errors import CallError, ErrorCode
+from broker.netcause import cause
 
 MAX_BODY = 1024 * 1024
 CALL_TIMEOUT = 10.0
@@ -119,8 +120,10 @@ async def exchange(
     data: Mapping[str, str] | None = None,
     limit: int = MAX_BODY,
     seconds: float = CALL_TIMEOUT,
+    what: str = "the service",
 ) -> Answer:
-    """Send one request and read its whole answer within ``seconds``."""
+    """Send one request and read its whole answer within ``seconds``. ``what`` names the server
+    in messages ("service 'github'"); a failure says why (``broker.netcause``), never the URL."""
     all_headers = dict(headers or {})
     if content is not None:
         all_headers["Content-Type"] = "application/json"
@@ -135,14 +138,14 @@ async def exchange(
                 raise
             finally:
                 await response.aclose()
-    except TimeoutError as exc:
-        raise CallError(ErrorCode.TIMEOUT, f"the service did not answer within {seconds:g} s") from exc
-    except httpx.TimeoutException as exc:
-        raise CallError(ErrorCode.TIMEOUT, f"the service did not answer within {seconds:g} s") from exc
+    except (TimeoutError, httpx.TimeoutException) as exc:
+        raise CallError(ErrorCode.TIMEOUT, f"{what} did not answer within {seconds:g} s") from exc
     except zlib.error as exc:
         raise CallError(ErrorCode.NOT_JSON, "the response body could not be decompressed") from exc
+    except httpx.RemoteProtocolError as exc:
+        raise CallError(ErrorCode.UNAVAILABLE, f"{what} broke off its answer") from exc
     except (httpx.HTTPError, OSError) as exc:
-        raise CallError(ErrorCode.UNAVAILABLE, "the service could not be reached or broke off") from exc
+        raise CallError(ErrorCode.UNAVAILABLE, f"{what} could not be reached: {cause(exc)}") from exc
     return Answer(response.status_code, response.headers.get("content-type", ""), body)
 
 

@@ -252,6 +252,10 @@ async def test_a_server_that_goes_down_is_unavailable_and_the_next_call_after_it
         back = await w.call("one")
         await relay.stop()
     assert down["error"]["code"] == "unavailable"
+    assert down["error"]["message"].startswith(
+        f"database {prof.name!r}: Helm cannot reach the database server: the connection was refused"
+    )
+    assert str(relay.port) not in down["error"]["message"]
     assert up["ok"] is True
     assert down_again["error"]["code"] == "unavailable"
     assert back["ok"] is True

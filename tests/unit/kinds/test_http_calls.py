@@ -16,6 +16,7 @@ import pytest
 from broker import Broker, Decision
 from tests.helpers import ScriptedConfirmer, new_broker
 from tests.servers.services import HttpServer, JsonServer
+from tests.servers.tls import BODY, tls_server
 from tests.support import free_port
 from tests.unit.kinds.http_hostile import Hostile, hostile_server
 from tests.unit.kinds.http_setup import TOKEN, code, leaks, service_extension
@@ -240,6 +241,22 @@ async def test_nothing_listening_is_unavailable_without_naming_the_host(broker: 
     result = await broker.call(ctx, "api", "get", {"route": "x"})
     assert code(result) == "unavailable"
     assert not leaks(result, base, "127.0.0.1", TOKEN)
+    assert result["error"]["message"] == (
+        "service 'svc' could not be reached: the connection was refused "
+        "(nothing listens there, or a firewall said no)"
+    )
+
+
+async def test_a_certificate_no_one_trusts_is_named_as_the_cause(broker: Broker, tmp_path: Path):
+    with tls_server(tmp_path) as base:
+        ctx = await service_extension(broker, tmp_path, base, ANY)
+        result = await broker.call(ctx, "api", "get", {"route": "x"})
+    assert code(result) == "unavailable"
+    assert (
+        result["error"]["message"]
+        == "service 'svc' could not be reached: its TLS certificate was not accepted"
+    )
+    assert not leaks(result, base, "127.0.0.1", TOKEN, BODY.decode())
 
 
 async def test_a_call_to_a_missing_profile_is_not_configured(
