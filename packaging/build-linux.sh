@@ -19,7 +19,8 @@ ARCHIVE="$ROOT/dist/helm-$VERSION-linux-$ARCH.tar.gz"
 
 echo "[bundle] building Helm $VERSION for linux-$ARCH"
 rm -rf "$OUT" "$ARCHIVE" "$ROOT/build/pyinstaller"
-"$PY" -m PyInstaller --noconfirm --log-level WARN \
+# PYI_LOG_LEVEL too: under ``python -m`` PyInstaller's own start-up lines ignore --log-level.
+PYI_LOG_LEVEL=WARN "$PY" -m PyInstaller --noconfirm --log-level WARN \
   --distpath "$ROOT/dist" --workpath "$ROOT/build/pyinstaller" "$ROOT/packaging/helm.spec"
 
 # Desktop integration beside the program; install.sh puts them where the desktop finds them.

@@ -14,7 +14,7 @@ VERSION="$("$PY" -c 'from app.cli import helm_version; print(helm_version())')"
 ARCH="$(uname -m)"
 DMG="$ROOT/dist/helm-$VERSION-macos-$ARCH.dmg"
 rm -rf "$ROOT/dist/helm" "$ROOT/dist/Helm.app" "$DMG" "$ROOT/build/pyinstaller"
-"$PY" -m PyInstaller --noconfirm --log-level WARN \
+PYI_LOG_LEVEL=WARN "$PY" -m PyInstaller --noconfirm --log-level WARN \
   --distpath "$ROOT/dist" --workpath "$ROOT/build/pyinstaller" "$ROOT/packaging/helm.spec"
 
 # The app must pass its own self-test before it is packed.

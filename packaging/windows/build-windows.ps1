@@ -13,6 +13,7 @@ $Py = "$Root\.venv\Scripts\python.exe"
 
 $Version = & $Py -c "from app.cli import helm_version; print(helm_version())"
 Remove-Item -Recurse -Force dist\helm, build\pyinstaller -ErrorAction SilentlyContinue
+$env:PYI_LOG_LEVEL = "WARN"
 & $Py -m PyInstaller --noconfirm --log-level WARN --distpath dist --workpath build\pyinstaller packaging\helm.spec
 if ($LASTEXITCODE -ne 0) { throw "PyInstaller failed" }
 
