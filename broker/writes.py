@@ -200,9 +200,7 @@ class WritePipeline:
         try:
             self._audit(target, details, decision, outcome)
         except OSError as exc:
-            log.error(
-                "the audit log cannot be written (%s): %s %s not recorded", exc, decision, outcome
-            )
+            log.error("the audit log cannot be written (%s): %s %s not recorded", exc, decision, outcome)
 
     def _audit(self, target: WriteTarget, details: WriteDetails, decision: str, outcome: str) -> None:
         who = target.requester
