@@ -9,7 +9,14 @@ Dotfiles: a wildcard never matches a leading dot. ``*``, ``?`` and ``**`` skip n
 with ``.`` (so ``**`` does not descend into ``.git`` and ``*.json`` does not match
 ``.secret.json``); write the dot literally to reach them (``.tdt-project/**``, ``.*.json``).
 
-Matching runs as a small set of states ``(glob, segment)`` advanced one path segment at a time;
+A glob without ``**`` whose segments have at most one star each is also one regular
+expression over the whole path (``[^/]`` for ``?`` and ``[^/]*`` for ``*``, so no star reaches
+into the next segment); ``matches`` runs that in one C call. Its repeats are its stars, one per
+segment at most, and a star can end at one place only from which the rest of its segment and
+the ``/`` after it match, so backtracking never multiplies across segments: the engine's work
+is at most the path's length times the glob's.
+
+Otherwise matching runs as a small set of states ``(glob, segment)`` advanced one path segment at a time;
 one segment is matched against one name without backtracking (``wildcard``). The same machine
 drives the folder walk of ``list``: a folder is entered only while some glob can still match
 below it, and where every glob expects a literal name the walk opens that name directly instead
@@ -22,13 +29,14 @@ that would need more gets ``too_large``. Ordinary globs take one to three steps 
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from broker.jsonutil import digest
-from broker.kinds.files.wildcard import Budget, Wildcard, compile_wildcard
+from broker.kinds.files.wildcard import Budget, OneStar, Wildcard, compile_wildcard, segment_regex
 
 MATCH_STEPS = 1_000_000
 """The glob-matching steps a read or write call may take (all its paths together)."""
@@ -43,6 +51,8 @@ EMPTY: States = frozenset()
 
 FileTest = Callable[[str, Budget], bool]
 """Whether a file of this name, in a folder reached with given states, matches a glob."""
+FileFilter = Callable[[Sequence[str], Budget], Iterable[str]]
+"""The names of files, among those of one folder, that match a glob there."""
 _FILE_TESTS_MAX = 1024
 
 
@@ -62,7 +72,7 @@ class Segment:
     text: str
     any_depth: bool
     literal: bool
-    matcher: Literal | Wildcard
+    matcher: Literal | OneStar | Wildcard
 
 
 def _segment(text: str) -> Segment:
@@ -90,6 +100,10 @@ class GlobSet:
         self._segs = tuple(_compile(g) for g in self.globs)
         self.start = self._closure((g, 0) for g in range(len(self._segs)))
         self._file_tests: dict[States, FileTest | None] = {}
+        self._file_filters: dict[States, FileFilter | None] = {}
+        self.regex, self._whole_cost = _whole_path(self._segs)
+        """The globs as one regular expression over the whole path, when they allow it."""
+        self._whole = None if self.regex is None else self.regex.fullmatch
 
     def _closure(self, states: Iterable[State]) -> States:
         out: set[State] = set()
@@ -150,6 +164,23 @@ class GlobSet:
             self._file_tests[states] = test
         return test
 
+    def file_filter(self, states: States) -> FileFilter | None:
+        """``file_test`` for all the files of one folder at once: where every glob that can
+        match there ends in a one-star segment, one C-level pass over the names (each name
+        costs what ``file_test`` would charge for it)."""
+        if states in self._file_filters:
+            return self._file_filters[states]
+        test = self.file_test(states)
+        last = [segs[i] for g, i in states if i == len(segs := self._segs[g]) - 1 and not segs[i].any_depth]
+        found: FileFilter | None = None
+        if test is not None and all(isinstance(seg.matcher, OneStar) for seg in last):
+            found = _one_pass(last)
+        elif test is not None:
+            found = lambda names, budget: [n for n in names if test(n, budget)]  # noqa: E731
+        if len(self._file_filters) < _FILE_TESTS_MAX:
+            self._file_filters[states] = found
+        return found
+
     def accepts(self, states: States) -> bool:
         """Whether a file reached with these states matches a glob."""
         return any(i == len(self._segs[g]) for g, i in states)
@@ -171,12 +202,53 @@ class GlobSet:
         return sorted(names)
 
     def matches(self, segments: Sequence[str], budget: Budget) -> bool:
+        """Whether the path of these segments matches a glob."""
+        if self._whole is not None:  # one C call for the whole path
+            budget.left -= self._whole_cost  # what the state machine would take at most
+            if budget.left < 0:
+                budget.overdrawn()
+            return self._whole("/".join(segments)) is not None
         states = self.start
         for name in segments:
             states = self.step(states, name, budget)
             if not states:
                 return False
         return self.accepts(states)
+
+
+def _one_pass(last: list[Segment]) -> FileFilter:
+    """One regular expression for the last segments ``last`` (one star each at most)."""
+    texts = sorted({seg.text for seg in last})
+    pattern = re.compile("|".join(f"(?:{segment_regex(t)})" for t in texts), re.DOTALL)
+    fullmatch = pattern.fullmatch
+    cost = sum(seg.matcher.cost for seg in last if isinstance(seg.matcher, OneStar))
+
+    def found(names: Sequence[str], budget: Budget) -> Iterable[str]:
+        budget.spend(cost * len(names))
+        return filter(fullmatch, names)
+
+    return found
+
+
+def _whole_path(globs: Sequence[tuple[Segment, ...]]) -> tuple[re.Pattern[str] | None, int]:
+    """The globs as one regular expression over the whole path, and the steps one path costs,
+    when no glob has ``**`` or a segment of more than one star; else (None, 0)."""
+    parts: list[str] = []
+    cost = 0
+    for segs in globs:
+        texts = []
+        for seg in segs:
+            if seg.literal:
+                texts.append(re.escape(seg.text))
+                cost += 1
+            elif isinstance(seg.matcher, OneStar):
+                texts.append(segment_regex(seg.text, "[^/]"))
+                cost += seg.matcher.cost
+            else:
+                return None, 0  # ** or a segment of many stars: the state machine
+        parts.append("/".join(texts))
+    alternatives = parts[0] if len(parts) == 1 else "|".join(f"(?:{p})" for p in parts)
+    return re.compile(alternatives, re.DOTALL), cost
 
 
 _CACHE: dict[str, GlobSet] = {}

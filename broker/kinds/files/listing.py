@@ -6,7 +6,8 @@ visits children in an order that yields paths already sorted, so it stops as soo
 one more file than the limit. Helm's home folder is never entered and a file with more than one
 hard link is never listed (``read`` refuses both); nor is a path ``read`` would refuse as a path
 (``safe.parse_path``): longer than 4096 characters, or with a backslash in a name. Matching is
-paid from the call's ``Budget``.
+paid from the call's ``Budget``; the files of one folder are matched together, in one pass where
+their globs allow it.
 """
 
 from __future__ import annotations
@@ -68,12 +69,13 @@ def _printable(name: str) -> bool:
     return True
 
 
-def _children(folder: int, globs: GlobSet, states: States) -> list[str]:
+def _children(folder: int, globs: GlobSet, states: States) -> tuple[list[str], list[str]]:
     """The names of the children worth looking at, a folder's followed by ``/``, sorted so
-    paths come out in order: every path below ``a`` starts with ``a/``, so this order is the
-    plain code-point order of the full paths."""
+    paths come out in order (every path below ``a`` starts with ``a/``, so this order is the
+    plain code-point order of the full paths); and the names of the files among them."""
     literal = globs.literal_names(states)
     found: list[str] = []
+    files: list[str] = []
     if literal is not None:
         for name in literal:
             try:
@@ -81,38 +83,38 @@ def _children(folder: int, globs: GlobSet, states: States) -> list[str]:
             except OSError:
                 continue
             kind = _kind(st.st_mode)
-            if kind != _OTHER:
-                found.append(name + "/" if kind == _DIR else name)
+            if kind == _FILE:
+                files.append(name)
+            elif kind == _DIR:
+                found.append(name + "/")
     else:
         try:
             with os.scandir(folder) as it:
                 for entry in it:
                     if entry.is_file(follow_symlinks=False):  # the common case first
-                        found.append(entry.name)
+                        files.append(entry.name)
                     elif entry.is_dir(follow_symlinks=False):
                         found.append(entry.name + "/")
         except OSError:
-            return []  # a folder removed or made unreadable during the walk is skipped
+            return [], []  # a folder removed or made unreadable during the walk is skipped
+    found += files
     found.sort()
-    return found
+    return found, files
 
 
 def _walk(w: _Walk, folder: int, states: States, prefix: str, depth: int) -> Generator[dict[str, Any]]:
     if depth > MAX_DEPTH:
         raise CallError(ErrorCode.TOO_LARGE, f"the tree is deeper than {MAX_DEPTH} folders")
     globs, budget = w.globs, w.budget
-    matches = globs.file_test(states)
+    children, files = _children(folder, globs, states)
+    matching = globs.file_filter(states)
+    hits = set(matching(files, budget)) if matching is not None and files else ()
     room = MAX_PATH_CHARS - len(prefix)  # a longer path is one read would refuse
-    for name in _children(folder, globs, states):
+    for name in children:
         if len(name) > room:
             continue
         if name[-1] != "/":
-            if (
-                matches is None
-                or name.startswith(TEMP_PREFIX)
-                or not matches(name, budget)
-                or not _printable(name)
-            ):
+            if name not in hits or name.startswith(TEMP_PREFIX) or not _printable(name):
                 continue
             try:
                 st = os.stat(name, dir_fd=folder, follow_symlinks=False)

@@ -105,6 +105,30 @@ def test_one_segment_takes_steps_linear_in_the_name(pattern: str, name: str) -> 
     assert budget.spent <= (len(name) + len(pattern) + 2) * (runs + 2)
 
 
+one_star_segments = (
+    st.tuples(st.text("ab?", max_size=12), st.booleans(), st.text("ab?", max_size=12))
+    .map(lambda t: t[0] + ("*" if t[1] else "") + t[2])
+    .filter(bool)
+)
+
+
+@settings(max_examples=80)
+@given(
+    st.lists(one_star_segments, min_size=1, max_size=3),
+    st.lists(st.text("ab", min_size=1, max_size=255), min_size=1, max_size=3),
+)
+def test_a_glob_of_one_star_a_segment_is_one_regular_expression_that_agrees_with_the_reference(
+    segments: list[str], path: list[str]
+) -> None:
+    """Its only repeats are its stars, one a segment, so backtracking cannot multiply (see
+    globs.py); what it matches is exactly what the reference matches, on long names too."""
+    compiled = GlobSet(["/".join(segments)])
+    assert compiled.regex is not None
+    assert compiled.regex.pattern.count("*") == sum(seg.count("*") for seg in segments)
+    expected = ref_glob("/".join(segments), tuple(path))
+    assert compiled.matches(path, Budget(MATCH_STEPS)) is expected
+
+
 # ---- the one "is inside" check ----
 
 ROOTS = [Path("/w"), Path("/w/p"), Path("/x")]
