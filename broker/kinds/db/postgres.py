@@ -3,10 +3,12 @@
 Each read runs its statement over the extended protocol (which refuses more than one statement)
 inside ``BEGIN ISOLATION LEVEL READ COMMITTED, READ ONLY``, on a session whose default is
 read-only too. Then one simple-protocol message ends the call: ``ROLLBACK``, the next call's
-``BEGIN``, and the release of what outlives a rollback. So a pooled connection waits inside a
-transaction that holds no snapshot and no lock, and keeps its prepared statements: a warm read
-is two round trips (one Bind/Execute, one message to end it), three the first time a connection
-sees a statement.
+``BEGIN``, and the release of what outlives a rollback. It goes in the same flush as the
+statement's Bind/Execute/Sync (``WireCap.pipeline``), and the server runs it after the statement
+whether that succeeded or failed: a warm read is one round trip, two the first time a connection
+sees a statement. A connection whose closing message failed, or did not leave it inside the next
+BEGIN, is dropped; a pooled connection waits inside a transaction that holds no snapshot and no
+lock, and keeps its prepared statements.
 
 A rolled-back transaction takes with it everything a statement can change in its session:
 settings (``SET``, ``set_config``), ``SET ROLE``, ``LISTEN`` (which only acts on commit),
@@ -31,7 +33,7 @@ from typing import Any
 import asyncpg
 
 from broker.errors import CallError, ErrorCode
-from broker.kinds.db.asyncpg_private import WireCap, fetch_at_most
+from broker.kinds.db.asyncpg_private import TailAnswer, WireCap, fetch_at_most, query_message
 from broker.kinds.db.engine import (
     CONNECT_SECONDS,
     QUERY_SECONDS,
@@ -96,6 +98,7 @@ NEXT_CALL_SQL = (
     "SELECT pg_catalog.pg_advisory_unlock_all(), (SELECT count(CAST('PREPARE ' || name AS int)) "
     "FROM pg_catalog.pg_prepared_statement() WHERE from_sql)"
 )
+NEXT_CALL_MESSAGE = query_message(NEXT_CALL_SQL)
 IDLE_SECONDS = 240.0
 """A pooled connection waits inside its BEGIN at most this long (the server ends it later)."""
 STATEMENTS_KEPT = 64
@@ -115,6 +118,8 @@ class _PostgresSession:
     cap: WireCap
     statements: OrderedDict[str, _Statement] = field(default_factory=OrderedDict)
     names: Iterator[int] = field(default_factory=itertools.count)
+    tail: asyncio.Future[TailAnswer] | None = None
+    """The answer to the closing message sent with the last read, while it is awaited."""
 
 
 class _StalePostgresConnection(Exception):
@@ -182,7 +187,9 @@ class PostgresEngine:
         try:
             result = await self._fetch(s, sql, args)
         except TimeoutError as exc:
-            await self._next_call(s)  # asyncpg cancelled the query on the server
+            # asyncpg cancelled the query on the server; its cancel request may still reach the
+            # closing message, so the connection is not kept.
+            await self._pool.discard(s)
             raise timeout_error() from exc
         except _StalePostgresConnection:
             await self._pool.discard(s)
@@ -200,7 +207,19 @@ class PostgresEngine:
         return result
 
     async def _next_call(self, s: _PostgresSession) -> None:
-        """Roll back, release, open the next call's transaction; or drop the connection."""
+        """Roll back, release, open the next call's transaction; or drop the connection.
+
+        The closing message went with the read when the read got as far as its Bind/Execute:
+        then only its answer is awaited (it came in the same flush as the rows)."""
+        tail, s.tail = s.tail, None
+        if tail is not None:
+            try:
+                async with asyncio.timeout(CONNECT_SECONDS):
+                    clean = await _ended_clean(tail)
+            except (TimeoutError, ConnectionError):
+                clean = False
+            await (self._pool.give(s) if clean else self._pool.discard(s))
+            return
         try:
             await s.conn.execute(NEXT_CALL_SQL, timeout=CONNECT_SECONDS)
         except (*LOST, asyncpg.PostgresError, TimeoutError):
@@ -223,7 +242,13 @@ class PostgresEngine:
             values = coerce(args, st.param_types)
             budget = RowBudget(st.columns, st.converters)
             left = max(deadline - time.monotonic(), 0.001)
-            budget.add_all(await fetch_at_most(st.stmt, values, FETCH_ROWS, left))
+            s.tail = s.cap.pipeline(NEXT_CALL_MESSAGE)
+            try:
+                rows = await fetch_at_most(st.stmt, values, FETCH_ROWS, left)
+            finally:
+                if not s.cap.unpipeline():
+                    s.tail = None  # asyncpg wrote nothing: the call is ended on its own
+            budget.add_all(rows)
             return budget.result()
         except TimeoutError:
             raise  # an OSError too, but not a lost link
@@ -330,6 +355,12 @@ class PostgresEngine:
 
     async def aclose(self) -> None:
         await self._pool.aclose()
+
+
+async def _ended_clean(tail: asyncio.Future[TailAnswer]) -> bool:
+    """Whether the closing message ran whole and left the connection inside its BEGIN."""
+    answer = await tail
+    return not answer.failed and answer.status == b"T"
 
 
 def _is_int8(type_name: str) -> bool:

@@ -400,3 +400,30 @@ async def test_a_kept_statement_follows_a_schema_change(
     assert before["data"]["columns"] == ["id", "label"]
     assert after["data"]["columns"] == ["id", "label", "extra"], after
     assert after["data"]["rows"] == [[1, "one", 7], [2, "two", 7]]
+
+
+async def test_a_warm_read_is_one_round_trip_and_a_failed_one_leaves_the_session_clean(
+    postgres_server: DatabaseServer,
+) -> None:
+    relay = Relay(postgres_server.port)
+    await relay.start()
+    prof, pw = server_profile(postgres_server, "helm_ro")
+    engine = PostgresEngine(DbProfile(**{**prof.__dict__, "port": relay.port}), pw)
+    try:
+        pid = (await engine.read("SELECT pg_backend_pid()", []))["rows"]
+        before = relay.round_trips
+        again = (await engine.read("SELECT pg_backend_pid()", []))["rows"]
+        trips = relay.round_trips - before
+        with pytest.raises(pg_engine.CallError):  # fails on the server, after its BEGIN
+            await engine.read("SELECT 1 / (pg_advisory_lock(7) IS NULL)::int", [])
+        after = await engine.read(
+            "SELECT pg_backend_pid(), current_setting('transaction_read_only'), "
+            "(SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid())",
+            [],
+        )
+    finally:
+        await engine.aclose()
+        await relay.stop()
+    assert trips == 1  # the statement and the message that ends the call, in one flush
+    assert again == pid
+    assert after["rows"] == [[pid[0][0], "on", "0"]]  # the same session: read-only, its lock released

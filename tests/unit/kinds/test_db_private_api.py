@@ -6,12 +6,14 @@ private names the module lists against the new version, then update its ``CHECKE
 
 from __future__ import annotations
 
+import asyncio
 from importlib.metadata import version
 
 import aiomysql
 import asyncpg
 
 from broker.kinds.db import aiomysql_private, asyncpg_private
+from broker.kinds.db.asyncpg_private import TailAnswer, _Tail
 
 
 def test_aiomysql_is_the_version_whose_private_api_helm_checked() -> None:
@@ -39,3 +41,35 @@ def test_asyncpg_is_the_version_whose_private_api_helm_checked() -> None:
 
 def test_the_private_method_helm_uses_exists_in_asyncpg() -> None:
     assert callable(asyncpg.prepared_stmt.PreparedStatement._PreparedStatement__bind_execute)
+
+
+def _message(kind: bytes, body: bytes = b"") -> bytes:
+    return kind + (len(body) + 4).to_bytes(4, "big") + body
+
+
+def _split(stream: bytes, chunks: list[bytes]) -> tuple[bytes, TailAnswer]:
+    """What asyncpg is given when ``stream`` arrives in ``chunks``, as ``WireCap`` routes it."""
+    tail = _Tail(asyncio.get_running_loop().create_future())
+    seen = b""
+    for chunk in chunks:
+        if tail.future.done():
+            seen += chunk  # past Helm's answer: straight to asyncpg
+            continue
+        head, passed, rest = tail.feed(chunk)
+        seen += head + b"".join(passed) + rest
+    assert b"".join(chunks) == stream
+    return seen, tail.future.result()
+
+
+async def test_a_pipelined_answer_is_split_from_asyncpgs_at_every_chunk_boundary() -> None:
+    """asyncpg gets its part up to its ReadyForQuery and the messages it reads in any state;
+    Helm's answer is read whole, however the stream is cut."""
+    ours = _message(b"2") + _message(b"D", b"\x00\x01" + b"x" * 300) + _message(b"C", b"SELECT 1\0")
+    ours += _message(b"Z", b"T")
+    after = _message(b"N", b"notice") + _message(b"C", b"ROLLBACK\0") + _message(b"E", b"boom")
+    stream = ours + after + _message(b"Z", b"E") + _message(b"A", b"later")
+    expected = ours + _message(b"N", b"notice") + _message(b"A", b"later")
+    cuttings = [[stream[:cut], stream[cut:]] for cut in range(1, len(stream))]
+    cuttings.append([stream[i : i + 1] for i in range(len(stream))])
+    for chunks in cuttings:
+        assert _split(stream, chunks) == (expected, TailAnswer(failed=True, status=b"E"))
