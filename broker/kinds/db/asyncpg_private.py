@@ -11,12 +11,13 @@ connection's transport and asyncpg's protocol (``Connection._transport``, ``._pr
 counts what the server sends while it is armed: past its cap, it stops passing bytes on and
 aborts the connection, so a server that sends 1 GiB of rows costs Helm a few MiB.
 
-``WireCap.pipeline`` lets one read end in the same flush as its query: the next write asyncpg
-makes (``PreparedStatement.__bind_execute`` writes its Bind/Execute/Sync in one
-``transport.write``) carries Helm's own message after its Sync, and the server's answers to that
-message, after the ReadyForQuery that ends asyncpg's part, are read by Helm (``_Tail``) and never
-reach asyncpg, except the messages asyncpg reads in any state (ParameterStatus, notices,
-notifications), which are passed on.
+``WireCap.pipeline`` lets one read end in the same flush as its query, under the same Sync:
+the next write asyncpg makes (``PreparedStatement.__bind_execute`` writes its Bind/Execute/Sync in
+one ``transport.write``) gets Helm's own Bind/Execute messages inserted before its Sync. The
+server's answers to them, after the message that ends asyncpg's Execute and before the
+ReadyForQuery, are read by Helm (``_Tail``) and never reach asyncpg, except the messages asyncpg
+reads in any state (ParameterStatus, notices, notifications), which are passed on. When the
+statement fails, the server skips Helm's messages up to the Sync, and says so by sending none.
 
 tests/unit/kinds/test_db_private_api.py fails as soon as the installed asyncpg is not
 ``CHECKED_VERSION``. Then re-read ``PreparedStatement.__bind_execute`` in the new version, and
@@ -40,86 +41,100 @@ async def fetch_at_most(stmt: Any, args: Sequence[Any], limit: int, seconds: flo
     return rows
 
 
-def query_message(sql: str) -> bytes:
-    """A simple-protocol Query message."""
-    body = sql.encode("utf-8") + b"\0"
-    return b"Q" + (len(body) + 4).to_bytes(4, "big") + body
+SYNC = b"S\0\0\0\4"
+
+
+def bind_execute_message(statement: str) -> bytes:
+    """Bind (no parameters, results in text) and Execute of a prepared statement, unnamed portal."""
+    bind = b"\0" + statement.encode("utf-8") + b"\0" + b"\0\0" * 3
+    execute = b"\0" + b"\0" * 4  # no row limit
+    return (
+        b"B"
+        + (len(bind) + 4).to_bytes(4, "big")
+        + bind
+        + b"E"
+        + (len(execute) + 4).to_bytes(4, "big")
+        + execute
+    )
+
+
+CLOSE_PORTAL = b"C\0\0\0\6P\0"
+"""Close of the unnamed portal: a finished portal keeps its snapshot until it is closed."""
 
 
 @dataclass(frozen=True)
 class TailAnswer:
-    """How the server answered Helm's message after a read."""
+    """How the server answered Helm's messages after a read's statement."""
 
+    ran: bool
+    """The server ran them (it skips them when the statement failed)."""
     failed: bool
-    """It sent an ErrorResponse."""
+    """One of them failed (an ErrorResponse)."""
     status: bytes
-    """The transaction status of its ReadyForQuery: ``I`` idle, ``T`` in a transaction, ``E`` failed."""
+    """The transaction status of the ReadyForQuery: ``I`` idle, ``T`` in a transaction, ``E`` failed."""
 
 
 _PASSED_ON = frozenset(b"SAN")  # ParameterStatus, NotificationResponse, NoticeResponse
+_EXECUTE_ENDS = frozenset(b"CsIE")  # CommandComplete, PortalSuspended, EmptyQueryResponse, Error
 
 
 class _Tail:
-    """Splits the server's stream after a pipelined read: everything up to and including the
-    first ReadyForQuery is asyncpg's; the messages after it, up to the next ReadyForQuery, answer
-    Helm's message."""
+    """Splits the server's stream after a pipelined read: asyncpg's messages up to the one that
+    ends its Execute, then Helm's (kept back), then the ReadyForQuery (asyncpg's again)."""
 
     def __init__(self, future: asyncio.Future[TailAnswer]) -> None:
         self.future = future
-        self.asyncpg_done = False
+        self._ours = False  # past asyncpg's Execute
         self._skip = 0  # bytes of asyncpg's current message still to come
-        self._carry = b""  # the start of a message whose header is not whole yet
-        self._failed = False
+        self._carry = b""  # the start of a message not whole yet
+        self._ran = self._failed = False
 
-    def feed(self, data: bytes) -> tuple[bytes, list[bytes], bytes]:
-        """(bytes for asyncpg now, messages for asyncpg after them, bytes past Helm's answer)."""
+    def feed(self, data: bytes) -> list[bytes]:
+        """The bytes for asyncpg in ``data``, in order (the rest is held or read by Helm)."""
         data = self._carry + data
         self._carry = b""
-        if not self.asyncpg_done:
-            end = self._asyncpg_part(data)
-            if not self.asyncpg_done:
-                return data[:end], [], b""
-            head, data = data[:end], data[end:]
-        else:
-            head = b""
-        passed: list[bytes] = []
+        if self._ours:
+            return self._helms(data)
+        pos = self._skip
+        if pos >= len(data):
+            self._skip = pos - len(data)
+            return [data]
+        self._skip = 0
+        while len(data) - pos >= 5:
+            end = pos + 1 + int.from_bytes(data[pos + 1 : pos + 5], "big")
+            if data[pos] in _EXECUTE_ENDS:
+                if end > len(data):
+                    break  # held until whole
+                self._ours = True
+                return [data[:end], *self._helms(data[end:])]
+            if end > len(data):
+                self._skip = end - len(data)
+                return [data]
+            pos = end
+        self._carry = data[pos:]
+        return [data[:pos]]
+
+    def _helms(self, data: bytes) -> list[bytes]:
+        out: list[bytes] = []
         pos = 0
         while len(data) - pos >= 5:
-            size = int.from_bytes(data[pos + 1 : pos + 5], "big")
-            if len(data) - pos < 1 + size:
+            end = pos + 1 + int.from_bytes(data[pos + 1 : pos + 5], "big")
+            if end > len(data):
                 break
             kind = data[pos]
             if kind in _PASSED_ON:
-                passed.append(data[pos : pos + 1 + size])
-            elif kind == 0x45:  # ErrorResponse
-                self._failed = True
-            elif kind == 0x5A:  # ReadyForQuery: Helm's answer is whole
+                out.append(data[pos:end])
+            elif kind == 0x5A:  # ReadyForQuery: asyncpg's, and the end of Helm's answer
                 if not self.future.done():
-                    self.future.set_result(TailAnswer(self._failed, data[pos + 5 : pos + 6]))
-                return head, passed, data[pos + 1 + size :]
-            pos += 1 + size
-        self._carry = data[pos:]
-        return head, passed, b""
-
-    def _asyncpg_part(self, data: bytes) -> int:
-        """Where asyncpg's part of ``data`` ends (its ReadyForQuery seen: ``asyncpg_done``)."""
-        pos = self._skip
-        if pos > len(data):
-            self._skip = pos - len(data)
-            return len(data)
-        self._skip = 0
-        while True:
-            if len(data) - pos < 6:  # a header, and the status byte of a ReadyForQuery
-                self._carry = data[pos:]
-                return pos
-            end = pos + 1 + int.from_bytes(data[pos + 1 : pos + 5], "big")
-            if data[pos] == 0x5A:
-                self.asyncpg_done = True
-                return end
-            if end > len(data):
-                self._skip = end - len(data)
-                return len(data)
+                    self.future.set_result(TailAnswer(self._ran, self._failed, data[pos + 5 : pos + 6]))
+                out.append(data[pos:])
+                return out
+            else:
+                self._ran = True
+                self._failed = self._failed or kind == 0x45
             pos = end
+        self._carry = data[pos:]
+        return out
 
     def lost(self, exc: Exception | None) -> None:
         if not self.future.done():
@@ -139,29 +154,37 @@ class WireCap(asyncio.Protocol):
         self.over = False
         self._tail: _Tail | None = None
         self._suffix: bytes | None = None
+        self._sent = False
         self._transport.set_protocol(self)
 
-    def pipeline(self, message: bytes) -> asyncio.Future[TailAnswer]:
-        """Send ``message`` right after the next Bind/Execute/Sync asyncpg writes; the future
-        holds the server's answer to it. ``unpipeline`` afterwards, whatever happened."""
+    def pipeline(self, messages: bytes) -> asyncio.Future[TailAnswer]:
+        """Send ``messages`` inside the next Bind/Execute/Sync asyncpg writes, before its Sync;
+        the future holds the server's answer to them. ``unpipeline`` afterwards, whatever
+        happened."""
         future: asyncio.Future[TailAnswer] = asyncio.get_running_loop().create_future()
         self._tail = _Tail(future)
-        self._suffix = message
+        self._suffix = messages
         self._transport.write = self._write_with_suffix  # asyncpg writes through the transport
         return future
 
     def unpipeline(self) -> bool:
-        """Stop adding the message; whether it was sent (if not, nothing is split either)."""
-        if self._suffix is None:
-            return True
-        del self._transport.write  # the transport's own method again
-        self._suffix, self._tail = None, None
-        return False
+        """Stop adding the messages; whether they were sent (if not, nothing is split either)."""
+        sent, self._sent = self._sent, False
+        if self._suffix is not None:
+            del self._transport.write  # the transport's own method again
+            self._suffix, self._tail = None, None
+        return sent
 
     def _write_with_suffix(self, data: Any) -> None:
         suffix, self._suffix = self._suffix, None
         del self._transport.write
-        self._transport.write(bytes(data) + (suffix or b""))
+        data = bytes(data)
+        if suffix is None or not data.endswith(SYNC):
+            self._tail = None  # not the write Helm expected: sent as asyncpg made it
+            self._transport.write(data)
+            return
+        self._sent = True
+        self._transport.write(data[: -len(SYNC)] + suffix + SYNC)
 
     def arm(self, limit: int) -> None:
         self._left = limit
@@ -180,15 +203,12 @@ class WireCap(asyncio.Protocol):
         if self._tail is None:
             self._inner.data_received(data)
             return
-        head, passed, rest = self._tail.feed(data)
+        chunks = self._tail.feed(data)
         if self._tail.future.done():
             self._tail = None
-        if head:
-            self._inner.data_received(head)
-        for message in passed:
-            self._inner.data_received(message)
-        if rest:
-            self._inner.data_received(rest)
+        for chunk in chunks:
+            if chunk:
+                self._inner.data_received(chunk)
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self._tail is not None:

@@ -2,13 +2,14 @@
 
 Each read runs its statement over the extended protocol (which refuses more than one statement)
 inside ``BEGIN ISOLATION LEVEL READ COMMITTED, READ ONLY``, on a session whose default is
-read-only too. Then one simple-protocol message ends the call: ``ROLLBACK``, the next call's
-``BEGIN``, and the release of what outlives a rollback. It goes in the same flush as the
-statement's Bind/Execute/Sync (``WireCap.pipeline``), and the server runs it after the statement
-whether that succeeded or failed: a warm read is one round trip, two the first time a connection
-sees a statement. A connection whose closing message failed, or did not leave it inside the next
-BEGIN, is dropped; a pooled connection waits inside a transaction that holds no snapshot and no
-lock, and keeps its prepared statements.
+read-only too. Then three statements end the call: ``ROLLBACK``, the next call's ``BEGIN``, and
+the release of what outlives a rollback. Prepared once per connection, they are bound and run
+in the same flush as the statement, under its one Sync (``WireCap.pipeline``): a warm read is one
+round trip, two the first time a connection sees a statement. When the statement fails the
+server skips them, and one simple-protocol message of the same three ends the call instead. A
+connection whose closing statements failed, or did not leave it inside the next BEGIN, is
+dropped; a pooled connection waits inside a transaction that holds no snapshot and no lock, and
+keeps its prepared statements.
 
 A rolled-back transaction takes with it everything a statement can change in its session:
 settings (``SET``, ``set_config``), ``SET ROLE``, ``LISTEN`` (which only acts on commit),
@@ -33,7 +34,13 @@ from typing import Any
 import asyncpg
 
 from broker.errors import CallError, ErrorCode
-from broker.kinds.db.asyncpg_private import TailAnswer, WireCap, fetch_at_most, query_message
+from broker.kinds.db.asyncpg_private import (
+    CLOSE_PORTAL,
+    TailAnswer,
+    WireCap,
+    bind_execute_message,
+    fetch_at_most,
+)
 from broker.kinds.db.engine import (
     CONNECT_SECONDS,
     QUERY_SECONDS,
@@ -93,12 +100,18 @@ BEGIN_READ = "BEGIN ISOLATION LEVEL READ COMMITTED, READ ONLY"
 # prepared statements, which outlive a rollback: for each one the CAST fails (at run time, row
 # by row, so it cannot be folded away) and the connection is dropped. Neither takes a lock, and
 # a READ COMMITTED snapshot ends with its statement: the waiting transaction holds nothing.
-NEXT_CALL_SQL = (
-    "ROLLBACK; BEGIN ISOLATION LEVEL READ COMMITTED, READ ONLY; "
+RELEASE_SQL = (
     "SELECT pg_catalog.pg_advisory_unlock_all(), (SELECT count(CAST('PREPARE ' || name AS int)) "
     "FROM pg_catalog.pg_prepared_statement() WHERE from_sql)"
 )
-NEXT_CALL_MESSAGE = query_message(NEXT_CALL_SQL)
+NEXT_CALL_SQL = f"ROLLBACK; {BEGIN_READ}; {RELEASE_SQL}"
+END_STATEMENTS = {
+    "helm_end_rollback": "ROLLBACK",
+    "helm_end_begin": BEGIN_READ,
+    "helm_end_release": RELEASE_SQL,
+}
+"""The same three as prepared statements, bound and run with each read (``_fetch``)."""
+END_MESSAGES = b"".join(bind_execute_message(name) for name in END_STATEMENTS) + CLOSE_PORTAL
 IDLE_SECONDS = 240.0
 """A pooled connection waits inside its BEGIN at most this long (the server ends it later)."""
 STATEMENTS_KEPT = 64
@@ -118,6 +131,8 @@ class _PostgresSession:
     cap: WireCap
     statements: OrderedDict[str, _Statement] = field(default_factory=OrderedDict)
     names: Iterator[int] = field(default_factory=itertools.count)
+    ends: list[Any] = field(default_factory=list)
+    """asyncpg's handles on the prepared ``END_STATEMENTS``, kept so it never closes them."""
     tail: asyncio.Future[TailAnswer] | None = None
     """The answer to the closing message sent with the last read, while it is awaited."""
 
@@ -165,10 +180,14 @@ class PostgresEngine:
             raise unreachable(exc) from exc
         try:
             await conn.execute(BEGIN_READ, timeout=CONNECT_SECONDS)
+            ends = [
+                await conn.prepare(sql, name=name, timeout=CONNECT_SECONDS)
+                for name, sql in END_STATEMENTS.items()
+            ]
         except (*LOST, asyncpg.PostgresError, TimeoutError) as exc:
             conn.terminate()
             raise unreachable(exc) from exc
-        return _PostgresSession(conn, WireCap(conn))
+        return _PostgresSession(conn, WireCap(conn), ends=ends)
 
     # -- reads ------------------------------------------------------------------------------
     async def read(self, sql: str, args: Sequence[Scalar]) -> dict[str, Any]:
@@ -209,17 +228,21 @@ class PostgresEngine:
     async def _next_call(self, s: _PostgresSession) -> None:
         """Roll back, release, open the next call's transaction; or drop the connection.
 
-        The closing message went with the read when the read got as far as its Bind/Execute:
-        then only its answer is awaited (it came in the same flush as the rows)."""
+        The closing statements went with the read when it got as far as its Bind/Execute: then
+        their answer came in the same flush as the rows."""
         tail, s.tail = s.tail, None
         if tail is not None:
             try:
                 async with asyncio.timeout(CONNECT_SECONDS):
-                    clean = await _ended_clean(tail)
+                    answer = await tail
             except (TimeoutError, ConnectionError):
-                clean = False
-            await (self._pool.give(s) if clean else self._pool.discard(s))
-            return
+                await self._pool.discard(s)
+                return
+            if answer.ran:
+                clean = not answer.failed and answer.status == b"T"
+                await (self._pool.give(s) if clean else self._pool.discard(s))
+                return
+            # The statement failed, so the server skipped them: end the call on its own.
         try:
             await s.conn.execute(NEXT_CALL_SQL, timeout=CONNECT_SECONDS)
         except (*LOST, asyncpg.PostgresError, TimeoutError):
@@ -242,7 +265,7 @@ class PostgresEngine:
             values = coerce(args, st.param_types)
             budget = RowBudget(st.columns, st.converters)
             left = max(deadline - time.monotonic(), 0.001)
-            s.tail = s.cap.pipeline(NEXT_CALL_MESSAGE)
+            s.tail = s.cap.pipeline(END_MESSAGES)
             try:
                 rows = await fetch_at_most(st.stmt, values, FETCH_ROWS, left)
             finally:
@@ -355,12 +378,6 @@ class PostgresEngine:
 
     async def aclose(self) -> None:
         await self._pool.aclose()
-
-
-async def _ended_clean(tail: asyncio.Future[TailAnswer]) -> bool:
-    """Whether the closing message ran whole and left the connection inside its BEGIN."""
-    answer = await tail
-    return not answer.failed and answer.status == b"T"
 
 
 def _is_int8(type_name: str) -> bool:

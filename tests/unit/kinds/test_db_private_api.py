@@ -47,29 +47,43 @@ def _message(kind: bytes, body: bytes = b"") -> bytes:
     return kind + (len(body) + 4).to_bytes(4, "big") + body
 
 
-def _split(stream: bytes, chunks: list[bytes]) -> tuple[bytes, TailAnswer]:
-    """What asyncpg is given when ``stream`` arrives in ``chunks``, as ``WireCap`` routes it."""
+def _split(chunks: list[bytes]) -> tuple[bytes, TailAnswer]:
+    """What asyncpg is given when the server's stream arrives in ``chunks``, as ``WireCap``
+    routes it, and Helm's answer."""
     tail = _Tail(asyncio.get_running_loop().create_future())
     seen = b""
     for chunk in chunks:
         if tail.future.done():
             seen += chunk  # past Helm's answer: straight to asyncpg
             continue
-        head, passed, rest = tail.feed(chunk)
-        seen += head + b"".join(passed) + rest
-    assert b"".join(chunks) == stream
+        seen += b"".join(tail.feed(chunk))
     return seen, tail.future.result()
 
 
+def _cuttings(stream: bytes) -> list[list[bytes]]:
+    """``stream`` in two pieces at every place, and byte by byte."""
+    return [[stream[:cut], stream[cut:]] for cut in range(1, len(stream))] + [
+        [stream[i : i + 1] for i in range(len(stream))]
+    ]
+
+
+ROWS = _message(b"2") + _message(b"D", b"\x00\x01" + b"x" * 300) + _message(b"C", b"SELECT 1\0")
+
+
 async def test_a_pipelined_answer_is_split_from_asyncpgs_at_every_chunk_boundary() -> None:
-    """asyncpg gets its part up to its ReadyForQuery and the messages it reads in any state;
-    Helm's answer is read whole, however the stream is cut."""
-    ours = _message(b"2") + _message(b"D", b"\x00\x01" + b"x" * 300) + _message(b"C", b"SELECT 1\0")
-    ours += _message(b"Z", b"T")
-    after = _message(b"N", b"notice") + _message(b"C", b"ROLLBACK\0") + _message(b"E", b"boom")
-    stream = ours + after + _message(b"Z", b"E") + _message(b"A", b"later")
-    expected = ours + _message(b"N", b"notice") + _message(b"A", b"later")
-    cuttings = [[stream[:cut], stream[cut:]] for cut in range(1, len(stream))]
-    cuttings.append([stream[i : i + 1] for i in range(len(stream))])
-    for chunks in cuttings:
-        assert _split(stream, chunks) == (expected, TailAnswer(failed=True, status=b"E"))
+    """asyncpg gets its part up to the end of its Execute, the messages it reads in any state,
+    and the ReadyForQuery; Helm's answer is read whole, however the stream is cut."""
+    helms = (
+        _message(b"2") + _message(b"N", b"notice") + _message(b"C", b"ROLLBACK\0") + _message(b"E", b"boom")
+    )
+    stream = ROWS + helms + _message(b"Z", b"E") + _message(b"A", b"later")
+    expected = ROWS + _message(b"N", b"notice") + _message(b"Z", b"E") + _message(b"A", b"later")
+    for chunks in _cuttings(stream):
+        assert _split(chunks) == (expected, TailAnswer(ran=True, failed=True, status=b"E"))
+
+
+async def test_when_the_statement_fails_the_answer_says_helms_messages_did_not_run() -> None:
+    failed = _message(b"2") + _message(b"E", b"division by zero")
+    stream = failed + _message(b"Z", b"E")
+    for chunks in _cuttings(stream):
+        assert _split(chunks) == (stream, TailAnswer(ran=False, failed=False, status=b"E"))
