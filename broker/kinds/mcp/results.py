@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from mcp import types
 
 from broker.errors import CallError, ErrorCode
-from broker.jsonutil import DuplicateKeyError, canonical, loads_strict
+from broker.jsonutil import DuplicateKeyError, loads_strict
 
 TDT_KEYS = frozenset({"api_version", "ok", "data", "coverage", "warnings", "error"})
 
@@ -19,10 +20,15 @@ def tool_data(result: types.CallToolResult) -> Any:
     return [block.model_dump(mode="json", by_alias=True, exclude_none=True) for block in result.content]
 
 
+# The canonical text's length without its sorting (which does not change it), and built once:
+# json.dumps with options builds an encoder on every call.
+_SIZED = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
 def check_size(data: Any, limit: int, label: str) -> None:
     """``too_large`` when the JSON text of ``data`` is over ``limit`` bytes."""
     try:
-        size = len(canonical(data).encode("utf-8"))
+        size = len(_SIZED.encode(data).encode("utf-8"))
     except (TypeError, ValueError) as exc:
         raise CallError(ErrorCode.UNAVAILABLE, f"{label} sent a result that is not plain JSON") from exc
     if size > limit:
