@@ -9,12 +9,12 @@ Dotfiles: a wildcard never matches a leading dot. ``*``, ``?`` and ``**`` skip n
 with ``.`` (so ``**`` does not descend into ``.git`` and ``*.json`` does not match
 ``.secret.json``); write the dot literally to reach them (``.tdt-project/**``, ``.*.json``).
 
-A glob without ``**`` whose segments have at most one star each is also one regular
-expression over the whole path (``[^/]`` for ``?`` and ``[^/]*`` for ``*``, so no star reaches
-into the next segment); ``matches`` runs that in one C call. Its repeats are its stars, one per
-segment at most, and a star can end at one place only from which the rest of its segment and
-the ``/`` after it match, so backtracking never multiplies across segments: the engine's work
-is at most the path's length times the glob's.
+A glob without ``**`` whose segments have at most one star each is also one regular expression
+over the whole path (``[^/]`` for ``?`` and ``[^/]*`` for ``*``, so no star reaches into the
+next segment; ``.`` in a glob of one segment); ``matches`` runs that in one C call. Its repeats
+are its stars, one per segment at most, and a star can end at one place only from which the
+rest of its segment and the ``/`` after it match, so backtracking never multiplies across
+segments: the engine's work is at most the path's length times the glob's.
 
 Otherwise matching runs as a small set of states ``(glob, segment)`` advanced one path segment at a time;
 one segment is matched against one name without backtracking (``wildcard``). The same machine
@@ -101,9 +101,12 @@ class GlobSet:
         self.start = self._closure((g, 0) for g in range(len(self._segs)))
         self._file_tests: dict[States, FileTest | None] = {}
         self._file_filters: dict[States, FileFilter | None] = {}
-        self.regex, self._whole_cost = _whole_path(self._segs)
-        """The globs as one regular expression over the whole path, when they allow it."""
-        self._whole = None if self.regex is None else self.regex.fullmatch
+        self.regexes = _whole_path(self._segs)
+        """The globs as regular expressions over the whole path, by number of segments, when
+        they allow it."""
+        self._whole = None
+        if self.regexes is not None:
+            self._whole = {n: (r.fullmatch, cost) for n, (r, cost) in self.regexes.items()}
 
     def _closure(self, states: Iterable[State]) -> States:
         out: set[State] = set()
@@ -204,10 +207,15 @@ class GlobSet:
     def matches(self, segments: Sequence[str], budget: Budget) -> bool:
         """Whether the path of these segments matches a glob."""
         if self._whole is not None:  # one C call for the whole path
-            budget.left -= self._whole_cost  # what the state machine would take at most
+            found = self._whole.get(len(segments))
+            if found is None:
+                budget.spend(1)
+                return False  # no glob has that many segments
+            fullmatch, cost = found
+            budget.left -= cost  # what the state machine would take at most
             if budget.left < 0:
                 budget.overdrawn()
-            return self._whole("/".join(segments)) is not None
+            return fullmatch("/".join(segments)) is not None
         states = self.start
         for name in segments:
             states = self.step(states, name, budget)
@@ -230,25 +238,37 @@ def _one_pass(last: list[Segment]) -> FileFilter:
     return found
 
 
-def _whole_path(globs: Sequence[tuple[Segment, ...]]) -> tuple[re.Pattern[str] | None, int]:
-    """The globs as one regular expression over the whole path, and the steps one path costs,
-    when no glob has ``**`` or a segment of more than one star; else (None, 0)."""
-    parts: list[str] = []
-    cost = 0
+def _whole_path(globs: Sequence[tuple[Segment, ...]]) -> dict[int, tuple[re.Pattern[str], int]] | None:
+    """The globs as regular expressions over the whole path, one per number of segments, with
+    the steps one path costs; None when a glob has ``**`` or a segment of more than one star.
+
+    A glob of one segment uses ``.`` for its wildcards (the engine runs a star of ``.`` faster);
+    one of more segments uses ``[^/]``, so that no star reaches into the next segment.
+    """
+    parts: dict[int, list[str]] = {}
+    costs: dict[int, int] = {}
     for segs in globs:
+        any_char = "." if len(segs) == 1 else "[^/]"
         texts = []
+        cost = 0
         for seg in segs:
             if seg.literal:
                 texts.append(re.escape(seg.text))
                 cost += 1
             elif isinstance(seg.matcher, OneStar):
-                texts.append(segment_regex(seg.text, "[^/]"))
+                texts.append(segment_regex(seg.text, any_char))
                 cost += seg.matcher.cost
             else:
-                return None, 0  # ** or a segment of many stars: the state machine
-        parts.append("/".join(texts))
-    alternatives = parts[0] if len(parts) == 1 else "|".join(f"(?:{p})" for p in parts)
-    return re.compile(alternatives, re.DOTALL), cost
+                return None  # ** or a segment of many stars: the state machine
+        parts.setdefault(len(segs), []).append("/".join(texts))
+        costs[len(segs)] = costs.get(len(segs), 0) + cost
+    return {
+        n: (
+            re.compile(alts[0] if len(alts) == 1 else "|".join(f"(?:{a})" for a in alts), re.DOTALL),
+            costs[n],
+        )
+        for n, alts in parts.items()
+    }
 
 
 _CACHE: dict[str, GlobSet] = {}
