@@ -27,6 +27,7 @@ update it.
 from __future__ import annotations
 
 import asyncio
+import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -74,6 +75,7 @@ class TailAnswer:
     """The transaction status of the ReadyForQuery: ``I`` idle, ``T`` in a transaction, ``E`` failed."""
 
 
+_length = struct.Struct("!I").unpack_from
 _PASSED_ON = frozenset(b"SAN")  # ParameterStatus, NotificationResponse, NoticeResponse
 _EXECUTE_ENDS = frozenset(b"CsIE")  # CommandComplete, PortalSuspended, EmptyQueryResponse, Error
 
@@ -101,7 +103,7 @@ class _Tail:
             return [data]
         self._skip = 0
         while len(data) - pos >= 5:
-            end = pos + 1 + int.from_bytes(data[pos + 1 : pos + 5], "big")
+            end = pos + 1 + _length(data, pos + 1)[0]
             if data[pos] in _EXECUTE_ENDS:
                 if end > len(data):
                     break  # held until whole
@@ -118,7 +120,7 @@ class _Tail:
         out: list[bytes] = []
         pos = 0
         while len(data) - pos >= 5:
-            end = pos + 1 + int.from_bytes(data[pos + 1 : pos + 5], "big")
+            end = pos + 1 + _length(data, pos + 1)[0]
             if end > len(data):
                 break
             kind = data[pos]
