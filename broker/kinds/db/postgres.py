@@ -233,8 +233,10 @@ class PostgresEngine:
         tail, s.tail = s.tail, None
         if tail is not None:
             try:
-                async with asyncio.timeout(CONNECT_SECONDS):
-                    answer = await tail
+                if not tail.done():  # most often it came with the rows
+                    async with asyncio.timeout(CONNECT_SECONDS):
+                        await tail
+                answer = tail.result()
             except (TimeoutError, ConnectionError):
                 await self._pool.discard(s)
                 return
