@@ -14,7 +14,14 @@ from typing import Any
 
 from acp import RequestError, schema
 
-from broker.agents.events import TerminalRefused, clip, scrubbed, tool_content_text, update_event
+from broker.agents.events import (
+    TerminalRefused,
+    clip,
+    content_digest,
+    scrubbed,
+    tool_content_text,
+    update_event,
+)  # fmt: skip
 from broker.agents.files import serve_read, serve_write
 from broker.agents.flow import Flow
 from broker.agents.permissions import serve_permission
@@ -110,4 +117,5 @@ def _facts(update: schema.ToolCallStart | schema.ToolCallProgress) -> ToolFacts:
         clip(update.title or "", 500),
         clip(tool_content_text(update.content), 4096),
         tuple(clip(loc.path, 4096) for loc in update.locations or []),
+        content_digest(update.content),
     )

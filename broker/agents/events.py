@@ -7,6 +7,8 @@ terminal control characters; a Qt view uses plain-text widgets). Texts are cut t
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from typing import Any, ClassVar
@@ -196,6 +198,14 @@ def tool_content_text(content: list[Any] | None) -> str:
         else:
             parts.append("[terminal output]")
     return clip("\n".join(parts))
+
+
+def content_digest(content: list[Any] | None) -> str:
+    """The sha256 of a tool call's whole content (every text and diff), or "" for none."""
+    if not content:
+        return ""
+    raw = json.dumps([item.model_dump(mode="json", by_alias=True) for item in content], sort_keys=True)
+    return hashlib.sha256(raw.encode()).hexdigest()
 
 
 def update_event(update: Any) -> AgentEvent | None:

@@ -16,7 +16,7 @@ from typing import Any
 from acp import schema
 
 from broker.agents import fsguard, policy
-from broker.agents.events import PermissionDecided, clip, tool_content_text
+from broker.agents.events import PermissionDecided, clip, content_digest, tool_content_text
 from broker.agents.policy import Option, PermissionAnswer, PermissionFacts, PolicyDecision, Verdict
 from broker.agents.questions import PermissionQuestion, clip_diff
 from broker.agents.state import ENDED, SessionState, ToolFacts, new_decision_id
@@ -36,6 +36,7 @@ def facts_for(state: SessionState, call: schema.ToolCallUpdate, options: list[An
         title=clip(call.title or known.title or "(a tool call without a title)", 500),
         locations=locations,
         options=tuple(Option(o.option_id, clip(o.name, 200), o.kind) for o in options[:MAX_OPTIONS]),
+        content=content_digest(call.content) or known.digest,
     )
 
 

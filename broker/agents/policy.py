@@ -11,7 +11,10 @@ Fail closed:
 * with no reject option offered, a refusal is ``cancelled``, never an allow; so is any answer
   when two options share an id (the agent could read the id as either);
 * a sticky grant ("allow always") is Helm's own, for this session only: the agent is answered
-  ``allow_once`` whenever it offered one, so it has nothing to remember beyond the session.
+  ``allow_once`` whenever it offered one, so it has nothing to remember beyond the session;
+* a grant covers the exact request it was given for (kind, title, content and paths, not a
+  title the agent may reuse), and the roots are checked before any grant: a request naming a
+  path outside the roots is always asked, whatever was allowed before.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ ALLOW_KINDS = ("allow_once", "allow_always")
 REJECT_KINDS = ("reject_once", "reject_always")
 WRITE_KINDS = frozenset({"edit", "delete", "move"})
 READ_KINDS = frozenset({"read"})
+
+type GrantKey = tuple[str, ...]
 
 
 class Verdict(StrEnum):
@@ -45,12 +50,17 @@ class Option:
 
 @dataclass(frozen=True)
 class PermissionFacts:
-    """What the agent asks to do: the tool call's kind, title and paths, and the options."""
+    """What the agent asks to do: the tool call's kind, title and paths, and the options.
+
+    ``content`` is what else the request carries (its text, its diffs), as one string: part of
+    what a grant covers.
+    """
 
     kind: str
     title: str
     locations: tuple[str, ...]
     options: tuple[Option, ...]
+    content: str = ""
 
     @property
     def ambiguous(self) -> bool:
@@ -58,9 +68,9 @@ class PermissionFacts:
         return len({o.id for o in self.options}) != len(self.options)
 
     @property
-    def grant_key(self) -> tuple[str, str]:
-        """What an "allow always" covers: the same kind of tool call with the same title."""
-        return (self.kind, self.title)
+    def grant_key(self) -> GrantKey:
+        """What an "allow always" covers: this exact request (kind, title, content, paths)."""
+        return (self.kind, self.title, self.content, *self.locations)
 
 
 @dataclass(frozen=True)
@@ -106,9 +116,12 @@ def deny(facts: PermissionFacts, reason: str) -> PolicyDecision:
 
 
 def decide(
-    facts: PermissionFacts, rules: Rules, grants: Mapping[tuple[str, str], str], inside: Callable[[str], bool]
+    facts: PermissionFacts, rules: Rules, grants: Mapping[GrantKey, str], inside: Callable[[str], bool]
 ) -> PolicyDecision:
-    """The verdict for one permission request (pure: ``inside`` only compares paths)."""
+    """The verdict for one permission request (pure: ``inside`` only compares paths).
+
+    The roots come before any grant: a request that names a path outside them is asked.
+    """
     if facts.ambiguous:
         return PolicyDecision(Verdict.DENY, "the agent offered two options with the same id")
     allow = _first(facts.options, ALLOW_KINDS)
@@ -116,15 +129,12 @@ def decide(
         return deny(facts, "the agent offered no option that allows it")
     if facts.kind in WRITE_KINDS and not rules.write:
         return deny(facts, "this run does not allow changes to files")
+    if not all(inside(path) for path in facts.locations):
+        return PolicyDecision(Verdict.ASK, "it names a path outside the agent's folders: the user decides")
     grant = grants.get(facts.grant_key)
     if grant is not None:
         return PolicyDecision(Verdict.ALLOW, "allowed always for this session", allow.id, grant)
-    if (
-        facts.kind in READ_KINDS
-        and rules.allow_reads
-        and facts.locations
-        and all(inside(path) for path in facts.locations)
-    ):
+    if facts.kind in READ_KINDS and rules.allow_reads and facts.locations:
         return PolicyDecision(Verdict.ALLOW, "a read inside the agent's folders (reads allowed)", allow.id)
     return PolicyDecision(Verdict.ASK, "the user decides")
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from broker.agents.events import AgentEvent, clip
 from broker.agents.fsguard import Root
-from broker.agents.policy import Rules
+from broker.agents.policy import GrantKey, Rules
 from broker.agents.profiles import AgentProfile
 from broker.agents.questions import PermissionAsker
 from broker.audit import AuditLog, AuditRecord
@@ -70,6 +70,8 @@ class ToolFacts:
     title: str
     content: str
     locations: tuple[str, ...]
+    digest: str = ""
+    """The sha256 of the tool call's whole content (diffs included): what a grant covers."""
 
 
 class ToolBook:
@@ -93,6 +95,7 @@ class ToolBook:
                 facts.title or old.title,
                 facts.content or old.content,
                 facts.locations or old.locations,
+                facts.digest or old.digest,
             )
         self._calls[clip(tool_id, 200)] = facts
         while len(self._calls) > self._limit:
@@ -121,7 +124,7 @@ class SessionState:
     push: Callable[[AgentEvent], None]
     writes: WritePipeline
     """The one write pipeline (``broker.writes``) every file write of the session goes through."""
-    grants: dict[tuple[str, str], str] = field(default_factory=dict)
+    grants: dict[GrantKey, str] = field(default_factory=dict)
     tools: ToolBook = field(default_factory=ToolBook)
     cancelled: asyncio.Event = field(default_factory=asyncio.Event)
     ended: asyncio.Event = field(default_factory=asyncio.Event)

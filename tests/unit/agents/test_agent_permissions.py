@@ -79,6 +79,28 @@ async def test_allow_always_is_sticky_for_that_session_only_and_audited_with_its
     assert f"grant {granted.decision_id}" in records[1].reason
 
 
+async def test_allow_always_covers_the_exact_request_and_never_a_path_outside_the_roots(
+    setup: Setup, tmp_path: Path
+):
+    asker = pick("always")
+    inside = str(setup.root / "notes.txt")
+    ssh_key = tmp_path / ".ssh" / "id_ed25519"
+    ssh_key.parent.mkdir()
+    ssh_key.write_text("PRIVATE KEY\n")
+    steps = [
+        ask("Read file", "read", locations=[inside]),
+        ask("Read file", "read", locations=[inside]),  # the same request: the grant holds
+        ask("Read file", "read", locations=[str(ssh_key)]),  # same title, a path outside: asked
+        ask("Read file", "read", locations=[str(setup.root / "other.txt")]),  # another path: asked
+    ]
+    async with setup.host() as host:
+        events = await turn(session(host, asker=asker), steps)
+    verdicts = [(e.verdict, e.decision) for e in events if isinstance(e, PermissionDecided)]
+    asked = ("ask", "confirmed")
+    assert verdicts == [asked, ("allow", "allowed"), asked, asked]
+    assert len(asker.asked) == 3
+
+
 @pytest.mark.parametrize(
     ("asker", "options", "said_", "decision"),
     [

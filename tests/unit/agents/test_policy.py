@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from broker.agents import fsguard
+from broker.agents.fsguard import Root
 from broker.agents.policy import (
     Option,
     PermissionFacts,
@@ -89,10 +93,24 @@ def test_a_sticky_grant_allows_the_same_tool_call_with_allow_once_and_names_the_
     assert (got.verdict, got.option_id, got.grant) == (Verdict.ALLOW, "once", "d-1")
 
 
-def test_a_sticky_grant_covers_only_the_same_kind_and_title():
-    f = facts()
-    other = PermissionFacts("execute", "Run rm -rf", (), ALL)
-    assert verdict(other, grants={f.grant_key: "d-1"}).verdict is Verdict.ASK
+def test_a_sticky_grant_covers_only_the_exact_request():
+    f = PermissionFacts("edit", "Edit", (f"{ROOT}/a.py",), ALL, content="d1")
+    others = [
+        PermissionFacts("execute", "Run rm -rf", (), ALL),
+        PermissionFacts("delete", "Edit", (f"{ROOT}/a.py",), ALL, content="d1"),
+        PermissionFacts("edit", "Edit", (f"{ROOT}/b.py",), ALL, content="d1"),
+        PermissionFacts("edit", "Edit", (f"{ROOT}/a.py",), ALL, content="d2"),
+        PermissionFacts("edit", "Edit", (f"{ROOT}/a.py", f"{ROOT}/b.py"), ALL, content="d1"),
+    ]
+    assert verdict(f, write=True, grants={f.grant_key: "d-1"}).verdict is Verdict.ALLOW
+    for other in others:
+        assert verdict(other, write=True, grants={f.grant_key: "d-1"}).verdict is Verdict.ASK
+
+
+def test_the_roots_are_checked_before_a_grant():
+    f = PermissionFacts("read", "Read file", ("/home/me/.ssh/id_ed25519",), ALL)
+    got = verdict(f, reads=True, grants={f.grant_key: "d-1"})
+    assert (got.verdict, got.grant) == (Verdict.ASK, None)
 
 
 def test_a_sticky_grant_does_not_override_a_run_without_writes():
@@ -158,3 +176,34 @@ def test_helm_never_answers_with_an_allow_the_user_did_not_pick_or_the_policy_di
         assert kinds.get(picked or "", "").startswith("allow")
     if answer.option_id is None:
         assert answer.option_kind == "cancelled"
+
+
+SEGMENTS = st.sampled_from(["a", "b.py", "..", ".", "", "root", ".ssh", "id_ed25519", "root2", "~"])
+PATHS = st.one_of(
+    st.lists(SEGMENTS, max_size=4).map(lambda parts: "/".join([ROOT, *parts])),
+    st.lists(SEGMENTS, max_size=4).map(lambda parts: "/" + "/".join(parts)),
+    st.lists(SEGMENTS, max_size=3).map("/".join),
+    st.text(max_size=12),
+)
+FACTS = st.builds(
+    PermissionFacts,
+    kind=st.sampled_from(["read", "edit", "delete", "move", "execute", "fetch", "other"]),
+    title=st.sampled_from(["Read file", "Edit", ""]),
+    locations=st.lists(PATHS, max_size=3).map(tuple),
+    options=st.just(ALL),
+    content=st.sampled_from(["", "d1"]),
+)
+
+
+@given(granted=st.lists(FACTS, max_size=4), asked=FACTS, write=st.booleans(), reads=st.booleans())
+def test_no_grant_ever_allows_a_path_outside_the_roots(
+    granted: list[PermissionFacts], asked: PermissionFacts, write: bool, reads: bool
+):
+    roots = (Root("Workspace", "ws", Path(ROOT)),)
+    grants = {f.grant_key: f"d-{i}" for i, f in enumerate([*granted, asked])}
+    got = decide(asked, Rules(write=write, allow_reads=reads), grants, lambda p: fsguard.inside(p, roots))
+    if got.verdict is Verdict.ALLOW:
+        assert all(fsguard.inside(path, roots) for path in asked.locations)
+        assert got.grant is None or asked.grant_key in grants
+    if any(not fsguard.inside(path, roots) for path in asked.locations):
+        assert got.verdict is not Verdict.ALLOW
