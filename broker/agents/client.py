@@ -14,14 +14,7 @@ from typing import Any
 
 from acp import RequestError, schema
 
-from broker.agents.events import (
-    TerminalRefused,
-    clip,
-    content_digest,
-    scrubbed,
-    tool_content_text,
-    update_event,
-)  # fmt: skip
+from broker.agents.events import TerminalRefused, clip, content_digest, tool_content_text, update_event
 from broker.agents.files import serve_read, serve_write
 from broker.agents.flow import Flow
 from broker.agents.permissions import serve_permission
@@ -57,7 +50,7 @@ class HelmClient:
                 state.tools.note(update.tool_call_id, _facts(update))
             event = update_event(update)
             if event is not None:
-                state.push(scrubbed(event, state.scrub))
+                state.emit(event)
         finally:
             self.flow.update_done()
 
@@ -83,7 +76,7 @@ class HelmClient:
         state = self.session
         if state is not None and state.session_id == session_id:  # the transcript says so
             line = clip(shlex.join([command, *(args or [])]), 2000)
-            state.push(scrubbed(TerminalRefused(line), state.scrub))
+            state.emit(TerminalRefused(line))
         raise RequestError.method_not_found("terminal/create")
 
     async def terminal_output(self, **kwargs: Any) -> Any:

@@ -47,7 +47,7 @@ def _shown(path: object) -> str:
 
 def _done(state: SessionState, op: str, path: str, decision: str, outcome: str, message: str = "") -> None:
     state.record(f"fs/{op}_text_file", decision, outcome, title=path)
-    state.push(FileAccess(op, path, decision, outcome, message))
+    state.emit(FileAccess(op, path, decision, outcome, message))
 
 
 def _lines(text: str, line: int | None, limit: int | None) -> str:
@@ -162,14 +162,14 @@ async def _serve_write(state: SessionState, path: str, content: str) -> schema.W
     except CallError as err:
         decision = answers[-1] if answers else Decision.DECLINED
         if decision is Decision.WITHDRAWN:
-            state.push(FileAccess("write", shown, "cancelled", "declined", ENDED))
+            state.emit(FileAccess("write", shown, "cancelled", "declined", ENDED))
             raise _error(f"{ENDED}; nothing was written to {shown}") from None
         if decision is not Decision.CONFIRMED:
-            state.push(FileAccess("write", shown, decision.value, "declined", ""))
+            state.emit(FileAccess("write", shown, decision.value, "declined", ""))
             raise _error(
                 f"the user did not confirm the change to {shown} ({decision.value}); nothing was written"
             ) from None
-        state.push(FileAccess("write", shown, decision.value, err.code.value, err.message))
+        state.emit(FileAccess("write", shown, decision.value, err.code.value, err.message))
         raise _error(f"the write to {shown} failed: {err.message}; nothing was written") from None
-    state.push(FileAccess("write", shown, Decision.CONFIRMED.value, "ok", ""))
+    state.emit(FileAccess("write", shown, Decision.CONFIRMED.value, "ok", ""))
     return schema.WriteTextFileResponse()

@@ -11,7 +11,6 @@ import asyncio
 import contextlib
 import hashlib
 import json
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -22,6 +21,7 @@ from broker.agents.fsguard import Root
 from broker.agents.policy import Rules
 from broker.agents.profiles import AgentProfile
 from broker.agents.questions import PermissionAsker
+from broker.agents.scrub import ChunkScrubber, scrubber
 from broker.agents.session import AgentSession, SessionRequest
 from broker.agents.state import Limits, SessionState
 from broker.audit import FILE_NAME, AuditLog
@@ -115,7 +115,8 @@ class AgentHost:
             session_id="", profile=plan.profile, workspace=plan.workspace, roots=plan.roots,
             rules=Rules(write=request.write, allow_reads=plan.profile.allow_reads),
             home=self.home.path, audit=self.audit, asker=asker, confirmer=confirmer, limits=self.limits,
-            scrub=_scrubber(plan.secret), push=_nowhere, writes=self.writes,
+            scrub=scrubber(plan.secret), chunks=ChunkScrubber(plan.secret), push=_nowhere,
+            writes=self.writes,
         )  # fmt: skip
         session = AgentSession(self, plan, state)
         self._sessions.add(session)
@@ -170,13 +171,6 @@ class AgentHost:
             with contextlib.suppress(asyncio.CancelledError):
                 await timer
             await conn.close()
-
-
-def _scrubber(secret: str | None) -> Callable[[str], str]:
-    def scrub(text: str) -> str:
-        return text.replace(secret, "[key removed]") if secret else text
-
-    return scrub
 
 
 def _nowhere(event: object) -> None:

@@ -145,7 +145,7 @@ async def _serve(
         reason=reason,
     )
     kind, option = facts.kind, answer.option_kind
-    state.push(
+    state.emit(
         PermissionDecided(did, title, kind, verdict.verdict.value, word, option, reason, answer.sticky)
     )
     return _response(answer)

@@ -24,6 +24,7 @@ from acp import schema
 from pydantic import ValidationError
 
 from broker.agents.flow import Flow
+from broker.agents.scrub import scrub_message, scrubber
 from broker.errors import AgentError
 
 log = logging.getLogger("helm.agents")
@@ -65,6 +66,7 @@ class AgentProcess:
         self.process = process
         self.stderr = StderrTail(secret)
         self._secret = secret
+        self._scrub = scrubber(secret)
         self._drain = asyncio.create_task(self._read_stderr(), name="helm.agents.stderr")
 
     @classmethod
@@ -97,7 +99,11 @@ class AgentProcess:
 
     def scrub(self, text: str) -> str:
         """``text`` (from the agent) without its key."""
-        return text.replace(self._secret, "[key removed]") if self._secret else text
+        return self._scrub(text)
+
+    @property
+    def has_secret(self) -> bool:
+        return bool(self._secret)
 
     def failure(self, message: str) -> AgentError:
         """An error naming what went wrong, with the exit code and the stderr tail."""
@@ -144,6 +150,7 @@ class LineTransport:
         assert agent.process.stdin is not None
         assert agent.process.stdout is not None
         self._stdin = agent.process.stdin
+        self._scrub = agent.scrub if agent.has_secret else None
         self._stdout = agent.process.stdout
         self._flow = flow
         self._max = max_message
@@ -176,18 +183,26 @@ class LineTransport:
                 continue
             if not isinstance(message, dict):
                 continue
-            if "method" in message and "id" in message:
-                self._flow.request_started(message["id"])
-            elif message.get("method") == "session/update":
-                # Only a valid update reaches Helm's handler, which marks it done; an invalid
-                # one would leave the count up for good.
-                try:
-                    schema.SessionNotification.model_validate(message.get("params"))
-                except ValidationError:
-                    log.debug("an agent sent a malformed session/update; ignored")
-                    continue
-                self._flow.update_started()
-            return message
+            if self._scrub is not None:  # the key leaves the agent's process in no string
+                message = scrub_message(message, self._scrub)
+            counted = self._counted(message)
+            if counted is not None:
+                return counted
+
+    def _counted(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        """``message``, counted by ``Flow``; None for an invalid ``session/update`` (to ignore)."""
+        if "method" in message and "id" in message:
+            self._flow.request_started(message["id"])
+        elif message.get("method") == "session/update":
+            # Only a valid update reaches Helm's handler, which marks it done; an invalid
+            # one would leave the count up for good.
+            try:
+                schema.SessionNotification.model_validate(message.get("params"))
+            except ValidationError:
+                log.debug("an agent sent a malformed session/update; ignored")
+                return None
+            self._flow.update_started()
+        return message
 
     async def _read_line(self) -> bytes | None:
         while True:

@@ -98,7 +98,7 @@ class AgentSession:
                 err.message = "the agent did not stop after cancel; Helm ended it"
             final = AgentFailed(err.message, err.exit_code, err.stderr_tail)
             await self.state.drop_questions(self.state.limits.term_grace)
-        flow.push(final)
+        self.state.emit(final)
 
     async def _start(self, prompt: str, flow: Flow) -> None:
         plan = self._plan
@@ -120,7 +120,7 @@ class AgentSession:
                 f"the agent did not start within {limits.startup:g} s (initialize and session/new)"
             ) from None
         assert self.id is not None
-        self.state.push(SessionStarted(self.id, plan.profile.name, plan.workspace.name, resumed, note))
+        self.state.emit(SessionStarted(self.id, plan.profile.name, plan.workspace.name, resumed, note))
         history.remember(
             self.state.home,
             history.PastSession.now(self.id, plan.profile.name, plan.workspace.name, plan.projects, prompt),

@@ -19,6 +19,7 @@ from broker.agents.fsguard import Root
 from broker.agents.policy import GrantKey, Rules
 from broker.agents.profiles import AgentProfile
 from broker.agents.questions import PermissionAsker
+from broker.agents.scrub import ChunkScrubber
 from broker.audit import AuditLog, AuditRecord
 from broker.errors import SettingsError
 from broker.settings import Workspace
@@ -124,6 +125,8 @@ class SessionState:
     push: Callable[[AgentEvent], None]
     writes: WritePipeline
     """The one write pipeline (``broker.writes``) every file write of the session goes through."""
+    chunks: ChunkScrubber = field(default_factory=lambda: ChunkScrubber(None))
+    """Scrubs the key from what is streamed, across chunk boundaries (see ``emit``)."""
     grants: dict[GrantKey, str] = field(default_factory=dict)
     tools: ToolBook = field(default_factory=ToolBook)
     cancelled: asyncio.Event = field(default_factory=asyncio.Event)
@@ -131,6 +134,12 @@ class SessionState:
     """Set when the turn failed (the agent ended): every open question is dropped, refused."""
     serving: set[asyncio.Future[None]] = field(default_factory=set)
     """One future per request being served that may ask the user (see ``asking``)."""
+
+    def emit(self, event: AgentEvent) -> None:
+        """Stream ``event`` to the consumer with the key removed (a chunk that may end in half
+        the key is held back until the next event)."""
+        for out in self.chunks.events(event):
+            self.push(out)
 
     def record(self, operation: str, decision: str, outcome: str, **details: Any) -> None:
         """One audit record for this session (``details``: title, request_digest, decision_id,

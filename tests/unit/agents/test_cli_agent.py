@@ -144,6 +144,31 @@ def test_run_asks_on_the_terminal_shows_agent_text_safely_and_exits_0_at_end_tur
     assert "[turn ended: end_turn]" in done.stdout
 
 
+def test_run_never_prints_or_audits_the_agents_key_from_a_path_an_option_name_or_split_chunks(
+    cli_home: tuple[Path, Path], tmp_path: Path
+):
+    home = cli_home[0]
+    subprocess.run(
+        [sys.executable, "-m", "app.cli", "agent", "add", "k", "--command", sys.executable, "--arg", AGENT,
+         "--key-env", "AGENT_KEY"],
+        env={**os.environ, "HELM_HOME": str(home)}, cwd=REPO, input=f"{KEY}\n", text=True, check=True,
+        capture_output=True, timeout=60,
+    )  # fmt: skip
+    ask = {"ask": {"id": "t", "title": "Run", "kind": "execute",
+                   "options": [["a", f"Allow {KEY}", "allow_once"], ["r", "No", "reject_once"]]}}  # fmt: skip
+    steps = [{"read": f"{tmp_path}/{KEY}/x"}, ask, {"say": KEY[:6]}, {"say": KEY[6:]}]
+    argv = [sys.executable, "-m", "app.cli", "agent", "run", "k", "-w", "ws", json.dumps(steps)]
+    done = subprocess.run(
+        argv, env={**os.environ, "HELM_HOME": str(home)}, cwd=REPO, input="y\n", text=True,
+        capture_output=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "Allow [key removed]" in done.stderr
+    assert "[key removed]" in done.stdout
+    for text in (done.stdout, done.stderr, (home / "audit.jsonl").read_text()):
+        assert KEY not in text
+
+
 def test_run_treats_end_of_input_as_no_and_exits_1_on_refusal(cli_home: tuple[Path, Path]):
     done = helm_run(cli_home[0], [ASK, {"stop": "refusal"}], stdin=None)
     assert done.returncode == 1
