@@ -7,14 +7,16 @@ from stdin or a prompt (never argv) into the credential store.
 first and stores a profile that starts it (``agent_provision``); ``verify`` checks an install.
 ``run NAME --workspace W [--project P]... [--write] [--json] [--resume ID] PROMPT`` runs one
 prompt turn and streams the transcript; each question is asked on the terminal, y/N with No the
-default, and end of input means No. Exit code: 0 when the agent ends its turn, 1 on a refusal,
-a cancel (Ctrl-C) or an error.
+default, and end of input means No. Ctrl-C, SIGTERM and SIGHUP each cancel the turn and stop the
+agent with everything it started. Exit code: 0 when the agent ends its turn, 1 on a refusal, a
+cancel (Ctrl-C, SIGTERM, SIGHUP) or an error.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import signal
 import sys
@@ -24,8 +26,19 @@ from typing import Any, TextIO
 from app.commands import agent_provision
 from app.commands.agent_terminal import StdinLines, TerminalQuestions, safe
 from app.commands.common import add_home_option, credentials, fail, home, print_json, read_secret, run
-from broker.agents import AgentEvent, AgentHost, MessageChunk, SessionRequest, past_sessions, profiles
+from broker.agents import (
+    AgentEvent,
+    AgentHost,
+    AgentSession,
+    MessageChunk,
+    SessionRequest,
+    past_sessions,
+    profiles,
+)
 from broker.agents.profiles import AgentProfile
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""Each cancels the turn, then the agent is stopped (its whole group and all it started)."""
 
 
 def register(sub: Any) -> None:
@@ -159,28 +172,51 @@ def _run(args: argparse.Namespace) -> int:
 
 
 async def _run_session(args: argparse.Namespace, request: SessionRequest) -> int:
+    loop = asyncio.get_running_loop()
+    stops: list[signal.Signals] = []
+    stopped = asyncio.Event()
+
+    def on_stop(sig: signal.Signals) -> None:
+        what = "cancelling the turn" if sig is signal.SIGINT else f"{sig.name}: stopping the agent"
+        print(f"\nhelm: {what}…", file=sys.stderr)
+        stops.append(sig)
+        stopped.set()
+
+    # However Helm is stopped, the agent and everything it started end, warm agents included:
+    # the handlers stay until the host has stopped every agent.
+    for sig in STOP_SIGNALS:
+        loop.add_signal_handler(sig, on_stop, sig)
+    try:
+        async with AgentHost(home(args), credentials(args)) as host, StdinLines.open() as lines:
+            questions = TerminalQuestions(lines)
+            session = host.session(request, asker=questions.permission, confirmer=questions.write)
+            return await _stream_turn(args, session, stopped)
+    finally:
+        for sig in STOP_SIGNALS:
+            loop.remove_signal_handler(sig)
+
+
+async def _stream_turn(args: argparse.Namespace, session: AgentSession, stopped: asyncio.Event) -> int:
+    """Stream one turn; each stop signal cancels it (the session is closed in any case)."""
     show = _show_json if args.json else TextTranscript().show
     code = 1
-    async with AgentHost(home(args), credentials(args)) as host, StdinLines.open() as lines:
-        questions = TerminalQuestions(lines)
-        session = host.session(request, asker=questions.permission, confirmer=questions.write)
-        loop = asyncio.get_running_loop()
-        cancels: set[asyncio.Task[None]] = set()
 
-        def on_interrupt() -> None:
-            print("\nhelm: cancelling the turn…", file=sys.stderr)
-            cancels.add(loop.create_task(session.cancel()))
+    async def cancel_on_stop() -> None:
+        while True:
+            await stopped.wait()
+            stopped.clear()
+            await session.cancel()
 
-        loop.add_signal_handler(signal.SIGINT, on_interrupt)
-        try:
-            async for event in session.run(args.prompt):
-                show(event)
-                code = 0 if event.type == "turn_ended" and event.as_json()["stop_reason"] == "end_turn" else 1
-        finally:
-            loop.remove_signal_handler(signal.SIGINT)
-            await session.close()
-            if cancels:
-                await asyncio.wait(cancels, timeout=host.limits.cancel_grace + 2 * host.limits.term_grace)
+    canceller = asyncio.create_task(cancel_on_stop(), name="helm.agent.stop")
+    try:
+        async for event in session.run(args.prompt):
+            show(event)
+            code = 0 if event.type == "turn_ended" and event.as_json()["stop_reason"] == "end_turn" else 1
+    finally:
+        await session.close()
+        canceller.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await canceller
     return code
 
 

@@ -1,11 +1,14 @@
 """The agent's process: started without a shell in its own process group, and its pipes.
 
-* ``AgentProcess`` starts the program with the minimal child environment, keeps the last
-  ~4 KB of its stderr (the key removed before anyone sees it), and stops it: close stdin and
-  wait, then SIGTERM the whole group and wait, then SIGKILL the group, so nothing the agent
-  started outlives it.
+* ``AgentProcess`` starts the program with the minimal child environment and its mark
+  (``broker.agents.tree``), keeps the last ~4 KB of its stderr (the key removed before anyone
+  sees it), and stops it: close stdin and wait, then SIGTERM the whole group and every process
+  the agent started (found by ``tree.descendants``, wherever it went) and wait, then SIGKILL
+  whatever is left, so nothing the agent started outlives it.
 * ``LineTransport`` is the SDK's message transport over the child's stdin/stdout, reading at
-  most ``MAX_MESSAGE`` bytes of a line and asking ``Flow`` for room before each message.
+  most ``MAX_MESSAGE`` bytes of a line and asking ``Flow`` for room before each message. It
+  watches the process itself, not only its stdout: once the agent has exited, what it wrote
+  before is read and the stream ends, even while a process it started holds the pipe open.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any
 from acp import schema
 from pydantic import ValidationError
 
+from broker.agents import tree
 from broker.agents.flow import Flow
 from broker.agents.scrub import scrub_message, scrubber
 from broker.errors import AgentError
@@ -32,6 +36,9 @@ log = logging.getLogger("helm.agents")
 MAX_MESSAGE = 4 * 1024 * 1024
 STDERR_TAIL = 4096
 _CHUNK = 64 * 1024
+AFTER_EXIT = 0.5
+"""Once the agent has exited, how long what it wrote before may still take to be read."""
+_POLL = 0.05
 
 
 class StderrTail:
@@ -59,33 +66,56 @@ class StderrTail:
         return data[-STDERR_TAIL:].decode("utf-8", "replace")
 
 
+class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):
+    """The standard protocol, and a future done when the process exits: ``Process.wait``
+    waits for its pipes to close too, which a process the agent started may keep open."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(limit=_CHUNK, loop=loop)
+        self.exit: asyncio.Future[None] = loop.create_future()
+
+    def process_exited(self) -> None:
+        super().process_exited()
+        if not self.exit.done():
+            self.exit.set_result(None)
+
+
 class AgentProcess:
     """A running agent; its pid is also its process group id."""
 
-    def __init__(self, process: asyncio.subprocess.Process, secret: str | None) -> None:
+    def __init__(
+        self, process: asyncio.subprocess.Process, exited: asyncio.Future[None], secret: str | None, mark: str
+    ) -> None:
         self.process = process
+        self.mark = mark
         self.stderr = StderrTail(secret)
         self._secret = secret
         self._scrub = scrubber(secret)
         self._drain = asyncio.create_task(self._read_stderr(), name="helm.agents.stderr")
+        self.exited = exited
+        """Done when the agent's process has exited (whoever holds its pipes)."""
 
     @classmethod
     async def start(
         cls, command: Sequence[str], env: dict[str, str], cwd: Path, secret: str | None
     ) -> AgentProcess:
+        mark = tree.new_mark()
+        loop = asyncio.get_running_loop()
+        protocol = _Protocol(loop)
         try:
-            process = await asyncio.create_subprocess_exec(
+            transport, _ = await loop.subprocess_exec(
+                lambda: protocol,
                 *command,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
-                env=env,
+                env={**env, tree.MARK_VARIABLE: mark},
                 cwd=cwd,
                 start_new_session=True,
             )
         except (OSError, ValueError) as exc:
             raise AgentError(f"the agent {command[0]!r} could not be started ({type(exc).__name__})") from exc
-        return cls(process, secret)
+        return cls(asyncio.subprocess.Process(transport, protocol, loop), protocol.exit, secret, mark)
 
     @property
     def pid(self) -> int:
@@ -112,20 +142,38 @@ class AgentProcess:
     async def wait_exit(self, seconds: float) -> bool:
         """Wait up to ``seconds`` for the agent to exit (and its stderr to be read)."""
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(self.process.wait()), seconds)
+            await asyncio.wait_for(asyncio.shield(self.exited), seconds)
             await asyncio.wait_for(asyncio.shield(self._drain), seconds)
         return self.process.returncode is not None
 
-    def signal_group(self, sig: signal.Signals) -> None:
+    def signal_all(self, sig: signal.Signals) -> bool:
+        """Send ``sig`` to the agent's group and to every process it started, wherever it went;
+        whether anything was left to signal."""
+        left = tree.descendants(self.process.pid, self.mark)
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, sig)
+        for pid in left:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, sig)
+        return bool(left) or self.process.returncode is None
+
+    async def _gone(self, seconds: float) -> None:
+        """Wait up to ``seconds`` until the agent has exited and nothing it started is left."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + seconds
+        while loop.time() < deadline:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self.exited), max(deadline - loop.time(), 0))
+            if not tree.descendants(self.process.pid, self.mark):
+                return
+            await asyncio.sleep(_POLL)
 
     async def terminate(self, grace: float) -> None:
-        """SIGTERM the group, wait ``grace``, then SIGKILL the group (whatever is left in it)."""
-        if self.process.returncode is None:
-            self.signal_group(signal.SIGTERM)
-            await self.wait_exit(grace)
-        self.signal_group(signal.SIGKILL)
+        """SIGTERM the group and everything the agent started, wait ``grace``, then SIGKILL
+        whatever is left."""
+        if self.signal_all(signal.SIGTERM):
+            await self._gone(grace)
+        self.signal_all(signal.SIGKILL)
         await self.wait_exit(grace)
         self._drain.cancel()
 
@@ -134,13 +182,16 @@ class AgentProcess:
         if self.process.stdin is not None:
             with contextlib.suppress(OSError):
                 self.process.stdin.close()
-        await self.wait_exit(grace)
+        with contextlib.suppress(TimeoutError):  # not its stderr: a process it started may hold it
+            await asyncio.wait_for(asyncio.shield(self.exited), grace)
         await self.terminate(grace)
         # Read stdout to its end, so every pipe of the process is closed before the loop is.
         stdout = self.process.stdout
         if stdout is not None:
             with contextlib.suppress(TimeoutError, OSError, RuntimeError):
                 await asyncio.wait_for(stdout.read(), grace)
+        with contextlib.suppress(TimeoutError):  # and the transport is done with the process
+            await asyncio.wait_for(self.process.wait(), grace)
 
 
 class LineTransport:
@@ -152,6 +203,9 @@ class LineTransport:
         self._stdin = agent.process.stdin
         self._scrub = agent.scrub if agent.has_secret else None
         self._stdout = agent.process.stdout
+        self._exited = agent.exited
+        self._until: float | None = None
+        """Once the agent has exited: until when what it wrote before is still read."""
         self._flow = flow
         self._max = max_message
         self._buf = bytearray()
@@ -216,10 +270,28 @@ class LineTransport:
             if len(self._buf) > self._max:
                 self.broken = f"the agent sent a message larger than {self._max // (1024 * 1024)} MiB"
                 return None
-            chunk = await self._stdout.read(_CHUNK)
+            chunk = await self._read_chunk()
             if not chunk:
                 return None
             self._buf += chunk
+
+    async def _read_chunk(self) -> bytes:
+        """The next bytes of stdout; b"" at its end, or shortly after the agent has exited."""
+        loop = asyncio.get_running_loop()
+        read: asyncio.Future[Any] = asyncio.ensure_future(self._stdout.read(_CHUNK))
+        try:
+            if self._until is None:
+                await asyncio.wait((read, self._exited), return_when=asyncio.FIRST_COMPLETED)
+                if read.done():
+                    got: bytes = read.result()
+                    return got
+                self._until = loop.time() + AFTER_EXIT
+            with contextlib.suppress(TimeoutError):
+                chunk: bytes = await asyncio.wait_for(read, max(self._until - loop.time(), 0))
+                return chunk
+            return b""
+        finally:
+            read.cancel()  # a no-op once it is done
 
     async def close(self) -> None:
         with contextlib.suppress(OSError):

@@ -91,4 +91,7 @@ class ChunkScrubber:
 
 
 def _same_stream(a: _Chunk, b: _Chunk) -> bool:
-    return type(a) is type(b) and getattr(a, "role", "") == getattr(b, "role", "")
+    """Whether ``b`` continues the text of ``a`` (not another stream, not another message)."""
+    if isinstance(a, MessageChunk) and isinstance(b, MessageChunk):
+        return a.role == b.role and not b.starts_new_message(a)
+    return type(a) is type(b)

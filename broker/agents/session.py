@@ -74,6 +74,9 @@ class AgentSession:
             while True:
                 event = await flow.next(_PUMP_TICK)
                 if event is None:
+                    # The turn may have ended, its final event queued, as the wait ran out.
+                    event = flow.pop() if self._turn.done() else None
+                if event is None:
                     if self._turn.done():
                         self._turn.result()  # a turn that ended without its final event: a bug
                         return

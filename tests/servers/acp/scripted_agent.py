@@ -15,6 +15,10 @@ an agent message, e.g. ``[{"read": "/abs/path"}, {"say": "done"}]``:
 * ``crash`` CODE (+ ``stderr`` TEXT) → writes TEXT to stderr and exits mid-turn;
 * ``hang`` {child: bool, ignore_term: bool} → starts a grandchild (sleep) and never answers,
   ignoring session/cancel (and SIGTERM when told);
+* ``daemon`` {hold: bool} → starts a grandchild that forks, calls ``setsid`` (leaving the
+  agent's process group) and sleeps; its parent exits at once, so it leaves the agent's process
+  tree too. It reports "daemon PID". With ``hold`` it keeps the agent's stdout and stderr open,
+  otherwise it closes them as a daemon does;
 * ``wait_cancel`` → ends the turn with "cancelled" once session/cancel arrives;
 * ``env`` / ``cwd`` / ``pid`` → reports its environment (JSON) / folder / process ids;
 * ``stop`` REASON → the turn's stop reason (default end_turn).
@@ -43,6 +47,22 @@ from acp import schema
 ARGS = sys.argv[1:]
 LOAD = "--load" in ARGS
 STATE = Path(ARGS[ARGS.index("--state") + 1]) if "--state" in ARGS else None
+
+
+DAEMON = """
+import os, sys, time
+write = int(sys.argv[1])
+if os.fork():
+    os._exit(0)
+os.setsid()
+os.write(write, str(os.getpid()).encode())
+os.close(write)
+if sys.argv[2] == "close":
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+time.sleep(600)
+"""
 
 
 class Scripted:
@@ -191,6 +211,17 @@ class Scripted:
             await self.say(sid, f"child {child.pid}")
         while True:
             await asyncio.sleep(3600)
+
+    async def do_daemon(self, sid: str, value: dict[str, Any], step: dict[str, Any]) -> None:
+        read, write = os.pipe()
+        starter = subprocess.Popen(
+            [sys.executable, "-c", DAEMON, str(write), "hold" if value.get("hold") else "close"],
+            stdin=subprocess.DEVNULL, pass_fds=(write,),
+        )  # fmt: skip
+        os.close(write)
+        starter.wait()
+        with os.fdopen(read) as pipe:
+            await self.say(sid, f"daemon {pipe.read().strip()}")
 
     async def do_wait_cancel(self, sid: str, value: Any, step: dict[str, Any]) -> str:
         await self.say(sid, "waiting for cancel\n")

@@ -4,9 +4,12 @@ the user's answers, and short limits."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
+import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -110,3 +113,23 @@ def said(events: list[AgentEvent]) -> list[str]:
 
 def last(events: list[AgentEvent]) -> AgentEvent:
     return events[-1]
+
+
+def alive(pid: int) -> bool:
+    """The process runs (a zombie waiting to be reaped does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+@contextlib.contextmanager
+def reaped(pids: list[int]) -> Iterator[list[int]]:
+    """``pids`` (filled in by the test) are killed at the end, so a failing test leaks none."""
+    try:
+        yield pids
+    finally:
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)

@@ -14,9 +14,10 @@ import pytest
 
 from broker.agents import AgentFailed, Limits, SessionStarted, TurnEnded
 from broker.agents.flow import MAX_EVENTS
+from broker.agents.tree import MARK_VARIABLE
 from broker.childenv import safe_environment
 from broker.errors import SettingsError
-from tests.unit.agents.agent_setup import KEY, SHORT, Setup, make_setup, said, session, turn
+from tests.unit.agents.agent_setup import KEY, SHORT, Setup, alive, make_setup, reaped, said, session, turn
 
 
 @pytest.fixture
@@ -59,6 +60,7 @@ async def test_the_agent_runs_in_its_own_group_in_the_root_with_the_safe_environ
     variables = json.loads(env)
     assert key_digest == hashlib.sha256(KEY.encode()).hexdigest()
     assert variables.pop("AGENT_KEY") == "[key removed]"  # what the agent says is scrubbed too
+    assert len(variables.pop(MARK_VARIABLE)) == 32  # the mark that finds what it starts
     assert set(variables) == set(safe_environment())
     assert cwd == str(setup.root)
     _, pid, _, pgid = ids.split()
@@ -143,6 +145,37 @@ async def test_an_agent_that_ignores_cancel_is_ended_with_its_whole_group(
     assert failed.message == "the agent did not stop after cancel; Helm ended it"
     assert failed.exit_code == exit_code
     await until(lambda: live_in_group(pid_of(events)) == [])
+
+
+def daemon_of(events: list) -> int:
+    return int(next(s for s in said(events) if s.startswith("daemon ")).split()[1])
+
+
+async def test_a_grandchild_that_leaves_the_group_and_the_tree_does_not_outlive_the_session(setup: Setup):
+    setup.add_agent()
+    with reaped([]) as pids:
+        async with setup.host() as host:
+            s = session(host)
+            events = await turn(s, [{"daemon": {}}, {"say": "done"}])
+            pids.append(daemon_of(events))
+            assert alive(pids[0])  # it runs in a session of its own, outside the agent's group
+            await s.close()
+        assert events[-1] == TurnEnded("end_turn")
+        await until(lambda: not alive(pids[0]))
+
+
+async def test_an_agent_that_died_while_a_grandchild_holds_its_stdout_ends_its_turn(setup: Setup):
+    setup.add_agent()
+    with reaped([]) as pids:
+        async with setup.host() as host:
+            s = session(host)
+            events = await turn(s, [{"daemon": {"hold": True}}, {"crash": 5, "stderr": "gone\n"}])
+            pids.append(daemon_of(events))
+            await s.close()
+        failed = events[-1]
+        assert isinstance(failed, AgentFailed)
+        assert failed.exit_code == 5
+        await until(lambda: not alive(pids[0]))
 
 
 async def test_a_polite_cancel_ends_the_turn_and_the_session_goes_on(setup: Setup):

@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ import pytest
 from app.cli import main
 from broker.credentials import FileStore
 from tests.support import REPO
-from tests.unit.agents.agent_setup import AGENT, KEY
+from tests.unit.agents.agent_setup import AGENT, KEY, alive, reaped
 
 ASK = {"ask": {"id": "t", "title": "Run \x1b[2J ls", "kind": "execute",
                "options": [["a", "Allow", "allow_once"], ["r", "Reject", "reject_once"]]}}  # fmt: skip
@@ -230,3 +231,36 @@ def test_chunks_of_one_message_continue_it_and_a_chunk_without_an_id_never_break
     for text, mid in [("wri", "a"), ("te ok", "a"), ("done", "b"), (" and", ""), (" more", "c")]:
         show(MessageChunk(text, message_id=mid))
     assert capsys.readouterr().out == "write ok\ndone and more"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
+def test_however_helm_is_stopped_the_agent_and_everything_it_started_end(
+    cli_home: tuple[Path, Path], sig: signal.Signals
+):
+    # An agent that ignores cancel and SIGTERM, with a child in its group and a daemon outside it.
+    steps = [{"pid": 1}, {"daemon": {}}, {"hang": {"child": True, "ignore_term": True}}]
+    argv = [sys.executable, "-m", "app.cli", "agent", "run", "s", "-w", "ws", "--json", json.dumps(steps)]
+    env = {**os.environ, "HELM_HOME": str(cli_home[0])}
+    pipes = {"stdin": subprocess.DEVNULL, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
+    with reaped([]) as pids, subprocess.Popen(argv, env=env, cwd=REPO, text=True, **pipes) as proc:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            text = json.loads(line).get("text", "")
+            if text.split()[:1] in (["pid"], ["daemon"], ["child"]):
+                pids.append(int(text.split()[1]))
+            if text.startswith("child"):
+                break
+        assert len(pids) == 3 and all(alive(pid) for pid in pids)
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 1
+        assert "helm: " in err
+        assert gone(pids)
+
+
+def gone(pids: list[int]) -> bool:
+    """Whether every one of ``pids`` has ended (a killed process may take a moment to)."""
+    deadline = time.monotonic() + 10
+    while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return not any(alive(pid) for pid in pids)
