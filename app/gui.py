@@ -87,10 +87,19 @@ async def run(args: argparse.Namespace, opened: Callable[[Window], object] | Non
         try:
             if new_user:
                 await set_up_demo(window)
-            await window.closed.wait()
+            await until_closed(window.closed)
             return 0
         finally:
             await window.aclose()
+
+
+async def until_closed(closed: asyncio.Event) -> None:
+    """Until the window closes, or Helm gets SIGINT or SIGTERM, which close it the same way: the
+    broker's children and every agent (with all it started) are stopped, not left running."""
+    from ui.dev.interrupt import interrupts
+
+    with interrupts(closed.set):
+        await closed.wait()
 
 
 async def set_up_demo(window: Window) -> None:
