@@ -146,10 +146,14 @@ class AgentProcess:
             await asyncio.wait_for(asyncio.shield(self._drain), seconds)
         return self.process.returncode is not None
 
-    def signal_all(self, sig: signal.Signals) -> bool:
+    async def _descendants(self) -> set[int]:
+        """What the agent started and is still running (``/proc`` is read off the loop)."""
+        return await asyncio.to_thread(tree.descendants, self.process.pid, self.mark)
+
+    async def signal_all(self, sig: signal.Signals) -> bool:
         """Send ``sig`` to the agent's group and to every process it started, wherever it went;
         whether anything was left to signal."""
-        left = tree.descendants(self.process.pid, self.mark)
+        left = await self._descendants()
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, sig)
         for pid in left:
@@ -164,16 +168,16 @@ class AgentProcess:
         while loop.time() < deadline:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(self.exited), max(deadline - loop.time(), 0))
-            if not tree.descendants(self.process.pid, self.mark):
+            if not await self._descendants():
                 return
             await asyncio.sleep(_POLL)
 
     async def terminate(self, grace: float) -> None:
         """SIGTERM the group and everything the agent started, wait ``grace``, then SIGKILL
         whatever is left."""
-        if self.signal_all(signal.SIGTERM):
+        if await self.signal_all(signal.SIGTERM):
             await self._gone(grace)
-        self.signal_all(signal.SIGKILL)
+        await self.signal_all(signal.SIGKILL)
         await self.wait_exit(grace)
         self._drain.cancel()
 
