@@ -4,7 +4,8 @@ Run: ``python tests/servers/acp/scripted_agent.py [--load --state DIR] [--hang-a
 Each prompt is a JSON list of steps the agent performs in order, reporting every outcome as
 an agent message, e.g. ``[{"read": "/abs/path"}, {"say": "done"}]``:
 
-* ``say``/``think`` TEXT; ``tool`` {id, title, kind, status, locations, diff} (a tool call),
+* ``say``/``think`` TEXT; ``chunks`` [TEXT, ...] (one message in several chunks);
+  ``tool`` {id, title, kind, status, locations, diff} (a tool call),
   ``tool_update`` {id, status}; ``plan`` [[content, priority, status], ...];
 * ``read`` PATH (+ ``line``, ``limit``) → "read ok: TEXT" / "read error: MESSAGE";
 * ``write`` PATH + ``content`` → "write ok" / "write error: MESSAGE";
@@ -127,6 +128,13 @@ class Scripted:
 
     async def do_say(self, sid: str, value: str, step: dict[str, Any]) -> None:
         await self.say(sid, value)
+
+    async def do_chunks(self, sid: str, value: list[str], step: dict[str, Any]) -> None:
+        """One agent message sent as several chunks (one ``messageId``)."""
+        self.said += 1
+        for text in value:
+            chunk = acp.update_agent_message_text(text).model_copy(update={"message_id": f"m{self.said}"})
+            await self.conn.session_update(sid, chunk)
 
     async def do_think(self, sid: str, value: str, step: dict[str, Any]) -> None:
         await self.conn.session_update(sid, acp.update_agent_thought_text(value))

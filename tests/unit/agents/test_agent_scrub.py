@@ -32,9 +32,7 @@ async def test_the_key_is_removed_from_paths_titles_option_names_and_chunks_spli
     steps = [
         {"read": str(secret_dir / "x")},
         ask,
-        {"say": f"the key is {KEY[:7]}"},
-        {"say": f"{KEY[7:12]}"},
-        {"say": f"{KEY[12:]}, said in three parts"},
+        {"chunks": [f"the key is {KEY[:7]}", KEY[7:12], f"{KEY[12:]}, said in three parts"]},
         {"think": KEY[:3]},
         {"think": KEY[3:]},
     ]

@@ -157,7 +157,7 @@ def test_run_never_prints_or_audits_the_agents_key_from_a_path_an_option_name_or
     )  # fmt: skip
     ask = {"ask": {"id": "t", "title": "Run", "kind": "execute",
                    "options": [["a", f"Allow {KEY}", "allow_once"], ["r", "No", "reject_once"]]}}  # fmt: skip
-    steps = [{"read": f"{tmp_path}/{KEY}/x"}, ask, {"say": KEY[:6]}, {"say": KEY[6:]}]
+    steps = [{"read": f"{tmp_path}/{KEY}/x"}, ask, {"chunks": [KEY[:6], KEY[6:]]}]
     argv = [sys.executable, "-m", "app.cli", "agent", "run", "k", "-w", "ws", json.dumps(steps)]
     done = subprocess.run(
         argv, env={**os.environ, "HELM_HOME": str(home)}, cwd=REPO, input="y\n", text=True,
