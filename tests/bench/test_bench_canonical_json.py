@@ -29,6 +29,21 @@ def test_strict_json_parsing_costs_little_more_than_json_loads(bench: Bench):
     assert helm > 0
 
 
+def test_strict_json_parsing_costs_what_any_pairs_hook_costs(bench: Bench):
+    # The floor of a duplicate-key check on the standard library's parser: with any
+    # object_pairs_hook, even the C-level ``dict``, the scanner builds a list of (key, value)
+    # tuples per object and the hook builds the dict from it, which alone costs about as much
+    # as Helm's check. This row shows Helm's own share over that floor.
+    floor = json.JSONDecoder(object_pairs_hook=dict)
+    timings: dict[str, list[float]] = {"helm": [], "floor": []}
+    for _ in range(5):  # in turns, so a noisy neighbour slows both alike
+        timings["helm"].append(bench.time(lambda: loads_strict(TEXT), repeat=100))
+        timings["floor"].append(bench.time(lambda: floor.decode(TEXT), repeat=100))
+    helm, raw = min(timings["helm"]), min(timings["floor"])
+    bench.record("strict JSON parse vs the pairs-hook floor", helm, raw, note="vs object_pairs_hook=dict")
+    assert helm > 0
+
+
 def test_strict_json_parsing_of_a_small_call_costs_what_json_loads_costs(bench: Bench):
     # What most bridge calls carry: a few short arguments.
     small = '{"path": "notes/2024-01-01.md", "limit": 20}'
