@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from broker.jsonutil import canonical, loads_strict
 from tests.bench.conftest import Bench
@@ -22,9 +23,20 @@ def test_canonical_json_costs_little_more_than_sorted_dumps(bench: Bench):
     assert helm > 0
 
 
+Timed = Callable[[], object]
+
+
+def _in_turns(bench: Bench, helm: Timed, raw: Timed, repeat: int) -> tuple[float, float]:
+    """Both measured in turns, so a noisy neighbour slows both alike; the best turn of each."""
+    timings: tuple[list[float], list[float]] = ([], [])
+    for _ in range(5):
+        timings[0].append(bench.time(helm, repeat=repeat))
+        timings[1].append(bench.time(raw, repeat=repeat))
+    return min(timings[0]), min(timings[1])
+
+
 def test_strict_json_parsing_costs_little_more_than_json_loads(bench: Bench):
-    helm = bench.time(lambda: loads_strict(TEXT), repeat=300)
-    raw = bench.time(lambda: json.loads(TEXT), repeat=300)
+    helm, raw = _in_turns(bench, lambda: loads_strict(TEXT), lambda: json.loads(TEXT), 100)
     bench.record("strict JSON parse (duplicate keys refused)", helm, raw, note="vs json.loads")
     assert helm > 0
 
@@ -35,11 +47,7 @@ def test_strict_json_parsing_costs_what_any_pairs_hook_costs(bench: Bench):
     # tuples per object and the hook builds the dict from it, which alone costs about as much
     # as Helm's check. This row shows Helm's own share over that floor.
     floor = json.JSONDecoder(object_pairs_hook=dict)
-    timings: dict[str, list[float]] = {"helm": [], "floor": []}
-    for _ in range(5):  # in turns, so a noisy neighbour slows both alike
-        timings["helm"].append(bench.time(lambda: loads_strict(TEXT), repeat=100))
-        timings["floor"].append(bench.time(lambda: floor.decode(TEXT), repeat=100))
-    helm, raw = min(timings["helm"]), min(timings["floor"])
+    helm, raw = _in_turns(bench, lambda: loads_strict(TEXT), lambda: floor.decode(TEXT), 100)
     bench.record("strict JSON parse vs the pairs-hook floor", helm, raw, note="vs object_pairs_hook=dict")
     assert helm > 0
 
@@ -47,7 +55,6 @@ def test_strict_json_parsing_costs_what_any_pairs_hook_costs(bench: Bench):
 def test_strict_json_parsing_of_a_small_call_costs_what_json_loads_costs(bench: Bench):
     # What most bridge calls carry: a few short arguments.
     small = '{"path": "notes/2024-01-01.md", "limit": 20}'
-    helm = min(bench.time(lambda: loads_strict(small), repeat=3000) for _ in range(3))
-    raw = min(bench.time(lambda: json.loads(small), repeat=3000) for _ in range(3))
+    helm, raw = _in_turns(bench, lambda: loads_strict(small), lambda: json.loads(small), 1000)
     bench.record("strict JSON parse of a call's small arguments", helm, raw, note="vs json.loads")
     assert helm > 0
