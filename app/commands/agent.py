@@ -261,6 +261,11 @@ def _show_other(event: AgentEvent) -> None:
         _out(f"\n[permission] {data['title']}: {data['decision']} → {data['answer']} ({data['reason']})\n")
     elif kind == "file":
         _out(f"\n[file] {data['operation']} {data['path']}: {data['decision']}, {data['outcome']}\n")
+    elif kind == "quiet":
+        _out(
+            f"\n[quiet] {data['agent']} has said nothing for {data['seconds']} s; Ctrl-C cancels the turn\n",
+            sys.stderr,
+        )
     elif kind == "terminal":
         _out(f"\n[terminal refused] {data['command']}\n")
     elif kind == "session_started":

@@ -20,6 +20,7 @@ every other write). Events are frozen dataclasses with ``as_json()``.
 from broker.agents.events import (
     AgentEvent,
     AgentFailed,
+    AgentQuiet,
     FileAccess,
     MessageChunk,
     PermissionDecided,
@@ -44,6 +45,7 @@ __all__ = [
     "AgentFailed",
     "AgentHost",
     "AgentProfile",
+    "AgentQuiet",
     "AgentSession",
     "FileAccess",
     "Limits",

@@ -68,6 +68,16 @@ class MessageChunk(Event):
 
 
 @dataclass(frozen=True)
+class AgentQuiet(Event):
+    """The agent has sent nothing for ``seconds`` while its turn runs: it may be working, or
+    waiting on something that will not come. Cancel ends the turn."""
+
+    type: ClassVar[str] = "quiet"
+    agent: str
+    seconds: int
+
+
+@dataclass(frozen=True)
 class ThoughtChunk(Event):
     type: ClassVar[str] = "thought"
     text: str
@@ -167,6 +177,7 @@ AgentEvent = (
     | TerminalRefused
     | TurnEnded
     | AgentFailed
+    | AgentQuiet
 )
 
 

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from broker.agents import history
 from broker.agents.connection import AgentConnection
-from broker.agents.events import AgentEvent, AgentFailed, SessionStarted, TurnEnded
+from broker.agents.events import AgentEvent, AgentFailed, AgentQuiet, SessionStarted, TurnEnded
 from broker.agents.flow import Flow
 from broker.agents.state import SessionState
 from broker.errors import AgentError
@@ -70,6 +71,7 @@ class AgentSession:
         flow = self._flow
         self.state.push = flow.push
         self._turn = asyncio.create_task(self._run_turn(prompt, flow), name="helm.agents.turn")
+        quiet = _Quiet(self.state.limits.quiet_after, started=self.id is not None)
         try:
             while True:
                 event = await flow.next(_PUMP_TICK)
@@ -80,7 +82,11 @@ class AgentSession:
                     if self._turn.done():
                         self._turn.result()  # a turn that ended without its final event: a bug
                         return
+                    notice = quiet.notice(self._plan.profile.name, asking=bool(self.state.serving))
+                    if notice is not None:
+                        yield notice
                     continue
+                quiet.heard(started=isinstance(event, SessionStarted))
                 yield event
                 if isinstance(event, TurnEnded | AgentFailed):
                     return
@@ -191,3 +197,31 @@ class AgentSession:
             conn.client.session = None
             await self._host.release(conn, reuse=not self._dead and not self._ended_by_helm)
         self._host.forget_session(self)
+
+
+class _Quiet:
+    """When a turn has been quiet long enough to say so: after ``after`` seconds without an
+    event, then after twice as long, and so on, once the session has started (starting has its
+    own deadline). A question open with the user restarts it."""
+
+    def __init__(self, after: float, *, started: bool) -> None:
+        self.after = after
+        self.started = started
+        self.heard()
+
+    def heard(self, *, started: bool = False) -> None:
+        self.started = self.started or started
+        self.since = time.monotonic()
+        self.next = self.after
+
+    def notice(self, agent: str, *, asking: bool) -> AgentQuiet | None:
+        if not self.started:
+            return None
+        if asking:
+            self.heard()
+            return None
+        quiet_for = time.monotonic() - self.since
+        if quiet_for < self.next:
+            return None
+        self.next *= 2
+        return AgentQuiet(agent, int(quiet_for))

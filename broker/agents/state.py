@@ -49,6 +49,9 @@ class Limits:
     """A permission or write question left unanswered is a refusal after this."""
     turn_timeout: float = 3600.0
     """A prompt turn still running after this is cancelled."""
+    quiet_after: float = 30.0
+    """A turn whose agent has said nothing for this long is said to be quiet (``AgentQuiet``),
+    again at twice as long, and so on; a question the user has open does not count."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Limits:

@@ -16,6 +16,7 @@ from enum import StrEnum
 from broker.agents import (
     AgentEvent,
     AgentFailed,
+    AgentQuiet,
     FileAccess,
     MessageChunk,
     PermissionDecided,
@@ -125,6 +126,10 @@ class Story:
             return [_permission(event)]
         if isinstance(event, FileAccess):
             return [_file(event)]
+        if isinstance(event, AgentQuiet):
+            text = f"{event.agent} has said nothing for {event.seconds} s. It may still be working; "
+            text += "Cancel ends the turn."
+            return [Entry(text, Style.NOTE)]
         if isinstance(event, TerminalRefused):
             text = f"Helm refused to run a command for the agent (Helm offers no terminal): {event.command}"
             return [Entry(text, Style.REFUSED)]

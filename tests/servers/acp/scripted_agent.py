@@ -20,6 +20,7 @@ an agent message, e.g. ``[{"read": "/abs/path"}, {"say": "done"}]``:
   agent's process group) and sleeps; its parent exits at once, so it leaves the agent's process
   tree too. It reports "daemon PID". With ``hold`` it keeps the agent's stdout and stderr open,
   otherwise it closes them as a daemon does;
+* ``pause`` SECONDS → says nothing for that long, then goes on;
 * ``wait_cancel`` → ends the turn with "cancelled" once session/cancel arrives;
 * ``env`` / ``cwd`` / ``pid`` → reports its environment (JSON) / folder / process ids;
 * ``stop`` REASON → the turn's stop reason (default end_turn).
@@ -135,6 +136,10 @@ class Scripted:
         for text in value:
             chunk = acp.update_agent_message_text(text).model_copy(update={"message_id": f"m{self.said}"})
             await self.conn.session_update(sid, chunk)
+
+    async def do_pause(self, sid: str, value: float, step: dict[str, Any]) -> None:
+        """Say nothing for ``value`` seconds, then go on (an agent thinking hard, or stuck)."""
+        await asyncio.sleep(value)
 
     async def do_think(self, sid: str, value: str, step: dict[str, Any]) -> None:
         await self.conn.session_update(sid, acp.update_agent_thought_text(value))

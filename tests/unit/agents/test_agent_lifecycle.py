@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from broker.agents import AgentFailed, Limits, SessionStarted, TurnEnded
+from broker.agents import AgentFailed, AgentQuiet, Limits, SessionStarted, TurnEnded
 from broker.agents.flow import MAX_EVENTS
 from broker.agents.tree import MARK_VARIABLE
 from broker.childenv import safe_environment
@@ -83,6 +83,22 @@ async def test_a_flood_of_updates_is_held_back_and_nothing_is_lost(setup: Setup)
         await s.close()
     assert chunks == 3000
     assert flow.high_water <= MAX_EVENTS
+
+
+async def test_an_agent_quiet_for_longer_than_the_limit_is_said_to_be_quiet_and_the_turn_goes_on(
+    setup: Setup,
+):
+    setup.add_agent()
+    async with setup.host(replace(SHORT, quiet_after=0.5)) as host:
+        events = await turn(session(host), [{"say": "start"}, {"pause": 1.6}, {"say": "done"}])
+    kinds = [e.type for e in events]
+    quiet = [e for e in events if isinstance(e, AgentQuiet)]
+    assert quiet, kinds
+    assert kinds.index("quiet") > kinds.index("message")  # after "start", before "done"
+    assert said(events) == ["start", "done"]
+    assert all(q.agent == "scripted" and q.seconds >= 0 for q in quiet)
+    assert [q.seconds for q in quiet] == sorted(q.seconds for q in quiet)
+    assert isinstance(events[-1], TurnEnded)
 
 
 async def test_an_oversized_message_ends_the_session_with_a_clear_error(setup: Setup):

@@ -264,3 +264,13 @@ def gone(pids: list[int]) -> bool:
     while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
         time.sleep(0.02)
     return not any(alive(pid) for pid in pids)
+
+
+def test_a_quiet_agent_is_said_on_stderr_with_how_to_cancel(capsys: pytest.CaptureFixture[str]):
+    from app.commands.agent import TextTranscript
+    from broker.agents import AgentQuiet
+
+    TextTranscript().show(AgentQuiet("claude", 30))
+    out = capsys.readouterr()
+    assert out.out == ""
+    assert out.err == "\n[quiet] claude has said nothing for 30 s; Ctrl-C cancels the turn\n"
