@@ -32,7 +32,9 @@ from tests.support import REPO
 
 AGENT = str(REPO / "tests" / "servers" / "acp" / "scripted_agent.py")
 KEY = "agent-key-7f3e9a1c5b"
-SHORT = Limits(startup=20.0, cancel_grace=1.0, term_grace=1.0, idle_grace=30.0, question_timeout=5.0)
+SHORT = Limits(
+    startup=20.0, cancel_grace=1.0, term_grace=1.0, idle_grace=30.0, question_timeout=5.0, quiet_after=600.0
+)
 TURN_TIMEOUT = 30.0
 
 
