@@ -62,6 +62,12 @@ class HelmWindow(MainWindow):
         else:
             self.dashboard.empty.hide()  # not "no widgets": they are on their way
 
+    def follow_home(self, changed: frozenset[str]) -> None:
+        """Changes on disk before the window is filled (the demo being set up) are read by the
+        fill itself: nothing half-installed is shown, and no frame is made twice."""
+        if self._filled:
+            super().follow_home(changed)
+
     def fill(self) -> None:
         """Read the workspaces and make the dashboard's frames (once; later through reload)."""
         if not self._filled:
