@@ -9,7 +9,7 @@ from typing import Any
 
 from app.commands.common import add_home_option, home, print_json
 from app.commands.workspace import HOLDS_HOME
-from broker.kinds.files.guard import folder_holds
+from broker.fs.guard import folder_holds
 from broker.workspaces import add_project
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from app.commands.common import add_home_option, home, print_json
-from broker.kinds.files.guard import folder_holds
+from broker.fs.guard import folder_holds
 from broker.workspaces import add_workspace, set_everyday, set_tdt_command
 
 HOLDS_HOME = (

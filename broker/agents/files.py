@@ -26,8 +26,8 @@ from broker.agents.questions import clip_diff
 from broker.agents.state import ENDED, SessionState
 from broker.context import AgentRequester
 from broker.errors import CallError, ErrorCode
+from broker.fs.diff import line_diff, newline_lines
 from broker.kinds.files import FILES
-from broker.kinds.files.diff import line_diff, newline_lines
 from broker.summary import Confirmer, Decision, WriteSummary
 from broker.writes import Prepared, WriteTarget
 

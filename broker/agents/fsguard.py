@@ -1,7 +1,7 @@
 """The agent's file system, through the file guard every Helm caller uses.
 
-This is the one module of ``broker.agents`` that touches the files kind
-(``broker.kinds.files.guard``). The guard places a path under a root by one lexical check, opens
+This is the one module of ``broker.agents`` that touches the file guard
+(``broker.fs.guard``). The guard places a path under a root by one lexical check, opens
 every folder below the root relative to its parent without following links, refuses FIFOs,
 devices, hard-linked files and Helm's home (by device and inode), and replaces files atomically.
 Agents add one rule of their own: ACP paths are absolute, so a relative path is refused rather
@@ -16,11 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from broker.errors import CallError, ErrorCode
-from broker.kinds.files.adapter import Root
-from broker.kinds.files.guard import FileGuard, GuardRoot
-from broker.kinds.files.guard import locate as guard_locate
-from broker.kinds.files.reading import MAX_FILE_BYTES
-from broker.kinds.files.safe import RelPath, open_parent, refused
+from broker.fs.guard import FileGuard, GuardRoot, Root
+from broker.fs.guard import locate as guard_locate
+from broker.fs.reading import MAX_FILE_BYTES
+from broker.fs.safe import RelPath, open_parent, refused
 
 __all__ = [
     "MAX_FILE_BYTES", "Current", "RelPath", "Root", "create_file", "current_text", "inside", "locate",

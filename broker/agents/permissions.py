@@ -20,7 +20,7 @@ from broker.agents.events import PermissionDecided, clip, content_digest, tool_c
 from broker.agents.policy import Option, PermissionAnswer, PermissionFacts, PolicyDecision, Verdict
 from broker.agents.questions import PermissionQuestion, clip_diff
 from broker.agents.state import ENDED, SessionState, ToolFacts, new_decision_id
-from broker.kinds.files.diff import line_diff
+from broker.fs.diff import line_diff
 from broker.summary import Decision
 
 OPERATION = "session/request_permission"

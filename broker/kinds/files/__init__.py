@@ -1,9 +1,10 @@
 """The ``files`` kind: list, read and a confirmed write under the workspace root or a project.
 
 Its parts: ``rules`` (the connection model, lint and review), ``globs`` and ``wildcard`` (the
-compiled allowlist), ``guard`` and ``safe`` (every file reached without following a link out),
-``listing``, ``reading``, ``writing`` and ``ledger`` (the operations), ``adapter`` (the running
-kind). It has no profiles: its roots are the workspace's own folders.
+compiled allowlist), ``listing`` (the list operation), ``home`` (review's warning about Helm's
+home), ``adapter`` (the running kind). Reads and writes go through the file guard, which other
+callers share (``broker.fs``: ``guard``, ``safe``, ``reading``, ``writing``, ``ledger``,
+``diff``). It has no profiles: its roots are the workspace's own folders.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ FILES: KindSpec[rules.FilesConnection, Any, FilesKind] = KindSpec(
     schema_def="files",
     adapter="broker.kinds.files.adapter:FilesKind",
     confirm=ConfirmText("Confirm file change", "wants to change a file", "Change"),
-    warnings="broker.kinds.files.guard:review_warnings",
+    warnings="broker.kinds.files.home:review_warnings",
 )
 
 SPECS = (FILES,)

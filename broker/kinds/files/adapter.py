@@ -16,17 +16,17 @@ from typing import Any
 
 from broker.envelope import PLAIN
 from broker.errors import CallError, ErrorCode
+from broker.fs.diff import line_diff
+from broker.fs.guard import FileGuard, GuardRoot, Root, checked_sha256, encode_text
+from broker.fs.reading import MAX_BATCH_PATHS, read_batch, read_text
+from broker.fs.safe import OpenRoot, RelPath, parse_path, refused
+from broker.fs.writing import replace_file
 from broker.kinds.base import JSON, Call, KindEnv, WriteDetails
 from broker.kinds.files import FILES
-from broker.kinds.files.diff import line_diff
 from broker.kinds.files.globs import LIST_MATCH_STEPS, MATCH_STEPS, GlobSet
-from broker.kinds.files.guard import FileGuard, GuardRoot, checked_sha256, encode_text
 from broker.kinds.files.listing import list_files
-from broker.kinds.files.reading import MAX_BATCH_PATHS, read_batch, read_text
 from broker.kinds.files.rules import FilesConnection
-from broker.kinds.files.safe import OpenRoot, RelPath, parse_path, refused
 from broker.kinds.files.wildcard import Budget
-from broker.kinds.files.writing import replace_file
 from broker.settings import Workspace
 
 _ALLOWED_ARGS = {
@@ -34,19 +34,6 @@ _ALLOWED_ARGS = {
     "read": frozenset({"project", "path", "paths"}),
     "write": frozenset({"project", "path", "text", "expected_sha256"}),
 }
-
-
-@dataclass(frozen=True)
-class Root:
-    """Where a call's paths start: the workspace root or a registered project."""
-
-    label: str  # "Workspace" or "Project"
-    name: str
-    folder: Path
-
-    @property
-    def what(self) -> str:
-        return "the workspace root" if self.label == "Workspace" else f"the project {self.name!r}"
 
 
 def resolve_root(conn: FilesConnection, workspace: Workspace, args: Mapping[str, JSON]) -> Root:

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from broker.errors import CallError, ErrorCode
+from broker.fs.ledger import TEMP_PREFIX
+from broker.fs.safe import MAX_PATH_CHARS, FileId, OpenRoot, open_folder_at
 from broker.kinds.files.globs import GlobSet, States
-from broker.kinds.files.ledger import TEMP_PREFIX
-from broker.kinds.files.safe import MAX_PATH_CHARS, FileId, OpenRoot, open_folder_at
 from broker.kinds.files.wildcard import Budget
 
 MAX_LIST = 1000

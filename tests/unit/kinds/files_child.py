@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from broker.errors import CallError
-from broker.kinds.files.guard import FileGuard, GuardRoot
+from broker.fs.guard import FileGuard, GuardRoot
 
 TEXT_A = "A" * 200_000 + "\n"
 TEXT_B = "B" * 200_000 + "\n"

@@ -6,7 +6,7 @@ import difflib
 
 import pytest
 
-from broker.kinds.files.diff import line_diff
+from broker.fs.diff import line_diff
 
 
 def reference(old: str, new: str) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from broker.errors import CallError
-from broker.kinds.files.guard import FileGuard, GuardRoot, locate
+from broker.fs.guard import FileGuard, GuardRoot, locate
 from tests.unit.kinds.files_setup import sha
 
 

@@ -10,7 +10,8 @@ import pytest
 
 from app.cli import main
 from broker import Decision, extensions
-from broker.kinds.files.guard import folder_holds, home_exposure
+from broker.fs.guard import folder_holds
+from broker.kinds.files.home import home_exposure
 from broker.kinds.files.rules import HomeExposure, home_warning
 from tests.helpers import ScriptedConfirmer, new_broker
 from tests.unit.kinds.files_setup import Setup, code, files_conn, make_setup, register_project, sha

@@ -19,8 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from broker.errors import CallError
+from broker.fs.guard import FileGuard, GuardRoot, locate
 from broker.kinds.files.globs import MATCH_STEPS, GlobSet
-from broker.kinds.files.guard import FileGuard, GuardRoot, locate
 from broker.kinds.files.wildcard import Budget
 from tests.unit.kinds.files_setup import sha
 

@@ -17,11 +17,11 @@ import pytest
 
 from broker import Broker, Decision
 from broker.errors import CallError
+from broker.fs.guard import FileGuard, GuardRoot
+from broker.fs.writing import TEMP_RE
 from broker.kinds.files.globs import LIST_MATCH_STEPS, GlobSet
-from broker.kinds.files.guard import FileGuard, GuardRoot
 from broker.kinds.files.listing import list_files
 from broker.kinds.files.wildcard import Budget
-from broker.kinds.files.writing import TEMP_RE
 from tests.helpers import ScriptedConfirmer
 from tests.support import REPO
 from tests.unit.kinds import files_child

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from broker import Broker, Decision
-from broker.kinds.files.ledger import TempLedger, temp_name
-from broker.kinds.files.safe import FileId
-from broker.kinds.files.writing import TEMP_RE
+from broker.fs.ledger import TempLedger, temp_name
+from broker.fs.safe import FileId
+from broker.fs.writing import TEMP_RE
 from tests.helpers import ScriptedConfirmer
 from tests.unit.kinds.files_setup import Setup, broker, code, files_conn, make_setup, register_project, sha
 
@@ -157,7 +157,7 @@ _WRITE_AS_USER = """
 import os, sys
 from pathlib import Path
 from broker.errors import CallError
-from broker.kinds.files.guard import FileGuard, GuardRoot
+from broker.fs.guard import FileGuard, GuardRoot
 folder, uid, expected = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 if uid >= 0:  # imports done as root; the write itself runs as the other user
     os.setgroups([])

@@ -34,9 +34,9 @@ import threading
 import time
 
 from broker.errors import CallError, ErrorCode
-from broker.kinds.files.ledger import Claim, TempLedger, temp_name
-from broker.kinds.files.reading import MAX_FILE_BYTES, too_large
-from broker.kinds.files.safe import (
+from broker.fs.ledger import Claim, TempLedger, temp_name
+from broker.fs.reading import MAX_FILE_BYTES, too_large
+from broker.fs.safe import (
     OpenRoot,
     RelPath,
     file_id,

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from broker.errors import CallError, ErrorCode
-from broker.kinds.files.safe import OpenRoot, RelPath, open_leaf, open_parent, read_upto, refused
+from broker.fs.safe import OpenRoot, RelPath, open_leaf, open_parent, read_upto, refused
 
 MAX_FILE_BYTES = 256 * 1024
 MAX_BATCH_BYTES = 2 * 1024 * 1024

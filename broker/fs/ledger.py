@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from broker.errors import CallError, ErrorCode
-from broker.kinds.files.safe import FileId, file_id
+from broker.fs.safe import FileId, file_id
 
 LEDGER_FOLDER = "write-temps"
 TEMP_PREFIX = ".helm-write-"

@@ -41,10 +41,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from broker.errors import CallError, ErrorCode
-from broker.kinds.files.ledger import TempLedger
-from broker.kinds.files.reading import MAX_FILE_BYTES, FileText, read_text
-from broker.kinds.files.rules import FilesConnection, HomeExposure, home_warning
-from broker.kinds.files.safe import (
+from broker.fs.ledger import TempLedger
+from broker.fs.reading import MAX_FILE_BYTES, FileText, read_text
+from broker.fs.safe import (
     FileId,
     OpenRoot,
     RelPath,
@@ -54,8 +53,7 @@ from broker.kinds.files.safe import (
     parse_path,
     refused,
 )
-from broker.kinds.files.writing import replace_file
-from broker.settings import Workspace
+from broker.fs.writing import replace_file
 
 SHA256 = re.compile(r"[0-9a-f]{64}")
 MAX_DEPTH_ABOVE = 256
@@ -65,14 +63,12 @@ __all__ = [
     "FileGuard",
     "FileText",
     "GuardRoot",
-    "HomeExposure",
     "Located",
+    "Root",
     "checked_sha256",
     "encode_text",
     "folder_holds",
-    "home_exposure",
     "locate",
-    "review_warnings",
 ]
 
 
@@ -82,6 +78,19 @@ class GuardRoot:
 
     folder: Path
     label: str = "the root"
+
+
+@dataclass(frozen=True)
+class Root:
+    """Where a caller's paths start: the workspace root or a registered project."""
+
+    label: str  # "Workspace" or "Project"
+    name: str
+    folder: Path
+
+    @property
+    def what(self) -> str:
+        return "the workspace root" if self.label == "Workspace" else f"the project {self.name!r}"
 
 
 @dataclass(frozen=True)
@@ -196,15 +205,3 @@ def folder_holds(folder: Path, inner: Path) -> bool:
         return target in _ancestor_ids(fd)
     finally:
         os.close(fd)
-
-
-def home_exposure(workspace: Workspace, home: Path) -> HomeExposure:
-    """Look at the disk: does the workspace root, or a registered project, contain ``home``?"""
-    projects = tuple(sorted(pid for pid, folder in workspace.projects.items() if folder_holds(folder, home)))
-    return HomeExposure(folder_holds(workspace.root, home), projects)
-
-
-def review_warnings(conn: FilesConnection, workspace: Workspace, home: Path) -> tuple[str, ...]:
-    """Review's warning when the connection's root, in this workspace, contains Helm's home."""
-    warning = home_warning(conn.root, home_exposure(workspace, home))
-    return () if warning is None else (warning,)
