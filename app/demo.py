@@ -19,7 +19,7 @@ import resources
 from broker import Broker
 from broker.extensions import install, review_and_approve
 from broker.kinds.db.profiles import DATABASES, DbProfile
-from broker.kinds.mcp.profiles import MCP_SERVERS, StdioProfile
+from broker.mcp.profiles import MCP_SERVERS, StdioProfile
 from broker.workspaces import DEMO_ROOT, add_workspace, set_tdt_command
 
 WORKSPACE = "demo"

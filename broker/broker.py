@@ -48,6 +48,7 @@ from broker.writes import Prepared, WritePipeline, WriteTarget
 
 if TYPE_CHECKING:
     from broker.kinds.db.adapter import DbKind
+    from broker.mcp.servers import McpServers
 
 log = logging.getLogger("helm.broker")
 
@@ -95,6 +96,7 @@ class Broker:
         self.builtins: dict[str, BuiltinKind] = {STATE_CONNECTION: StateKind(self.state)}
         """The built-in connections every page has, by their ``$`` id (``broker.builtin``)."""
         self._kinds: dict[str, Any] = dict(kinds or {})
+        self._mcp_servers: McpServers | None = None
         self._pinning: dict[type, bool] = {}
         self._manifests = Manifests()
 
@@ -115,6 +117,9 @@ class Broker:
                 await kind.aclose()
             except Exception:
                 log.exception("closing the %s kind failed", name)
+        servers, self._mcp_servers = self._mcp_servers, None
+        if servers is not None:
+            await servers.aclose()
 
     # -- public surface ------------------------------------------------------------------
     async def call(
@@ -209,10 +214,19 @@ class Broker:
         needs no cast. The call pipeline reaches kinds the same way, by their registered spec."""
         running = self._kinds.get(spec.name)
         if running is None:
-            env = KindEnv(self.home, self.credentials, self.audit)
+            env = KindEnv(self.home, self.credentials, self.audit, self.mcp_servers)
             running = self._kinds[spec.name] = spec.load()(env)
         found: K = running
         return found
+
+    def mcp_servers(self) -> McpServers:
+        """The live sessions with the user's MCP servers, one per (workspace, server): the mcp
+        kind's tool calls and MCP Apps share them (``broker.mcp``)."""
+        if self._mcp_servers is None:
+            from broker.mcp.servers import McpServers
+
+            self._mcp_servers = McpServers(self.home, self.credentials)
+        return self._mcp_servers
 
     def database(self) -> DbKind:
         """The ``db`` kind, typed: profiles and statements for Helm's own DB explorer."""

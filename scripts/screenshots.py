@@ -46,7 +46,7 @@ from broker.explorer import DbExplorer as ExplorerLogic  # noqa: E402
 from broker.extensions import install, review_and_approve  # noqa: E402
 from broker.kinds.db import profiles as db_profiles  # noqa: E402
 from broker.kinds.http import profiles as http_profiles  # noqa: E402
-from broker.kinds.mcp import profiles as mcp_profiles  # noqa: E402
+from broker.mcp import profiles as mcp_profiles  # noqa: E402
 from broker.summary import Decision, WriteSummary  # noqa: E402
 from broker.workspaces import add_project, add_workspace  # noqa: E402
 from ui.audit_view import AuditView  # noqa: E402

@@ -14,10 +14,11 @@ from collections.abc import Coroutine
 from typing import Any
 
 from app.commands.common import add_home_option, ask_yes_no, fail, home, open_broker, print_json, run
-from broker.apps import discovery, review
+from broker.apps import review
 from broker.apps.errors import AppError
 from broker.broker import Broker
 from broker.errors import CallError
+from broker.mcp import discovery
 
 
 def register(sub: Any) -> None:

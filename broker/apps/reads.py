@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from broker.apps import discovery, verify
+from broker.apps import verify
 from broker.apps.errors import AppError
 from broker.apps.spec import APP_CONNECTION, AppSpec
 from broker.audit import AuditRecord
@@ -21,7 +21,8 @@ from broker.broker import Broker
 from broker.builtin import Handler
 from broker.context import CallContext
 from broker.errors import CallError, ErrorCode
-from broker.kinds.mcp.results import check_size
+from broker.mcp import discovery
+from broker.mcp.results import check_size
 from broker.redact import Scrubber
 
 MAX_READ_BYTES = 1024 * 1024

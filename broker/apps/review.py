@@ -24,8 +24,7 @@ from typing import Any
 
 from broker import extensions
 from broker.approval import Standing
-from broker.apps import discovery, meta, spec
-from broker.apps.discovery import UiDocument
+from broker.apps import meta, spec
 from broker.apps.errors import AppChanged, AppError
 from broker.apps.meta import AppTool
 from broker.apps.spec import AppSpec
@@ -33,8 +32,10 @@ from broker.apps.verify import drift
 from broker.atomic import write_atomic
 from broker.broker import Broker
 from broker.errors import ApprovalChanged
-from broker.kinds.mcp import pins as tool_pins
 from broker.manifest import MANIFEST_FILE, Manifest
+from broker.mcp import discovery
+from broker.mcp import pins as tool_pins
+from broker.mcp.discovery import UiDocument
 
 
 @dataclass(frozen=True)

@@ -13,12 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from broker.approval import Standing
-from broker.apps import discovery, meta, spec
+from broker.apps import meta, spec
 from broker.apps.errors import AppChanged, AppError
 from broker.apps.spec import AppSpec
 from broker.broker import Broker
-from broker.kinds.mcp import pins as tool_pins
 from broker.manifest import Manifest
+from broker.mcp import discovery
+from broker.mcp import pins as tool_pins
 
 CHANGED = "{name} changed since you approved it; review it again to open it ({n} change(s))"
 AGAIN = "review it again (Review… in Helm's list of extensions) or add it again with `helm app add`"

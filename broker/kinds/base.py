@@ -9,7 +9,7 @@ parsed once when the manifest was loaded.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from broker.audit import AuditLog
     from broker.context import CallContext
     from broker.credentials import CredentialStore
+    from broker.mcp.servers import McpServers
     from broker.settings import Home, Settings, Workspace
 
 JSON = Any
@@ -117,11 +118,13 @@ class Call[C: Connection]:
 @dataclass(frozen=True)
 class KindEnv:
     """What every kind may use: the Helm home (settings re-read when they change on disk),
-    the credential store, and the broker's audit log (None: the home's, opened when needed)."""
+    the credential store, the broker's audit log (None: the home's, opened when needed) and
+    the broker's MCP sessions, shared with MCP Apps (None: a kind that needs them makes its own)."""
 
     home: Home
     credentials: CredentialStore
     audit: AuditLog | None = None
+    mcp_servers: Callable[[], McpServers] | None = None
 
     @property
     def settings(self) -> Settings:

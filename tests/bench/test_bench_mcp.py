@@ -8,7 +8,7 @@ from pathlib import Path
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from broker.kinds.mcp import profiles
+from broker.mcp import profiles
 from broker.ratelimit import CallAdmission
 from tests.bench.conftest import Bench
 from tests.helpers import new_broker

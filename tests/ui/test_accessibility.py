@@ -20,7 +20,7 @@ from broker.explorer import DbExplorer as ExplorerLogic
 from broker.extensions import install, review_and_approve
 from broker.kinds.db.profiles import DATABASES, DbProfile
 from broker.kinds.http.profiles import SERVICES, ServiceProfile
-from broker.kinds.mcp.profiles import MCP_SERVERS, StdioProfile
+from broker.mcp.profiles import MCP_SERVERS, StdioProfile
 from broker.workspaces import add_project, add_workspace
 from tests.helpers import new_broker, write_extension
 from tests.ui.a11y import reachable, tab_walk, unnamed

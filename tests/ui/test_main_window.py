@@ -13,9 +13,9 @@ from pytestqt.qtbot import QtBot
 from broker import Broker
 from broker.explorer import DbExplorer as ExplorerLogic
 from broker.extensions import install, review_and_approve
-from broker.kinds.mcp import adapter as mcp_adapter
-from broker.kinds.mcp import profiles as mcp_profiles
-from broker.kinds.mcp.session import McpLimits
+from broker.mcp import profiles as mcp_profiles
+from broker.mcp import servers as mcp_servers
+from broker.mcp.session import McpLimits
 from broker.summary import Decision
 from broker.workspaces import add_project, add_workspace
 from tests.helpers import from_file_command, new_broker, tools_file, write_extension
@@ -297,7 +297,7 @@ def test_a_manifest_changed_while_its_review_is_open_is_not_approved(
 def test_a_tool_changed_while_its_review_is_open_is_not_approved(
     qtbot: QtBot, window: MainWindow, broker: Broker, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(mcp_adapter, "DEFAULT_LIMITS", McpLimits(tools_ttl=0))  # the user took their time
+    monkeypatch.setattr(mcp_servers, "DEFAULT_LIMITS", McpLimits(tools_ttl=0))  # the user took their time
     tools = tools_file(tmp_path / "tools.json")
     mcp_profiles.MCP_SERVERS.store(broker.home, broker.credentials).save(
         mcp_profiles.parse("srv", {"command": from_file_command(tools)})

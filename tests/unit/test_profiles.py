@@ -15,7 +15,7 @@ from broker.credentials import FileStore
 from broker.errors import ProfileError
 from broker.kinds.db.profiles import DATABASES, DbProfile
 from broker.kinds.http.profiles import SERVICES, ServiceProfile
-from broker.kinds.mcp.profiles import MCP_SERVERS, StdioProfile
+from broker.mcp.profiles import MCP_SERVERS, StdioProfile
 from broker.names import NAME_RULE
 from broker.profiles import ProfileSpec, ProfileStore
 from broker.settings import Home

@@ -1,6 +1,6 @@
 """ "Add app…": choose an MCP server, one of its apps, review it and add it to the workspace.
 
-The server is asked for its apps (``broker.apps.discovery``); the chosen one is reviewed
+The server is asked for its apps (``broker.mcp.discovery``); the chosen one is reviewed
 (``broker.apps.review``) in ``AppReviewDialog`` — Cancel by default — and only Add app adds it,
 with the resource domains the user ticked. Errors are shown as text in the window.
 """
@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from broker.apps import discovery, review
+from broker.apps import review
 from broker.apps.errors import AppError
 from broker.broker import Broker
 from broker.errors import CallError, HelmError
-from broker.kinds.mcp.profiles import MCP_SERVERS
 from broker.manifest import Manifest
+from broker.mcp import discovery
+from broker.mcp.profiles import MCP_SERVERS
 from broker.summary import Decision
 from ui.aio import OwnedTasks
 from ui.apps.dialogs import AppReviewDialog

@@ -1,20 +1,20 @@
 """The ``mcp`` kind (tools of an MCP server the user adds) and the ``tdt-mcp`` kind (the
 workspace's own ``tdt mcp serve``): both call tools over an MCP session.
 
-Its parts: ``rules`` (the connection model, lint and review), ``profiles`` (MCP server
-profiles), ``form`` and ``cli`` (Settings and ``helm mcp``), ``session``, ``pool``, ``stdio`` and
-``httpcap`` (sessions with the contract's limits), ``pins`` (tool definitions an approval pins),
-``adapter`` (``mcp``) and ``tdt`` (``tdt-mcp``).
+Its parts: ``rules`` (the connection model, lint and review), ``form`` and ``cli`` (Settings
+and ``helm mcp``), ``adapter`` (``mcp``) and ``tdt`` (``tdt-mcp``). The sessions, the server
+profiles and the pinned tool definitions are shared with MCP Apps and live in ``broker.mcp``.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from broker.kinds.mcp import form, profiles, rules
+from broker.kinds.mcp import form, rules
 from broker.kinds.mcp.schema import SCHEMA
 from broker.kinds.mcp.shape import TDT_ENVELOPE
 from broker.kinds.spec import ConfirmText, KindSpec
+from broker.mcp import profiles
 
 if TYPE_CHECKING:
     from broker.kinds.mcp.adapter import McpKind

@@ -15,7 +15,7 @@ from typing import Any
 from broker.errors import CallError
 from broker.kinds.cli import CliIO, Row, add_list, add_remove, store_of
 from broker.kinds.mcp import MCP
-from broker.kinds.mcp.profiles import MCP_SERVERS, Profile
+from broker.mcp.profiles import MCP_SERVERS, Profile
 
 
 def register(sub: Any, io: CliIO) -> None:

@@ -19,8 +19,8 @@ from broker.kinds.forms import (
     done,
     one_line,
 )
-from broker.kinds.mcp.profiles import env_name_problem
 from broker.kinds.spec import Outcome
+from broker.mcp.profiles import env_name_problem
 from broker.settings import Workspace
 from broker.urls import url_problem
 

@@ -18,12 +18,13 @@ from typing import Any
 from broker.errors import CallError, ErrorCode
 from broker.kinds.base import JSON, Call, KindEnv, WriteDetails
 from broker.kinds.mcp import TDT
-from broker.kinds.mcp.adapter import DEFAULT_LIMITS, wire_args
-from broker.kinds.mcp.pool import SessionPool, stdio_opener, working_folder
-from broker.kinds.mcp.profiles import safe_environment
-from broker.kinds.mcp.results import check_size, tdt_envelope
+from broker.kinds.mcp.adapter import wire_args
 from broker.kinds.mcp.rules import McpConnection
-from broker.kinds.mcp.session import McpLimits, ServerSession
+from broker.mcp.pool import SessionPool, stdio_opener, working_folder
+from broker.mcp.profiles import safe_environment
+from broker.mcp.results import check_size, tdt_envelope
+from broker.mcp.servers import DEFAULT_LIMITS
+from broker.mcp.session import McpLimits, ServerSession
 from broker.settings import Workspace
 
 DEFAULT_COMMAND = ("tdt", "mcp", "serve")

@@ -9,9 +9,10 @@ import pytest
 
 from broker import extensions
 from broker.approval import Standing
-from broker.apps import discovery, review
+from broker.apps import review
 from broker.apps.errors import AppChanged, AppError
 from broker.apps.verify import open_app
+from broker.mcp import discovery
 from tests.helpers import new_broker
 from tests.unit.apps.app_setup import BOARD, added, app_home
 

@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from broker import Broker, CallContext
-from broker.kinds.mcp import adapter, profiles, tdt
-from broker.kinds.mcp.session import McpLimits
+from broker.kinds.mcp import tdt
+from broker.mcp import profiles, servers
+from broker.mcp.session import McpLimits
 from tests.helpers import manifest_dict, setup_extension
 from tests.support import REPO
 
@@ -21,7 +22,7 @@ SHORT = McpLimits(call_timeout=1.5, start_timeout=20.0, cancel_grace=1.0)
 
 def use_limits(monkeypatch: pytest.MonkeyPatch, limits: McpLimits = SHORT) -> None:
     """Brokers built after this use ``limits`` for both MCP kinds."""
-    monkeypatch.setattr(adapter, "DEFAULT_LIMITS", limits)
+    monkeypatch.setattr(servers, "DEFAULT_LIMITS", limits)
     monkeypatch.setattr(tdt, "DEFAULT_LIMITS", limits)
 
 

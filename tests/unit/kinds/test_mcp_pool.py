@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from broker.kinds.mcp.pool import SessionPool
-from broker.kinds.mcp.profiles import StdioProfile
-from broker.kinds.mcp.session import McpLimits, ServerSession
+from broker.mcp.pool import SessionPool
+from broker.mcp.profiles import StdioProfile
+from broker.mcp.session import McpLimits, ServerSession
 
 
 def _never_opened(_hook: Any) -> Any:

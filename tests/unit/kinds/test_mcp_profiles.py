@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from broker.errors import ProfileError
-from broker.kinds.mcp import profiles
+from broker.mcp import profiles
 from broker.redact import REDACTED
 from tests.helpers import new_broker
 from tests.unit.kinds.mcp_setup import TDT_LIKE, TOKEN, add_stdio, mcp_extension

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from broker.kinds.mcp import profiles
+from broker.mcp import profiles
 from broker.redact import REDACTED
 from tests.helpers import new_broker
 from tests.servers.services import McpHttpServer
@@ -20,7 +20,7 @@ from tests.unit.kinds.mcp_setup import TOKEN, add_http, add_stdio, code, mcp_ext
 
 @pytest.fixture(autouse=True)
 def limits(monkeypatch: pytest.MonkeyPatch) -> None:
-    from broker.kinds.mcp.session import McpLimits
+    from broker.mcp.session import McpLimits
 
     use_limits(monkeypatch, McpLimits(call_timeout=15.0, start_timeout=30.0))
 

@@ -9,7 +9,7 @@ from mcp import types
 from mcp.client.session import ClientSession
 from mcp.shared.message import SessionMessage
 
-from broker.kinds.mcp.sdk_private import CHECKED_VERSION, next_request_id
+from broker.mcp.sdk_private import CHECKED_VERSION, next_request_id
 
 
 def test_the_installed_mcp_sdk_is_the_version_whose_private_request_id_was_checked():
@@ -18,7 +18,7 @@ def test_the_installed_mcp_sdk_is_the_version_whose_private_request_id_was_check
         f"mcp {installed} is installed, but Helm's read of BaseSession._request_id was checked on "
         f"{CHECKED_VERSION}. Read send_request in mcp/shared/session.py of {installed}: if it still "
         "takes self._request_id as the id of the request it sends, set CHECKED_VERSION in "
-        "broker/kinds/mcp/sdk_private.py to it; if not, change next_request_id."
+        "broker/mcp/sdk_private.py to it; if not, change next_request_id."
     )
 
 

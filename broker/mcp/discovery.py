@@ -1,8 +1,9 @@
-"""Finding a server's apps and reading their HTML, through the mcp kind's own sessions.
+"""Finding a server's apps and reading their HTML, through the broker's shared MCP sessions.
 
-The session is the one the mcp kind keeps for (workspace, server): the same profile, token,
-child environment and limits (30 s, 1 MiB) as every tool call. Nothing here is cached: review,
-opening an app and each ``resources/read`` ask the server what it says now.
+The session is the one the broker keeps for (workspace, server) (``broker.mcp.servers``), which
+the mcp kind's tool calls use too: the same profile, token, child environment and limits (30 s,
+1 MiB). Nothing here is cached: review, opening an app and each ``resources/read`` ask the
+server what it says now.
 """
 
 from __future__ import annotations
@@ -19,8 +20,7 @@ from broker.apps import meta
 from broker.apps.meta import AppTool, Csp
 from broker.broker import Broker
 from broker.errors import CallError, ErrorCode, SettingsError
-from broker.kinds.mcp import MCP
-from broker.kinds.mcp.session import ServerSession
+from broker.mcp.session import ServerSession
 
 MAX_RESOURCE_PAGES = 10
 MAX_HTML_BYTES = 1024 * 1024
@@ -53,12 +53,12 @@ class UiDocument:
 
 
 async def session(broker: Broker, workspace: str, server: str) -> ServerSession:
-    """The mcp kind's session with ``server`` for ``workspace`` (``CallError`` if unavailable)."""
+    """The shared session with ``server`` for ``workspace`` (``CallError`` if unavailable)."""
     try:
         ws = broker.home.settings().workspace(workspace)
     except SettingsError as exc:
         raise CallError(ErrorCode.NOT_CONFIGURED, f"workspace {workspace!r} is not configured") from exc
-    return await broker.kind(MCP).session(ws, server)
+    return await broker.mcp_servers().session(ws, server)
 
 
 async def tools(broker: Broker, workspace: str, server: str) -> dict[str, AppTool]:

@@ -18,7 +18,7 @@ import httpx
 from mcp import types
 from mcp.client.streamable_http import streamable_http_client
 
-from broker.kinds.mcp.stdio import OverflowHook, ReadStream, WriteStream
+from broker.mcp.stdio import OverflowHook, ReadStream, WriteStream
 
 
 class MessageTooLarge(httpx.ReadError):

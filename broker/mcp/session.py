@@ -26,9 +26,9 @@ from mcp.shared.exceptions import McpError
 from mcp.shared.session import RequestResponder
 
 from broker.errors import CallError, ErrorCode
-from broker.kinds.mcp import pins
-from broker.kinds.mcp.sdk_private import next_request_id
-from broker.kinds.mcp.stdio import Child, OverflowHook, ReadStream, WriteStream
+from broker.mcp import pins
+from broker.mcp.sdk_private import next_request_id
+from broker.mcp.stdio import Child, OverflowHook, ReadStream, WriteStream
 
 log = logging.getLogger("helm.mcp")
 

@@ -8,9 +8,9 @@ import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
-from broker.kinds.mcp.httpcap import HttpState, open_http
-from broker.kinds.mcp.session import McpLimits, Opener, ServerSession
-from broker.kinds.mcp.stdio import Child, OverflowHook, ReadStream, WriteStream, open_stdio
+from broker.mcp.httpcap import HttpState, open_http
+from broker.mcp.session import McpLimits, Opener, ServerSession
+from broker.mcp.stdio import Child, OverflowHook, ReadStream, WriteStream, open_stdio
 from broker.settings import Workspace
 
 log = logging.getLogger("helm.mcp")
