@@ -6,9 +6,11 @@ that puts a secret into a request (a token header, an OAuth2 access token, a std
 token variable, an MCP bearer) runs the call through ``scrubbed`` with those secrets:
 
 * every occurrence, in every string of the result or error — ``data`` values and object keys at
-  any depth, the error message — becomes ``REDACTED``. So does each form a secret takes inside
-  JSON text nested in a string (escaped, with ``\\/`` for ``/``) or inside a URL
-  (percent-encoded);
+  any depth, the error message — becomes ``REDACTED``. So does every form in the documented set
+  (docs/security.md), matched character by character: each character of the secret as itself,
+  percent-encoded (its UTF-8 bytes, upper- or lower-case hex; a space also as ``+``), or
+  JSON-escaped (``\\"``, ``\\/``, ``\\uXXXX`` in either case…), in any mix. That covers
+  ``quote`` with any ``safe``, ``quote_plus``, form encoding and JSON text nested in a string;
 * the call is not failed: it returns what it would have, minus the secrets;
 * the audit log gets a ``redacted`` record naming the call (workspace, extension, connection,
   operation) and how many occurrences were removed; never the secret.
@@ -25,7 +27,7 @@ import json
 import re
 from collections.abc import Awaitable, Iterable
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
+from urllib.parse import quote, quote_plus
 
 from broker.audit import AuditLog, AuditRecord
 from broker.errors import CallError
@@ -37,8 +39,9 @@ REDACTED = "[redacted by Helm]"
 
 
 def forms(secret: str) -> set[str]:
-    """The secret as sent, and as it reads inside JSON text or a URL."""
-    found = {secret, quote(secret, safe="")}
+    """Some common forms of the secret (as sent, in JSON text, in URLs); ``Scrubber`` matches
+    these and every other mix of encodings its pattern allows."""
+    found = {secret, quote(secret), quote(secret, safe=""), quote_plus(secret), quote(secret).lower()}
     for escaped in (json.dumps(secret, ensure_ascii=False)[1:-1], json.dumps(secret)[1:-1]):
         found |= {escaped, escaped.replace("/", "\\/")}
     return {f for f in found if f}
@@ -48,17 +51,70 @@ def _json_escaped(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)[1:-1]
 
 
+def _hex(number: int, width: int) -> str:
+    """A pattern for ``number`` in hex, each letter digit in either case."""
+    return "".join(f"[{d}{d.upper()}]" if d.isalpha() else d for d in f"{number:0{width}x}")
+
+
+def _utf16(char: str) -> list[int]:
+    data = char.encode("utf-16-be", "surrogatepass")
+    return [int.from_bytes(data[i : i + 2], "big") for i in range(0, len(data), 2)]
+
+
+def _char_forms(char: str) -> tuple[set[str], list[str]]:
+    """The forms of one character: literal texts, and patterns (percent and ``\\u`` escapes)."""
+    literal = {char, _json_escaped(char), json.dumps(char)[1:-1]}
+    if char == "/":
+        literal.add("\\/")
+    patterns = ["".join("%" + _hex(b, 2) for b in char.encode("utf-8", "surrogatepass"))]
+    if char == " ":
+        patterns.append(re.escape("+"))
+    return literal, patterns
+
+
+def _char_pattern(char: str, in_text: bool) -> str:
+    """One character of a secret in any of its forms; ``in_text``: as each form reads once the
+    string holding it is itself JSON text (``_may_hold`` searches the whole value's JSON)."""
+    literal, patterns = _char_forms(char)
+    units = [r"\\u" + _hex(u, 4) for u in _utf16(char)]
+    if in_text:
+        literal = {_json_escaped(f) for f in literal}
+        units = [r"\\\\u" + u[3:] for u in units]
+    alternatives = [re.escape(f) for f in sorted(literal, key=lambda f: (-len(f), f))]
+    return "(?:" + "|".join([*alternatives, "".join(units), *patterns]) + ")"
+
+
+def secret_pattern(secret: str, *, in_text: bool = False) -> str:
+    """A regular expression matching ``secret`` in every form of the documented set."""
+    return "".join(_char_pattern(c, in_text) for c in secret)
+
+
+def _marks(secret: str) -> set[str]:
+    """What JSON text holds wherever a character of ``secret`` is encoded (``%``, a ``\\u``
+    escape, a space as ``+``, the escapes of characters JSON escapes anyway)."""
+    marks = {"%", _json_escaped("\\u")}
+    if " " in secret:
+        marks.add("+")
+    if any(_json_escaped(c) != c or c == "/" for c in secret):
+        marks.add("\\")
+    return marks
+
+
 class Scrubber:
     """Replaces every form of ``secrets`` with ``REDACTED``; ``count`` says how many it replaced."""
 
     def __init__(self, secrets: Iterable[str]) -> None:
-        every = {f for s in secrets if s for f in forms(s)}
         # Longest first: at each position the whole "Bearer <token>" wins over the bare token.
-        ordered = sorted(every, key=lambda f: (-len(f), f))
-        self._pattern = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+        ordered = sorted({s for s in secrets if s}, key=lambda s: (-len(s), s))
+        self._pattern = re.compile("|".join(secret_pattern(s) for s in ordered)) if ordered else None
         # The forms as they read in JSON text: JSON escapes each character on its own, so a
-        # string holding a form holds its escape in the text of the whole value.
-        self._in_text = tuple({_json_escaped(f) for f in every})
+        # string holding a form holds its escape in the text of the whole value. A secret that
+        # holds another one is found by the shorter one's pattern.
+        inner = [s for s in ordered if not any(o != s and o in s for o in ordered)]
+        in_text = "|".join(secret_pattern(s, in_text=True) for s in inner)
+        self._in_text = re.compile(in_text) if inner else None
+        self._plain = tuple({_json_escaped(f) for s in inner for f in (s, s.replace(" ", "+"))})
+        self._marks = tuple({mark for s in inner for mark in _marks(s)})
         self.count = 0
 
     def text(self, value: str) -> str:
@@ -96,7 +152,11 @@ class Scrubber:
             text = json.dumps(value, ensure_ascii=False)
         except (TypeError, ValueError, RecursionError):
             return True  # not plain JSON, or too deep for the encoder: walk it
-        return any(form in text for form in self._in_text)
+        if any(form in text for form in self._plain):
+            return True
+        if not any(mark in text for mark in self._marks):
+            return False  # no character of a secret can be encoded here: only its plain form
+        return self._in_text is not None and self._in_text.search(text) is not None
 
     def _visit(self, item: Any, stack: list[dict[str, Any] | list[Any]]) -> Any:
         if isinstance(item, str):
