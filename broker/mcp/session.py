@@ -28,7 +28,7 @@ from mcp.shared.session import RequestResponder
 from broker.errors import CallError, ErrorCode
 from broker.mcp import pins
 from broker.mcp.sdk_private import next_request_id
-from broker.mcp.stdio import Child, OverflowHook, ReadStream, WriteStream
+from broker.mcp.stdio import UNREADABLE, Child, OverflowHook, ReadStream, WriteStream
 
 log = logging.getLogger("helm.mcp")
 
@@ -39,6 +39,9 @@ Opener = Callable[[OverflowHook], AbstractAsyncContextManager[tuple[ReadStream, 
 
 CLIENT_INFO = types.Implementation(name="Helm", version="1")
 MAX_TOOL_PAGES = 20
+MAX_TOOLS = 50_000
+"""The most tools Helm takes from one server: a listing with more, or with more than
+``MAX_TOOL_PAGES`` pages, is refused (``too_large``)."""
 
 
 @dataclass(frozen=True)
@@ -51,10 +54,14 @@ class McpLimits:
     cancel_grace: float = 2.0
     tools_ttl: float = 10.0
     """How long a listed tool definition is trusted before Helm lists the tools again (the
-    server's list_changed notification clears it sooner)."""
+    server's list_changed notification makes it sooner)."""
     max_listing: int = 16 * 1024 * 1024
     """The bound of one page of a tool listing: a catalogue of tens of thousands of tools (a
     call's result keeps its own bound, ``max_bytes``)."""
+    list_changed_interval: float = 5.0
+    """After a list_changed notification Helm lists the tools again at the next call, but at
+    most once in this many seconds however often the server sends it (a storm of them costs
+    one listing per interval, not one per call)."""
 
     @property
     def max_message(self) -> int:
@@ -107,6 +114,10 @@ class ServerSession:
         self._broken = False
         self._tools: dict[str, types.Tool] | None = None
         self._tools_at = 0.0
+        self._tools_refused: CallError | None = None
+        self._tools_changed = False
+        self._relisted_at = -float("inf")
+        self._listing = asyncio.Lock()
         self._digests: tuple[dict[str, types.Tool], dict[str, str]] = ({}, {})
 
     # -- lifecycle -----------------------------------------------------------------------
@@ -140,8 +151,8 @@ class ServerSession:
             if not self.alive or self._session is None or self._broken:
                 await self._reap()
                 self._ready, self._closing = asyncio.Event(), asyncio.Event()
-                self._unattributed_overflow = self._broken = False
-                self._tools = None
+                self._unattributed_overflow = self._broken = self._tools_changed = False
+                self._tools = self._tools_refused = None
                 self._task = asyncio.create_task(self._run(), name=f"mcp-session-{self.label}")
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._ready.wait(), self.limits.start_timeout)
@@ -189,7 +200,7 @@ class ServerSession:
         if isinstance(message, types.ServerNotification) and isinstance(
             message.root, types.ToolListChangedNotification
         ):
-            self._tools = None
+            self._tools_changed = True
 
     # -- requests ------------------------------------------------------------------------
     async def request(self, request: types.ClientRequest, result_type: type[T]) -> T:
@@ -223,6 +234,11 @@ class ServerSession:
             self._broken = True
             reason = ErrorCode.TOO_LARGE if self._unattributed_overflow else ErrorCode.UNAVAILABLE
             raise _ended(self.label, reason, self._child)
+        if failure is not None and failure.error.code == UNREADABLE:
+            raise CallError(
+                ErrorCode.UNAVAILABLE,
+                f"{self.label} sent an answer Helm cannot read (not JSON-RPC, or nested too deeply)",
+            )
         raise CallError(ErrorCode.UNAVAILABLE, f"{self.label} refused the request (MCP error)")
 
     async def _after_timeout(self, session: ClientSession, rid: int) -> None:
@@ -247,10 +263,39 @@ class ServerSession:
             await self._reap()
 
     async def tools(self) -> dict[str, types.Tool]:
-        """The server's tools by name (cached; listed again after list_changed or the TTL)."""
-        fresh = time.monotonic() - self._tools_at < self.limits.tools_ttl
-        if self._tools is not None and fresh and self.alive:
+        """The server's tools by name: listed again after the TTL, or at the next call after a
+        list_changed notification (at most once per ``list_changed_interval``). One listing at
+        a time: calls that need it meanwhile wait for it and share it."""
+        async with self._listing:
+            if self._listed_is_current():
+                if self._tools_refused is not None:
+                    raise self._tools_refused
+                assert self._tools is not None
+                return self._tools
+            now = time.monotonic()
+            if self._tools_changed and self._tools is not None:
+                self._relisted_at = now
+            self._tools_changed = False
+            try:
+                self._tools, self._tools_refused = await self._list_tools(), None
+            except CallError as err:
+                if err.code is not ErrorCode.TOO_LARGE:
+                    raise
+                self._tools, self._tools_refused = {}, err  # refused again until the TTL ends
+            self._tools_at = now
+            if self._tools_refused is not None:
+                raise self._tools_refused
             return self._tools
+
+    def _listed_is_current(self) -> bool:
+        if self._tools is None or not self.alive:
+            return False
+        now = time.monotonic()
+        if now - self._tools_at >= self.limits.tools_ttl:
+            return False
+        return not self._tools_changed or now - self._relisted_at < self.limits.list_changed_interval
+
+    async def _list_tools(self) -> dict[str, types.Tool]:
         tools: dict[str, types.Tool] = {}
         cursor: str | None = None
         for _ in range(MAX_TOOL_PAGES):
@@ -267,11 +312,14 @@ class ServerSession:
                     ErrorCode.TOO_LARGE, f"{self.label} sent a tool list larger than {mib} MiB"
                 ) from exc
             tools.update((t.name, t) for t in page.tools)
+            if len(tools) > MAX_TOOLS:
+                raise CallError(ErrorCode.TOO_LARGE, f"{self.label} offers more than {MAX_TOOLS} tools")
             cursor = page.nextCursor
             if not cursor:
-                break
-        self._tools, self._tools_at = tools, time.monotonic()
-        return tools
+                return tools
+        raise CallError(
+            ErrorCode.TOO_LARGE, f"{self.label} lists its tools in more than {MAX_TOOL_PAGES} pages"
+        )
 
     def tool_digest(self, tools: dict[str, types.Tool], name: str) -> str | None:
         """The pinned digest of tool ``name`` in ``tools`` (a listing ``tools()`` returned),

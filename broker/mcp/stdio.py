@@ -35,6 +35,10 @@ _EDGE = 256  # bytes of an oversized line kept to find which request it answers
 _HEAD_ID = re.compile(rb'^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d{1,18}|"[^"\\]{0,64}")')
 _TAIL_ID = re.compile(rb'"id"\s*:\s*(-?\d{1,18}|"[^"\\]{0,64}")\s*\}\s*$')
 _EXIT_GRACE = 2.0
+_PARSE_ON_LOOP = 64 * 1024  # longer lines are parsed in a worker thread
+UNREADABLE = -32099
+"""The JSON-RPC error code of the answer Helm gives itself for a request whose answer it could
+not read (not JSON-RPC, or nested deeper than the parser goes): the request ends at once."""
 
 
 class ChildFailed(Exception):
@@ -66,7 +70,7 @@ def _request_id(head: bytes, tail: bytes) -> types.RequestId | None:
 
 
 class _LineReader:
-    """Splits the child's stdout into messages, keeping at most ``limit`` bytes of a line."""
+    """Splits the child's stdout into lines, keeping at most ``limit`` bytes of a line."""
 
     def __init__(self, limit: int, on_overflow: OverflowHook) -> None:
         self.limit = limit
@@ -76,10 +80,10 @@ class _LineReader:
         self.head = b""
         self.tail = b""
 
-    def feed(self, chunk: bytes) -> list[SessionMessage | None]:
-        """Messages completed by ``chunk``; ``None`` stands for an oversized line whose request
+    def feed(self, chunk: bytes) -> list[bytes | None]:
+        """Lines completed by ``chunk``; ``None`` stands for an oversized line whose request
         is unknown (the session must end)."""
-        out: list[SessionMessage | None] = []
+        out: list[bytes | None] = []
         start = 0
         while True:
             nl = chunk.find(b"\n", start)
@@ -96,20 +100,33 @@ class _LineReader:
             out.extend(self._finish_line())
             start = nl + 1
 
-    def _finish_line(self) -> list[SessionMessage | None]:
+    def _finish_line(self) -> list[bytes | None]:
         if self.over:
             self.over = False
             rid = _request_id(self.head, self.tail)
             self.on_overflow(rid)
             return [None] if rid is None else []
         line, self.buf = bytes(self.buf), bytearray()
-        if not line.strip():
-            return []
-        try:
-            return [SessionMessage(types.JSONRPCMessage.model_validate_json(line))]
-        except ValueError:
+        return [line] if line.strip() else []
+
+
+def _parsed(line: bytes) -> SessionMessage | None:
+    """One line as a message: a request's own error when its answer cannot be read (not
+    JSON-RPC, or nested deeper than the parser goes), None when no request can be named."""
+    try:
+        return SessionMessage(types.JSONRPCMessage.model_validate_json(line))
+    except ValueError:
+        rid = _request_id(line[:_EDGE], line[-_EDGE:])
+        if rid is None:
             log.debug("an MCP server wrote a line that is not a JSON-RPC message; ignored")
-            return []
+            return None
+        return SessionMessage(_unreadable(rid))
+
+
+def _unreadable(rid: types.RequestId) -> types.JSONRPCMessage:
+    """The error that ends request ``rid``, whose answer could not be read."""
+    error = types.ErrorData(code=UNREADABLE, message="the server's answer could not be read")
+    return types.JSONRPCMessage(types.JSONRPCError(jsonrpc="2.0", id=rid, error=error))
 
 
 async def _pump_out(
@@ -119,10 +136,17 @@ async def _pump_out(
     assert stdout is not None
     async with sink:
         while chunk := await stdout.read(_CHUNK):
-            for message in reader.feed(chunk):
-                if message is None:
+            for line in reader.feed(chunk):
+                if line is None:
                     return  # an oversized line we cannot attribute: end the session
-                await sink.send(message)
+                # A long line (a page of a thousand tools) is parsed in a worker thread: tens
+                # of milliseconds the loop, and the window it draws, do not wait for.
+                if len(line) <= _PARSE_ON_LOOP:
+                    message = _parsed(line)
+                else:
+                    message = await anyio.to_thread.run_sync(_parsed, line)
+                if message is not None:
+                    await sink.send(message)
 
 
 async def _pump_in(child: Child, source: MemoryObjectReceiveStream[SessionMessage]) -> None:
