@@ -109,6 +109,6 @@ async def set_up_demo(window: Window) -> None:
     from app.window import FILL_WITHIN_MS
 
     await window.wait_painted(FILL_WITHIN_MS / 1000)
-    await window.kinds.preload(demo.kinds())  # approving the demo loads its kinds
+    await window.broker.preload(demo.kinds())  # in worker threads, side by side
     await demo.set_up_demo(window.broker)
     window.window.fill()

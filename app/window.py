@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 
 from app.agents import add_agents
-from app.kind_loader import KindLoader
 from broker import Broker, Confirmer
 from broker.explorer import DbExplorer
 from ui.apps.host import AppAwareFactory, AppHost
@@ -123,8 +122,7 @@ class Window:
             confirm = dialogs = DialogConfirmer()
         self.confirm = confirm
         self.broker = broker
-        self.kinds = KindLoader(broker, broker)
-        self.host = ExtensionHost(self.kinds, self.confirm)
+        self.host = ExtensionHost(broker, self.confirm)
         self.apps = AppHost(broker)
         self.ready_frames: list[ExtensionView] = []
         self._changed = asyncio.Event()
@@ -187,7 +185,6 @@ class Window:
         await self.window.aclose()
         await self.apps.aclose()
         await self.host.aclose()
-        await self.kinds.aclose()
         self.window.deleteLater()
 
 

@@ -21,9 +21,12 @@ extension or a server can cause:
   admission, with ``handler`` in place of a kind. ``helm.state`` is the built-in connection
   ``$state`` (``Broker.builtins``), reached through ``request_json`` like any connection.
 
-Typed access to one kind's own operations goes through its spec: ``Broker.kind(spec)`` returns
-the running kind typed by the spec (``broker.kind(MCP).list_tools(...)``,
-``broker.kind(HTTP).connect(...)``); ``Broker.database()`` is ``kind(DB)``, for the DB explorer.
+Typed access to one kind's own operations goes through its spec: ``await Broker.kind(spec)``
+returns the running kind typed by the spec, its libraries imported in a worker thread the first
+time (``(await broker.kind(MCP)).list_tools(...)``, ``(await broker.kind(HTTP)).connect(...)``);
+``Broker.kind_now(spec)`` is the same for a synchronous caller; ``Broker.database()`` is
+``kind_now(DB)``, for the DB explorer; ``await Broker.mcp_servers()`` are the MCP sessions the
+mcp kind and MCP Apps share.
 The kinds themselves, their specs and their profile stores: ``broker.kinds`` and
 ``broker.profiles`` (docs/architecture.md).
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import TracebackType
@@ -35,11 +35,12 @@ from broker.credentials import CredentialStore, open_store
 from broker.errors import CallError, ErrorCode, ManifestError, SettingsError
 from broker.jsonutil import DuplicateKeyError, loads_strict
 from broker.kinds import KINDS
-from broker.kinds.base import Call, Connection, Kind, KindEnv, PinReviewer
+from broker.kinds.base import Call, Connection, Kind, PinReviewer
 from broker.kinds.spec import KindSpec
 from broker.manifest import Manifest
 from broker.ratelimit import CallAdmission, instance_key
 from broker.resolution import Manifests, Resolved, pin_first_contact, resolve
+from broker.running import RunningKinds
 from broker.settings import Home
 from broker.summary import Confirmer, WriteSummary
 from broker.tokens import TokenBook
@@ -95,8 +96,8 @@ class Broker:
         """The per-instance state behind ``helm.state`` (``broker.widget_state``)."""
         self.builtins: dict[str, BuiltinKind] = {STATE_CONNECTION: StateKind(self.state)}
         """The built-in connections every page has, by their ``$`` id (``broker.builtin``)."""
-        self._kinds: dict[str, Any] = dict(kinds or {})
-        self._mcp_servers: McpServers | None = None
+        self.running = RunningKinds(self.home, self.credentials, self.audit, kinds or {})
+        """The running kinds, loaded off the loop (``broker.running``)."""
         self._pinning: dict[type, bool] = {}
         self._manifests = Manifests()
 
@@ -111,15 +112,7 @@ class Broker:
 
     async def aclose(self) -> None:
         self.activity.flush()
-        kinds, self._kinds = self._kinds, {}
-        for name, kind in kinds.items():
-            try:
-                await kind.aclose()
-            except Exception:
-                log.exception("closing the %s kind failed", name)
-        servers, self._mcp_servers = self._mcp_servers, None
-        if servers is not None:
-            await servers.aclose()
+        await self.running.aclose()
 
     # -- public surface ------------------------------------------------------------------
     async def call(
@@ -208,31 +201,34 @@ class Broker:
         workspace that does not exist)."""
         return approval.check(self.home.settings().workspace(workspace), extension, self._manifests.load)
 
-    def kind[K](self, spec: KindSpec[Any, Any, K]) -> K:
+    async def kind[K](self, spec: KindSpec[Any, Any, K]) -> K:
         """The running part of a kind, typed by its spec (created on first use, one per broker):
-        ``broker.kind(MCP)`` is an ``McpKind``, so ``await broker.kind(MCP).list_tools(ws, name)``
-        needs no cast. The call pipeline reaches kinds the same way, by their registered spec."""
-        running = self._kinds.get(spec.name)
-        if running is None:
-            env = KindEnv(self.home, self.credentials, self.audit, self.mcp_servers)
-            running = self._kinds[spec.name] = spec.load()(env)
-        found: K = running
-        return found
+        ``await broker.kind(MCP)`` is an ``McpKind``, so ``(await broker.kind(MCP)).list_tools(ws,
+        name)`` needs no cast. The call pipeline reaches kinds the same way, by their registered
+        spec. The first use imports the kind in a worker thread, awaited (``broker.running``)."""
+        return await self.running.kind(spec)
 
-    def mcp_servers(self) -> McpServers:
+    def kind_now[K](self, spec: KindSpec[Any, Any, K]) -> K:
+        """``kind`` for a synchronous caller (a status a dialog shows as it opens): the running
+        kind, imported on the calling thread if nothing loaded it yet. Prefer ``await kind``."""
+        return self.running.kind_now(spec)
+
+    async def preload(self, kinds: Iterable[str]) -> None:
+        """Import these kinds now, side by side in worker threads (a kind that fails to load
+        is reported by the call that needs it)."""
+        await self.running.preload(kinds)
+
+    async def mcp_servers(self) -> McpServers:
         """The live sessions with the user's MCP servers, one per (workspace, server): the mcp
         kind's tool calls and MCP Apps share them (``broker.mcp``)."""
-        if self._mcp_servers is None:
-            from broker.mcp.servers import McpServers
-
-            self._mcp_servers = McpServers(self.home, self.credentials)
-        return self._mcp_servers
+        return await self.running.mcp_servers()
 
     def database(self) -> DbKind:
-        """The ``db`` kind, typed: profiles and statements for Helm's own DB explorer."""
+        """The ``db`` kind, typed: profiles and statements for Helm's own DB explorer (whose
+        list of profiles is synchronous: ``kind_now``)."""
         from broker.kinds.db import DB
 
-        return self.kind(DB)
+        return self.kind_now(DB)
 
     def _pins(self, adapter: Kind[Any]) -> bool:
         """Whether a kind pins what it calls (a protocol check is slow: asked once a class)."""
@@ -241,11 +237,11 @@ class Broker:
             pins = self._pinning[type(adapter)] = isinstance(adapter, PinReviewer)
         return pins
 
-    def _running(self, kind: str) -> Kind[Any]:
+    async def _running(self, kind: str) -> Kind[Any]:
         spec = KINDS.get(kind)
         if spec is None:
             raise CallError(ErrorCode.UNAVAILABLE, f"the {kind} kind is not available in this Helm")
-        running: Kind[Any] = self.kind(spec)
+        running: Kind[Any] = await self.kind(spec)
         return running
 
     # -- the pipeline --------------------------------------------------------------------
@@ -307,7 +303,7 @@ class Broker:
             resolved = self._resolve(ctx, connection_id, operation, args)
             if route.check is not None:
                 await route.check()
-            adapter = self._running(resolved.kind)
+            adapter = await self._running(resolved.kind)
             if not resolved.call.approval and self._pins(adapter):
                 resolved = await self._pinned(resolved)
             if not resolved.call.write:
@@ -338,15 +334,14 @@ class Broker:
         """Pin what the kind pins, at the connection's first contact, if approval could not."""
         if r.call.approval:
             return r
-        adapter = self._running(r.kind)
+        adapter = await self._running(r.kind)
         if not self._pins(adapter):
             return r
         return await pin_first_contact(self.home, self.audit, r, adapter)
 
     def _target(self, r: Resolved) -> WriteTarget:
-        adapter = self._running(r.kind)
-
         async def prepare() -> Prepared:
+            adapter = await self._running(r.kind)
             details = await adapter.describe(r.call)
             return Prepared(details, lambda: self._execute(adapter, r.call))
 

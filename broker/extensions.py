@@ -92,7 +92,7 @@ async def review(broker: Broker, workspace: str, extension: str) -> Reviewed:
     changes: list[str] = []
     pinning: list[str] = []
     for conn in manifest.connections:
-        cid, adapter = conn.id, _pinning(broker, conn)
+        cid, adapter = conn.id, await _pinning(broker, conn)
         old = previous.pins.get(cid) if previous is not None else None
         if adapter is None:
             continue
@@ -149,7 +149,7 @@ async def approve(broker: Broker, reviewed: Reviewed) -> Approval:
 
 
 async def _still_pinned(broker: Broker, ws: Workspace, conn: Connection, reviewed: Reviewed) -> None:
-    cid, adapter = conn.id, _pinning(broker, conn)
+    cid, adapter = conn.id, await _pinning(broker, conn)
     pinned = reviewed.pins.get(cid)
     if adapter is None or not pinned:
         return
@@ -169,11 +169,11 @@ async def review_and_approve(broker: Broker, workspace: str, extension: str) -> 
     return await approve(broker, await review(broker, workspace, extension))
 
 
-def _pinning(broker: Broker, conn: Connection) -> PinReviewer | None:
+async def _pinning(broker: Broker, conn: Connection) -> PinReviewer | None:
     spec = KINDS.get(conn.kind)
     if spec is None:
         return None  # a kind not in this build has nothing to pin
-    running = broker.kind(spec)
+    running = await broker.kind(spec)
     return running if isinstance(running, PinReviewer) else None
 
 

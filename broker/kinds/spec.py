@@ -8,7 +8,7 @@ their form, and ``helm`` registers their command group. docs/architecture.md wal
 adding a kind.
 
 Type parameters: ``C`` the kind's connection model, ``P`` its profile model (``Any`` for a
-kind without profiles), ``K`` its running adapter — ``Broker.kind(spec)`` returns a ``K``.
+kind without profiles), ``K`` its running adapter — ``await Broker.kind(spec)`` returns a ``K``.
 """
 
 from __future__ import annotations

@@ -58,7 +58,7 @@ async def session(broker: Broker, workspace: str, server: str) -> ServerSession:
         ws = broker.home.settings().workspace(workspace)
     except SettingsError as exc:
         raise CallError(ErrorCode.NOT_CONFIGURED, f"workspace {workspace!r} is not configured") from exc
-    return await broker.mcp_servers().session(ws, server)
+    return await (await broker.mcp_servers()).session(ws, server)
 
 
 async def tools(broker: Broker, workspace: str, server: str) -> dict[str, AppTool]:

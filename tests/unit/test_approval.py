@@ -112,7 +112,7 @@ async def test_a_tool_changed_while_under_review_is_not_approved(tmp_path: Path)
         add_stdio(broker, "odd", TDT_LIKE)
         ctx = await mcp_extension(broker, tmp_path, "odd", ["tdt_workspace_status", "mutate"], approved=False)
         reviewed = await review(broker, "ws", ctx.extension)
-        kind = broker.kind(MCP)
+        kind = await broker.kind(MCP)
         assert isinstance(kind, McpKind)
         session = await kind.session(broker.home.settings().workspace("ws"), "odd")
         await session.call_tool("mutate", {})  # the server changes a declared tool's schema

@@ -108,6 +108,6 @@ async def test_the_test_button_of_a_room_reaches_the_running_kind(echo: None, tm
     async with new_broker(tmp_path / "home") as broker:
         add_room(broker)
         assert ECHO.probe is not None
-        outcome = await ECHO.probe(broker.kind(ECHO), "lobby", {})
+        outcome = await ECHO.probe(await broker.kind(ECHO), "lobby", {})
     assert outcome.ok
     assert "'hi'" in outcome.message

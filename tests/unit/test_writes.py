@@ -59,8 +59,8 @@ class EditsThenConfirms(ScriptedConfirmer):
         return await super().__call__(summary)
 
 
-def counting_describe(broker: Broker, kind: str, monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    adapter = broker.kind(KINDS[kind])
+async def counting_describe(broker: Broker, kind: str, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    adapter = await broker.kind(KINDS[kind])
     calls: list[str] = []
     real = adapter.describe
 
@@ -77,7 +77,7 @@ async def test_a_confirmed_write_describes_its_request_once(
 ) -> None:
     db = make_db(tmp_path / "a.db")
     async with closing_world(tmp_path, db) as world:
-        described = counting_describe(world.broker, "db", monkeypatch)
+        described = await counting_describe(world.broker, "db", monkeypatch)
         result = await world.broker.request(world.ctx, "app", "close", {"id": 1}, ScriptedConfirmer())
     assert result["ok"]
     assert described == ["close"]

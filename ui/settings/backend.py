@@ -128,7 +128,7 @@ class KindSection(FormSection):
     async def _probe(self, name: str, inputs: Mapping[str, str]) -> Outcome:
         if self.spec.probe is None:
             return Outcome(False, f"a {self.spec.name} profile has nothing to test")
-        return await self.spec.probe(self.broker.kind(self.spec), name, inputs)
+        return await self.spec.probe(await self.broker.kind(self.spec), name, inputs)
 
 
 class BrokerConnections:

@@ -135,7 +135,7 @@ def _disconnect(io: CliIO, args: argparse.Namespace) -> int:
     async def go() -> int:
         async with io.open_broker(args) as broker:
             try:
-                broker.kind(HTTP).disconnect(args.name)
+                (await broker.kind(HTTP)).disconnect(args.name)
             except ConnectError as exc:
                 io.fail(str(exc))
         io.say(f"service {args.name} disconnected; the profile stays")
@@ -148,7 +148,7 @@ def _connect(io: CliIO, args: argparse.Namespace) -> int:
     async def go() -> int:
         async with io.open_broker(args) as broker:
             try:
-                session = await broker.kind(HTTP).connect(args.name, args.workspace)
+                session = await (await broker.kind(HTTP)).connect(args.name, args.workspace)
             except (ConnectError, ProfileError) as exc:
                 io.fail(str(exc))
             async with session:

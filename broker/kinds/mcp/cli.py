@@ -115,7 +115,7 @@ def _tools(io: CliIO, args: argparse.Namespace) -> int:
     async def body() -> int:
         async with io.open_broker(args) as broker:
             try:
-                tools = await broker.kind(MCP).list_tools(workspace, args.name)
+                tools = await (await broker.kind(MCP)).list_tools(workspace, args.name)
             except CallError as err:
                 io.fail(f"{err.code.value}: {err.message}")
         if args.json:

@@ -56,7 +56,7 @@ async def test_an_undeclared_tool_is_refused_before_the_server_starts(tmp_path: 
     async with new_broker(tmp_path / "home") as broker:
         add_stdio(broker, "odd", TDT_LIKE)
         ctx = await mcp_extension(broker, tmp_path, "odd", ["tdt_workspace_status"], approved=False)
-        await broker.kind(MCP).aclose()
+        await (await broker.mcp_servers()).aclose()
         result = await broker.call(ctx, "m", "env", {})
     assert code(result) == "refused"
 
@@ -117,7 +117,7 @@ async def test_a_stalled_request_times_out_and_the_session_is_kept(tmp_path: Pat
         add_stdio(broker, "odd", TDT_LIKE)
         ctx = await mcp_extension(broker, tmp_path, "odd", READS)
         first = await broker.call(ctx, "m", "tdt_workspace_status", {})
-        session = await broker.kind(MCP).session(broker.home.settings().workspace("ws"), "odd")
+        session = await (await broker.kind(MCP)).session(broker.home.settings().workspace("ws"), "odd")
         stalled = await broker.call(ctx, "m", "stall", {})
         still = session.alive
         after = await broker.call(ctx, "m", "tdt_workspace_status", {})

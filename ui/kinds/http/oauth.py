@@ -6,7 +6,8 @@ Helm), and waits for the redirect to Helm's one-shot listener on 127.0.0.1. The 
 exact redirect URI while it waits; Cancel stops the wait and closes the listener.
 
 The http kind's sign-in code (and its HTTP client) is imported on first use, not when the main
-window is built: the running kind (``Broker.kind(HTTP)``) loads with its first call.
+window is built: the running kind (``await Broker.kind(HTTP)``) loads, in a worker thread,
+with its first call.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ class BrokerOAuth:
 
     def status(self, name: str) -> str:
         try:
-            return str(self.broker.kind(HTTP).sign_in_status(name)["summary"])
+            return str(self.broker.kind_now(HTTP).sign_in_status(name)["summary"])
         except HelmError as err:
             return f"unknown ({err})"
 
@@ -66,7 +67,7 @@ class BrokerOAuth:
                 False, "Open a workspace first: Connect asks for the scopes its extensions declare."
             )
         try:
-            session = await self.broker.kind(HTTP).connect(name, workspace)
+            session = await (await self.broker.kind(HTTP)).connect(name, workspace)
         except HelmError as err:
             return Outcome(False, str(err))
         self.sessions[name] = session
@@ -90,7 +91,7 @@ class BrokerOAuth:
 
     async def disconnect(self, name: str) -> Outcome:
         try:
-            self.broker.kind(HTTP).disconnect(name)
+            (await self.broker.kind(HTTP)).disconnect(name)
         except HelmError as err:
             return Outcome(False, str(err))
         return Outcome(True, f"Disconnected {name}; the profile stays.")
