@@ -15,6 +15,7 @@ import pytest
 from broker import CallContext
 from broker.kinds import registered
 from broker.kinds.spec import KindSpec
+from broker.ratelimit import MAX_IN_FLIGHT_PER_INSTANCE
 from tests.helpers import manifest_dict, new_broker, setup_extension
 from tests.kinds.echo import ECHO
 
@@ -95,3 +96,22 @@ async def test_a_kind_that_cannot_be_imported_is_unavailable_and_tried_again(
     assert failed["error"]["code"] == "unavailable"
     assert "could not be loaded" in failed["error"]["message"]
     assert again["ok"]
+
+
+async def test_calls_waiting_for_their_kind_count_against_the_frames_calls_in_flight(
+    held: HeldImport, tmp_path: Path
+) -> None:
+    held.released.set()
+    ctx = await installed(tmp_path)
+    held.released.clear()
+    async with new_broker(tmp_path / "home") as broker:
+        calls = [
+            asyncio.ensure_future(broker.call(ctx, "e", "hello", {}))
+            for _ in range(MAX_IN_FLIGHT_PER_INSTANCE + 3)
+        ]
+        await asyncio.sleep(0.05)
+        refused = [call.result() for call in calls if call.done()]
+        held.released.set()
+        results = await asyncio.wait_for(asyncio.gather(*calls), 10)
+    assert [r["error"]["code"] for r in refused] == ["rate_limited"] * 3
+    assert sum(r["ok"] for r in results) == MAX_IN_FLIGHT_PER_INSTANCE
