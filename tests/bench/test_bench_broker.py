@@ -38,7 +38,7 @@ async def test_the_brokers_own_cost_per_call(bench: Bench, tmp_path: Path) -> No
     with registered(ECHO):
         async with new_broker(tmp_path / "home") as broker:
             ctx = await setup_extension(broker, tmp_path, manifest_dict([ROOM]))
-            kind = broker._kinds[ECHO.name] = AtOnce()
+            kind = broker.running._kinds[ECHO.name] = AtOnce()
             call = broker._resolve(ctx, "e", "hello", {"to": "you"}).call
             instances = itertools.count()
 
