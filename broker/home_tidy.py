@@ -3,7 +3,7 @@
 * The temp files of atomic saves that a killed process left (``broker.atomic``) in the home, its
   ``state/`` and ``agents/`` folders and the folders of MCP Apps — credentials copies included.
 * The temp files of ``files`` writes that a killed process left in a user's folder, found from
-  the temp ledger (``broker.kinds.files.ledger``).
+  the temp ledger (``broker.fs.ledger``).
 * A torn last line of the audit and activity logs, moved to their side files (``broker.jsonl``).
 
 Each step removes only what it can prove a dead Helm made, so a Helm process that is running at
@@ -20,7 +20,7 @@ from pathlib import Path
 
 from broker import jsonl
 from broker.atomic import remove_stale_temps
-from broker.kinds.files.ledger import TempLedger
+from broker.fs.ledger import TempLedger
 
 log = logging.getLogger("helm.home")
 

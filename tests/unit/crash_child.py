@@ -92,7 +92,7 @@ def agent_sessions(home: Path, root: Path, n: int) -> None:
 
 
 def files_write(home: Path, root: Path, n: int) -> None:
-    from broker.kinds.files.guard import FileGuard, GuardRoot
+    from broker.fs.guard import FileGuard, GuardRoot
 
     guard = FileGuard([GuardRoot(root)], home=home)
     guard.write_text(NOTE, NEW_TEXT if n else OLD_TEXT, create=True)

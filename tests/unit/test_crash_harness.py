@@ -29,9 +29,9 @@ import pytest
 
 from broker import atomic, home_tidy
 from broker.audit import AuditLog
+from broker.fs.ledger import LEDGER_FOLDER, TEMP_PREFIX
 from broker.jsonl import TORN_SUFFIX
 from broker.jsonutil import loads_strict
-from broker.kinds.files.ledger import LEDGER_FOLDER, TEMP_PREFIX
 from tests.support import REPO
 from tests.unit import crash_child
 

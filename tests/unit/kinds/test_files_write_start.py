@@ -7,8 +7,8 @@ import shutil
 from pathlib import Path
 
 from broker import home_tidy
-from broker.kinds.files.ledger import TempLedger, temp_name
-from broker.kinds.files.safe import FileId
+from broker.fs.ledger import TempLedger, temp_name
+from broker.fs.safe import FileId
 from tests.helpers import new_broker
 
 
