@@ -26,8 +26,8 @@ from broker.agents.questions import clip_diff
 from broker.agents.state import ENDED, SessionState
 from broker.context import AgentRequester
 from broker.errors import CallError, ErrorCode
+from broker.fs.confirm import FILE_CHANGE, FILES_KIND
 from broker.fs.diff import line_diff, newline_lines
-from broker.kinds.files import FILES
 from broker.summary import Confirmer, Decision, WriteSummary
 from broker.writes import Prepared, WriteTarget
 
@@ -95,7 +95,7 @@ def _target(
         diff = await asyncio.to_thread(line_diff, rel.text, old, text)
         new = hashlib.sha256(data).hexdigest()
         verb = "Create" if current is None else "Replace"
-        details = FILES.confirm.details(
+        details = FILE_CHANGE.details(
             fields=(("Agent", state.profile.name), (root.label, root.name), ("Path", path)),
             request=f"{verb} {path} ({len(data)} bytes, sha256 {new})",
             binding={"root": str(root.folder), "path": rel.text, "sha256": new,
@@ -110,7 +110,7 @@ def _target(
         return Prepared(details, send)
 
     who = AgentRequester(state.workspace.name, state.profile.name, state.session_id)
-    return WriteTarget(who, state.profile.name, WRITE, FILES.name, prepare, state.limits.question_timeout)
+    return WriteTarget(who, state.profile.name, WRITE, FILES_KIND, prepare, state.limits.question_timeout)
 
 
 def _asking(state: SessionState, answers: list[Decision]) -> Confirmer:

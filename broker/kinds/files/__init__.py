@@ -11,15 +11,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from broker.fs.confirm import FILE_CHANGE, FILES_KIND
 from broker.kinds.files import rules
 from broker.kinds.files.schema import SCHEMA
-from broker.kinds.spec import ConfirmText, KindSpec
+from broker.kinds.spec import KindSpec
 
 if TYPE_CHECKING:
     from broker.kinds.files.adapter import FilesKind
 
 FILES: KindSpec[rules.FilesConnection, Any, FilesKind] = KindSpec(
-    name="files",
+    name=FILES_KIND,
     order=40,
     parse=rules.parse,
     lint=rules.lint,
@@ -27,7 +28,7 @@ FILES: KindSpec[rules.FilesConnection, Any, FilesKind] = KindSpec(
     schema=SCHEMA,
     schema_def="files",
     adapter="broker.kinds.files.adapter:FilesKind",
-    confirm=ConfirmText("Confirm file change", "wants to change a file", "Change"),
+    confirm=FILE_CHANGE,
     warnings="broker.kinds.files.home:review_warnings",
 )
 
