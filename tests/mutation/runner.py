@@ -1,0 +1,291 @@
+"""Mutation testing of Helm's boundary modules: does a small change to a decision fail a test?
+
+``python -m tests.mutation.runner`` runs every mutant of every module in ``targets.toml``
+against that module's fast tests and prints a score per module (killed / not equivalent).
+``--sample N`` runs N mutants per module, picked by ``--seed``, and fails on any survivor not
+listed in ``equivalent.toml``; ``--module PATH`` limits the run to some modules.
+
+One mutant at a time: the mutated source is imported in place of the module (an import hook in
+a forked child, so the working tree is never touched and third-party imports are paid once),
+then pytest runs the module's tests with ``-x``. A test failure, an import error or a timeout
+(a mutant that loops) kills the mutant; all tests passing lets it survive.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import os
+import random
+import select
+import signal
+import sys
+import tempfile
+import time
+import tomllib
+import traceback
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+
+from tests.mutation.operators import Mutant, mutants, mutate
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+TARGETS = HERE / "targets.toml"
+EQUIVALENT = HERE / "equivalent.toml"
+THRESHOLD = 95.0
+# Imported once before forking: what every test run needs and takes long to import.
+_PRELOAD = (
+    "pytest",
+    "hypothesis",
+    "PySide6.QtCore",
+    "PySide6.QtGui",
+    "PySide6.QtWidgets",
+    "httpx",
+    "jsonschema",
+    "cryptography.fernet",
+    "asyncpg",
+    "mcp",
+    "keyring",
+)
+_OURS = ("app", "broker", "ui", "tests")
+
+
+@dataclass(frozen=True)
+class Target:
+    """A module under mutation and the tests that guard it."""
+
+    path: str
+    tests: tuple[str, ...]
+
+    @property
+    def module(self) -> str:
+        return self.path.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+
+
+@dataclass
+class Tally:
+    target: Target
+    killed: int = 0
+    equivalent: int = 0
+    survivors: list[Mutant] = field(default_factory=list)
+    timed_out: int = 0
+
+    @property
+    def score(self) -> float:
+        counted = self.killed + len(self.survivors)
+        return 100.0 if counted == 0 else 100.0 * self.killed / counted
+
+
+def load_targets(path: Path = TARGETS) -> list[Target]:
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    return [Target(path=p, tests=tuple(spec["tests"])) for p, spec in data["module"].items()]
+
+
+def load_equivalents(path: Path = EQUIVALENT) -> dict[str, set[str]]:
+    """Module path -> the keys of its mutants reviewed as equivalent (each with a reason)."""
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    found: dict[str, set[str]] = {}
+    for entry in data.get("equivalent", []):
+        if not str(entry.get("reason", "")).strip():
+            raise SystemExit(f"equivalent.toml: {entry.get('key')!r} has no reason")
+        found.setdefault(entry["module"], set()).add(entry["key"])
+    return found
+
+
+class _MutantFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Serves one module's mutated source instead of its file."""
+
+    def __init__(self, name: str, filename: str, source: str) -> None:
+        self._name, self._filename, self._source = name, filename, source
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname != self._name:
+            return None
+        return importlib.util.spec_from_file_location(fullname, self._filename, loader=self)
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
+        return None
+
+    def exec_module(self, module: ModuleType) -> None:
+        exec(compile(self._source, self._filename, "exec"), module.__dict__)
+
+
+def _child(target: Target, source: str, log: int) -> None:
+    """In the forked child: import ``source`` for the module, run its tests, exit with pytest's code."""
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    code = 3
+    try:
+        sys.meta_path.insert(0, _MutantFinder(target.module, str(ROOT / target.path), source))
+        import pytest
+
+        # Plugins imported before the fork cannot have their asserts rewritten; that is all it says.
+        quiet = ["-W", "ignore::pytest.PytestAssertRewriteWarning"]
+        code = int(pytest.main(["-x", "-q", *quiet, *target.tests]))
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+
+class _Pool:
+    """Up to ``jobs`` forked children at once, each with a deadline."""
+
+    def __init__(self, jobs: int) -> None:
+        self.jobs = jobs
+        self.running: dict[int, tuple[object, float, int]] = {}
+
+    def start(self, tag: object, target: Target, source: str, timeout: float) -> None:
+        log = os.open(
+            os.devnull if not os.environ.get("HELM_MUTATE_LOG") else os.environ["HELM_MUTATE_LOG"],
+            os.O_WRONLY | os.O_CREAT | os.O_APPEND,
+            0o600,
+        )
+        pid = os.fork()
+        if pid == 0:
+            _child(target, source, log)
+        os.close(log)
+        self.running[pid] = (tag, time.monotonic() + timeout, pid)
+
+    def wait_one(self) -> tuple[object, int | None]:
+        """The next finished child's tag and exit code (None when it ran past its deadline)."""
+        while True:
+            for pid, (tag, deadline, _) in list(self.running.items()):
+                done, status = os.waitpid(pid, os.WNOHANG)
+                if done:
+                    del self.running[pid]
+                    return tag, os.waitstatus_to_exitcode(status)
+                if time.monotonic() > deadline:
+                    os.kill(pid, signal.SIGKILL)
+                    os.waitpid(pid, 0)
+                    del self.running[pid]
+                    return tag, None
+            select.select([], [], [], 0.02)
+
+
+def _preload() -> None:
+    os.environ.setdefault("CI", "true")  # Hypothesis's derandomized profile: the same run each time.
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    for name in _PRELOAD:
+        __import__(name)
+    loaded = [m for m in sys.modules if m.split(".")[0] in _OURS and m != "tests"]
+    loaded = [m for m in loaded if not m.startswith("tests.mutation")]
+    if loaded:
+        raise SystemExit(f"mutation runner: Helm modules imported before forking: {loaded}")
+
+
+def _baseline(pool: _Pool, targets: list[Target]) -> dict[str, float]:
+    """Each module's tests on the unchanged source: they must pass; their time sets the timeout."""
+    times: dict[str, float] = {}
+    started: dict[str, float] = {}
+    pending = list(targets)
+    while pending or pool.running:
+        while pending and len(pool.running) < pool.jobs:
+            t = pending.pop(0)
+            started[t.path] = time.monotonic()
+            pool.start(t, t, (ROOT / t.path).read_text(encoding="utf-8"), 600)
+        tag, code = pool.wait_one()
+        assert isinstance(tag, Target)
+        if code != 0:
+            raise SystemExit(f"mutation runner: the tests of {tag.path} fail unmutated ({code})")
+        times[tag.path] = time.monotonic() - started[tag.path]
+    return times
+
+
+def choose(target: Target, found: list[Mutant], sample: int | None, seed: str) -> list[Mutant]:
+    """All mutants, or ``sample`` of them picked by ``seed`` (per module, so one file's edits
+    do not reshuffle another's sample)."""
+    if sample is None or sample >= len(found):
+        return found
+    return sorted(random.Random(f"{seed}:{target.path}").sample(found, sample), key=lambda m: m.index)
+
+
+def run(targets: list[Target], sample: int | None, seed: str, jobs: int) -> list[Tally]:
+    _preload()
+    equivalents = load_equivalents()
+    pool = _Pool(jobs)
+    times = _baseline(pool, targets)
+    tallies = {t.path: Tally(t) for t in targets}
+    queue: list[tuple[Target, Mutant, str]] = []
+    for t in targets:
+        source = (ROOT / t.path).read_text(encoding="utf-8")
+        for m in choose(t, mutants(source), sample, seed):
+            if m.key in equivalents.get(t.path, set()):
+                tallies[t.path].equivalent += 1
+            else:
+                queue.append((t, m, mutate(source, m.index)))
+    total = len(queue)
+    done = 0
+    while queue or pool.running:
+        while queue and len(pool.running) < jobs:
+            t, m, mutated = queue.pop(0)
+            pool.start((t, m), t, mutated, 10 + 5 * times[t.path])
+        tag, code = pool.wait_one()
+        t, m = tag  # type: ignore[misc]
+        done += 1
+        tally = tallies[t.path]
+        if code == 0:
+            tally.survivors.append(m)
+            print(f"[mutate] {done}/{total} SURVIVED {t.path}:{m.line} {m.key}", flush=True)
+        else:
+            tally.killed += 1
+            tally.timed_out += code is None
+    return list(tallies.values())
+
+
+def report(tallies: list[Tally]) -> None:
+    width = max(len(t.target.path) for t in tallies)
+    print(f"\n{'module'.ljust(width)}  killed  survived  equivalent  score")
+    for t in tallies:
+        print(
+            f"{t.target.path.ljust(width)}  {t.killed:6}  {len(t.survivors):8}  {t.equivalent:10}"
+            f"  {t.score:5.1f} %"
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.mutation.runner", description=__doc__)
+    parser.add_argument("--sample", type=int, help="mutants per module (default: all)")
+    parser.add_argument("--seed", default="helm", help="picks the sample (default: %(default)s)")
+    parser.add_argument("--module", action="append", help="a module path from targets.toml")
+    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
+    args = parser.parse_args(argv)
+    os.chdir(ROOT)
+    targets = load_targets()
+    if args.module:
+        unknown = set(args.module) - {t.path for t in targets}
+        if unknown:
+            parser.error(f"not in targets.toml: {', '.join(sorted(unknown))}")
+        targets = [t for t in targets if t.path in args.module]
+    began = time.monotonic()
+    tallies = run(targets, args.sample, args.seed, args.jobs)
+    report(tallies)
+    print(f"[mutate] {time.monotonic() - began:.0f}s, seed {args.seed!r}")
+    if args.sample is not None:
+        survivors = sum(len(t.survivors) for t in tallies)
+        if survivors:
+            print(
+                f"[mutate] FAILED: {survivors} mutant(s) survived (kill them, or list them in "
+                f"{EQUIVALENT.relative_to(ROOT)} with the reason they change nothing)"
+            )
+            return 1
+        return 0
+    low = [t.target.path for t in tallies if t.score < THRESHOLD]
+    if low:
+        print(f"[mutate] below {THRESHOLD:.0f} %: {', '.join(low)}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    tempfile.tempdir = None
+    sys.exit(main())
