@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+
 import pytest
 
 from broker.ratelimit import CallAdmission
@@ -102,3 +104,64 @@ def test_calls_in_flight_are_capped_per_instance_and_in_total() -> None:
     assert not gate.admit(("ws", "ext", "c")).admitted
     gate.release(("ws", "ext", "a"))
     assert gate.admit(("ws", "ext", "c")).admitted
+
+
+def test_a_token_is_32_random_bytes_and_never_repeats() -> None:
+    book = TokenBook()
+    tokens = {book.mint(B)[0] for _ in range(200)}
+    assert len(tokens) == 200
+    for token in tokens:
+        assert len(base64.urlsafe_b64decode(token + "=")) == 32
+
+
+def test_a_token_is_valid_for_exactly_300_seconds() -> None:
+    clock = Clock()
+    book = TokenBook(clock)
+    early, _ = book.mint(B)
+    on_time, _ = book.mint(B)
+    clock.now += 300.0 - 1e-6
+    assert not book.expired(on_time)
+    assert book.redeem(early, B) is Redemption.VALID
+    clock.now = 1300.0
+    assert book.expired(on_time)
+    assert book.redeem(on_time, B) is Redemption.EXPIRED
+
+
+def test_an_unknown_spent_or_discarded_token_counts_as_expired() -> None:
+    book = TokenBook()
+    spent, _ = book.mint(B)
+    book.redeem(spent, B)
+    declined, _ = book.mint(B)
+    book.discard(declined)
+    assert book.expired("made-up")
+    assert book.expired(spent)
+    assert book.expired(declined)
+
+
+def test_a_discarded_token_no_longer_redeems() -> None:
+    book = TokenBook()
+    token, _ = book.mint(B)
+    kept, _ = book.mint(B)
+    book.discard(token)
+    assert book.redeem(token, B) is Redemption.UNKNOWN
+    assert book.redeem(kept, B) is Redemption.VALID
+
+
+def test_at_most_1024_tokens_wait_and_the_oldest_is_evicted_first() -> None:
+    book = TokenBook()
+    tokens = [book.mint(B)[0] for _ in range(1024)]
+    assert all(not book.expired(t) for t in tokens)
+    newest, _ = book.mint(B)
+    assert book.redeem(tokens[0], B) is Redemption.UNKNOWN
+    assert all(book.redeem(t, B) is Redemption.VALID for t in tokens[1:])
+    assert book.redeem(newest, B) is Redemption.VALID
+
+
+def test_an_expired_token_is_forgotten_when_the_next_is_minted() -> None:
+    clock = Clock()
+    book = TokenBook(clock)
+    old, _ = book.mint(B)
+    clock.now += 300.0
+    live, _ = book.mint(B)
+    assert book.redeem(old, B) is Redemption.UNKNOWN
+    assert book.redeem(live, B) is Redemption.VALID
