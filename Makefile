@@ -1,5 +1,5 @@
 # The README's commands. Every target sets up what it needs first, so a fresh clone just works.
-.PHONY: run test lint bench bundle bootstrap test-deps
+.PHONY: run test lint bench bundle bootstrap test-deps mutate
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -15,6 +15,10 @@ test: bootstrap test-deps
 
 lint: bootstrap
 	@scripts/lint.sh
+
+# Every mutant of every boundary module against its tests, with a score per module (tests/mutation/).
+mutate: bootstrap test-deps
+	@scripts/mutate.sh $(ARGS)
 
 bench: bootstrap test-deps
 	@scripts/bench.sh $(ARGS)

@@ -12,13 +12,21 @@ scripts/lint.sh || lint_status=$?
 
 OUT="$(mktemp -d "${TMPDIR:-/tmp}/helm-check.XXXXXX")"
 trap 'rm -rf "$OUT"' EXIT
-[ "$#" -gt 0 ] || set -- tests
+whole=0
+[ "$#" -gt 0 ] || { whole=1; set -- tests; }
 set +e
 dbus-run-session -- scripts/test-session.sh .venv/bin/python -m pytest \
   --ignore=tests/bench -m "not bench" --junitxml="$OUT/junit.xml" -o junit_family=xunit2 "$@" \
   2>&1 | tee "$OUT/pytest.log"
 status="${PIPESTATUS[0]}"
 set -e
+
+# The whole gate also runs a seeded sample of mutants of the boundary modules: a change to a
+# decision that no test notices fails it (tests/mutation/).
+mutate_status=0
+if [ "$whole" -eq 1 ]; then
+  scripts/mutate.sh --sample "${HELM_MUTATE_SAMPLE:-12}" --seed "${HELM_MUTATE_SEED:-helm}" || mutate_status=$?
+fi
 
 summary="$(grep -E '^=+ .*( in [0-9.]+s).* =+$' "$OUT/pytest.log" | tail -n 1 || true)"
 skipped=0
@@ -34,6 +42,9 @@ if [ "$status" -eq 5 ]; then
   echo "[check] FAILED: pytest collected no tests"; fail=1
 elif [ "$status" -ne 0 ]; then
   echo "[check] FAILED: pytest exited with $status"; fail=1
+fi
+if [ "$mutate_status" -ne 0 ]; then
+  echo "[check] FAILED: a sampled mutant survived (see [mutate] above)"; fail=1
 fi
 case "${CI:-}" in true|1|yes)
   if [ "$skipped" -ne 0 ]; then

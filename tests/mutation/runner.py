@@ -2,8 +2,9 @@
 
 ``python -m tests.mutation.runner`` runs every mutant of every module in ``targets.toml``
 against that module's fast tests and prints a score per module (killed / not equivalent).
-``--sample N`` runs N mutants per module, picked by ``--seed``, and fails on any survivor not
-listed in ``equivalent.toml``; ``--module PATH`` limits the run to some modules.
+``--sample N`` runs N mutants of each module marked ``sampled`` (those whose every mutant is
+killed or reviewed as equivalent), picked by ``--seed``, and fails on any survivor not listed
+in ``equivalent.toml``; ``--module PATH`` limits either run to some modules.
 
 One mutant at a time: the mutated source is imported in place of the module (an import hook in
 a forked child, so the working tree is never touched and third-party imports are paid once),
@@ -61,6 +62,7 @@ class Target:
 
     path: str
     tests: tuple[str, ...]
+    sampled: bool = False
 
     @property
     def module(self) -> str:
@@ -83,7 +85,10 @@ class Tally:
 
 def load_targets(path: Path = TARGETS) -> list[Target]:
     data = tomllib.loads(path.read_text(encoding="utf-8"))
-    return [Target(path=p, tests=tuple(spec["tests"])) for p, spec in data["module"].items()]
+    return [
+        Target(path=p, tests=tuple(spec["tests"]), sampled=bool(spec.get("sampled", False)))
+        for p, spec in data["module"].items()
+    ]
 
 
 def load_equivalents(path: Path = EQUIVALENT) -> dict[str, set[str]]:
@@ -266,6 +271,8 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             parser.error(f"not in targets.toml: {', '.join(sorted(unknown))}")
         targets = [t for t in targets if t.path in args.module]
+    elif args.sample is not None:
+        targets = [t for t in targets if t.sampled]
     began = time.monotonic()
     tallies = run(targets, args.sample, args.seed, args.jobs)
     report(tallies)

@@ -1,0 +1,130 @@
+"""The kill switch: what a stop covers, how it is kept, and what a damaged file does."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+
+import pytest
+
+from broker.errors import SettingsError
+from broker.killswitch import KillSwitch, Stop
+
+
+def test_a_stop_covers_only_its_own_extension_in_its_own_workspace() -> None:
+    stop = Stop("ws", "com.example.a")
+    assert stop.covers("ws", "com.example.a", "gh")
+    assert not stop.covers("ws", "com.example.b", "gh")
+    assert not stop.covers("other", "com.example.a", "gh")
+    assert not stop.covers("other", "com.example.b", "gh")
+
+
+def test_a_connection_stop_covers_only_that_connection() -> None:
+    stop = Stop("ws", "com.example.a", "gh")
+    assert stop.covers("ws", "com.example.a", "gh")
+    assert not stop.covers("ws", "com.example.a", "db")
+    assert not stop.covers("ws", "com.example.b", "gh")
+
+
+def test_stopping_one_extension_refuses_its_calls_and_no_others(tmp_path: Path) -> None:
+    switch = KillSwitch(tmp_path)
+    switch.set("ws", "com.example.a", None, True)
+    refused = switch.refusal("ws", "com.example.a", "gh")
+    assert refused is not None and "the user stopped com.example.a" in refused.message
+    assert switch.refusal("ws", "com.example.b", "gh") is None
+    assert switch.refusal("ws2", "com.example.a", "gh") is None
+
+
+def test_stopping_a_connection_refuses_only_that_connection(tmp_path: Path) -> None:
+    switch = KillSwitch(tmp_path)
+    switch.set("ws", "com.example.a", "gh", True)
+    refused = switch.refusal("ws", "com.example.a", "gh")
+    assert refused is not None and "connection 'gh' of com.example.a" in refused.message
+    assert switch.refusal("ws", "com.example.a", "db") is None
+    assert switch.is_stopped("ws", "com.example.a", "gh")
+    assert not switch.is_stopped("ws", "com.example.a")
+
+
+def test_a_stop_outlives_a_restart_until_turned_back_on(tmp_path: Path) -> None:
+    KillSwitch(tmp_path).set("ws", "com.example.a", None, True)
+    again = KillSwitch(tmp_path)
+    assert [s.key for s in again.stops()] == [("ws", "com.example.a", None)]
+    assert again.refusal("ws", "com.example.a", "gh") is not None
+    again.set("ws", "com.example.a", None, False)
+    assert KillSwitch(tmp_path).stops() == []
+    assert KillSwitch(tmp_path).refusal("ws", "com.example.a", "gh") is None
+
+
+def test_stopping_twice_keeps_the_first_time(tmp_path: Path) -> None:
+    switch = KillSwitch(tmp_path)
+    first = switch.set("ws", "com.example.a", None, True)
+    assert switch.set("ws", "com.example.a", None, True) == first
+    assert first.since
+
+
+def test_the_file_is_private_to_the_user(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    KillSwitch(home).set("ws", "com.example.a", None, True)
+    assert stat.S_IMODE(home.stat().st_mode) == 0o700
+    assert stat.S_IMODE((home / "stopped.json").stat().st_mode) == 0o600
+    data = json.loads((home / "stopped.json").read_text(encoding="utf-8"))
+    assert data["version"] == 1
+    assert data["stopped"][0]["connection"] is None
+
+
+DAMAGED = [
+    b"not json",
+    b"[]",
+    b'{"version": 2, "stopped": []}',
+    b'{"stopped": []}',
+    b'{"version": 1, "stopped": {}}',
+    b'{"version": 1}',
+    b'{"version": 1, "stopped": ["x"]}',
+    b'{"version": 1, "stopped": [{"workspace": 1, "extension": "e"}]}',
+    b'{"version": 1, "stopped": [{"workspace": "w", "extension": null}]}',
+    b'{"version": 1, "stopped": [{"workspace": "w", "extension": "e", "connection": 3}]}',
+    b'{"version": 1, "version": 1, "stopped": []}',
+]
+
+
+@pytest.mark.parametrize("content", DAMAGED)
+def test_a_damaged_file_refuses_every_call_and_is_left_as_it_is(tmp_path: Path, content: bytes) -> None:
+    (tmp_path / "stopped.json").write_bytes(content)
+    switch = KillSwitch(tmp_path)
+    refused = switch.refusal("ws", "any.extension", "any")
+    assert refused is not None and "damaged" in refused.message
+    with pytest.raises(SettingsError):
+        switch.stops()
+    with pytest.raises(SettingsError):
+        switch.set("ws", "com.example.a", None, True)
+    assert (tmp_path / "stopped.json").read_bytes() == content
+
+
+def test_a_valid_file_with_a_connection_and_no_since_is_read(tmp_path: Path) -> None:
+    (tmp_path / "stopped.json").write_text(
+        '{"version": 1, "stopped": [{"workspace": "w", "extension": "e", "connection": "c"}]}',
+        encoding="utf-8",
+    )
+    assert KillSwitch(tmp_path).stops() == [Stop("w", "e", "c", "")]
+
+
+def test_a_change_by_another_helm_process_is_seen(tmp_path: Path) -> None:
+    mine, other = KillSwitch(tmp_path), KillSwitch(tmp_path)
+    assert mine.refusal("ws", "com.example.a", "gh") is None
+    other.set("ws", "com.example.a", None, True)
+    assert mine.is_stopped("ws", "com.example.a")
+    other.set("ws", "com.example.a", None, False)
+    assert not mine.is_stopped("ws", "com.example.a")
+    (tmp_path / "stopped.json").unlink()
+    assert mine.stops() == []
+
+
+def test_a_damaged_file_that_is_fixed_lets_calls_through_again(tmp_path: Path) -> None:
+    (tmp_path / "stopped.json").write_bytes(b"not json")
+    switch = KillSwitch(tmp_path)
+    with pytest.raises(SettingsError):
+        switch.stops()
+    (tmp_path / "stopped.json").write_bytes(b'{"version": 1, "stopped": []}')
+    assert switch.stops() == []
+    assert switch.refusal("ws", "com.example.a", "gh") is None
