@@ -167,10 +167,12 @@ def test_a_small_flat_call_of_plain_ascii_scalars_is_checked_without_encoding_it
 
 
 def test_only_a_call_whose_bound_passes_the_limit_is_encoded(monkeypatch_encoder: list[object]) -> None:
-    # The bound: 2 for the braces, then 6 per key character, 6 per text character and 30 per entry.
-    check_arguments({"k": "x" * ((LIMIT - 2 - 30 - 6) // 6)}, True)
+    # The bound: 2 for the braces, then per entry 6 per key character, 6 per text character and
+    # 30 (a number's 24 and 6 for quotes, colon and comma). Here: 2 + 3 * 36 + 6 * 43_672.
+    at_the_bound = {"a": "x" * 43_672, "b": None, "c": 1.5}
+    check_arguments(at_the_bound, True)
     assert monkeypatch_encoder == []
-    check_arguments({"k": "x" * ((LIMIT - 2 - 30 - 6) // 6 + 1)}, True)
+    check_arguments({**at_the_bound, "a": "x" * 43_673}, True)
     assert len(monkeypatch_encoder) == 1
 
 
@@ -194,3 +196,13 @@ def test_a_mapping_that_is_not_a_dict_is_refused_as_not_plain_json_and_a_list_as
         check_arguments(MappingProxyType({"a": 1}), False)
     with pytest.raises(CallError, match="must be a JSON object"):
         check_arguments([("a", 1)], False)
+
+
+@pytest.mark.parametrize(
+    ("number", "encoded"), [(10**20 - 1, 0), (-(10**20) + 1, 0), (10**20, 1), (-(10**20), 1)]
+)
+def test_an_integer_of_21_digits_or_more_is_measured_exactly(
+    number: int, encoded: int, monkeypatch_encoder: list[object]
+) -> None:
+    check_arguments({"n": number}, True)
+    assert len(monkeypatch_encoder) == encoded
