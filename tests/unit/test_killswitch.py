@@ -64,7 +64,7 @@ def test_stopping_twice_keeps_the_first_time(tmp_path: Path) -> None:
 
 
 def test_the_file_is_private_to_the_user(tmp_path: Path) -> None:
-    home = tmp_path / "home"
+    home = tmp_path / "config" / "home"
     KillSwitch(home).set("ws", "com.example.a", None, True)
     assert stat.S_IMODE(home.stat().st_mode) == 0o700
     assert stat.S_IMODE((home / "stopped.json").stat().st_mode) == 0o600

@@ -83,3 +83,81 @@ async def test_a_request_without_exactly_one_loopback_host_is_refused(
     assert answer.startswith(b"HTTP/1.1 400 ")
     assert await get(listener, f"code=real&state={STATE}") == 200
     assert await listener.wait(5) == Callback("real", None)
+
+
+async def raw_eof(listener: CallbackListener, head: bytes) -> bytes:
+    """Sends ``head`` and ends the request there (the listener sees the end of the stream)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", listener.port)
+    writer.write(head)
+    writer.write_eof()
+    async with asyncio.timeout(5):
+        answer = await reader.read()
+    writer.close()
+    await writer.wait_closed()
+    return answer
+
+
+async def test_a_request_cut_short_is_answered_400_and_the_sign_in_goes_on(listener: CallbackListener):
+    answer = await raw_eof(listener, f"GET /oauth/callback?code=x&state={STATE} HTTP/1.1\r\n".encode())
+    assert answer.startswith(b"HTTP/1.1 400 Bad Request\r\n")
+    assert await get(listener, f"code=real&state={STATE}") == 200
+    assert await listener.wait(5) == Callback("real", None)
+
+
+async def test_a_request_head_over_8_kib_is_answered_400_and_ignored(listener: CallbackListener):
+    head = f"GET /oauth/callback?code=x&state={STATE} HTTP/1.1\r\nHost: 127.0.0.1:{listener.port}\r\n"
+    padded = head + "X-Pad: " + "a" * (8 * 1024) + "\r\n\r\n"
+    answer = await raw_eof(listener, padded.encode())
+    assert answer.startswith(b"HTTP/1.1 400 Bad Request\r\n")
+    assert await get(listener, f"code=real&state={STATE}") == 200
+
+
+async def test_once_answered_the_listener_takes_no_further_connection(listener: CallbackListener):
+    assert await get(listener, f"code=real&state={STATE}") == 200
+    with pytest.raises(ConnectionRefusedError):
+        await asyncio.open_connection("127.0.0.1", listener.port)
+    assert await listener.wait(5) == Callback("real", None)
+
+
+async def test_a_closed_listener_takes_no_connection_and_its_wait_is_cancelled():
+    opened = await CallbackListener.open(STATE)
+    port = opened.port
+    await opened.close()
+    with pytest.raises(ConnectionRefusedError):
+        await asyncio.open_connection("127.0.0.1", port)
+    with pytest.raises(asyncio.CancelledError):
+        await opened.wait(5)
+
+
+@pytest.mark.parametrize(
+    "query", ["code=planted&state=other", "code=planted", "code=planted&state=", "error=x&state=s"]
+)
+async def test_an_answer_without_the_sign_ins_state_is_refused_and_the_sign_in_goes_on(
+    listener: CallbackListener, query: str
+):
+    assert await get(listener, query) == 400
+    assert await get(listener, f"code=real&state={STATE}") == 200
+    assert await listener.wait(5) == Callback("real", None)
+
+
+async def page(listener: CallbackListener, query: str) -> str:
+    async with httpx.AsyncClient(trust_env=False) as client:
+        answer = await client.get(f"{listener.redirect_uri}?{query}")
+    assert answer.status_code == 200
+    return answer.text
+
+
+@pytest.mark.parametrize(
+    ("query", "callback", "said"),
+    [
+        ("code=c1", Callback("c1", None), "Helm received the sign-in."),
+        ("error=access_denied", Callback(None, "access_denied"), "The sign-in did not complete."),
+        ("code=c1&error=server_error", Callback("c1", "server_error"), "The sign-in did not complete."),
+        ("code=&error=", Callback(None, "no_code"), "The sign-in did not complete."),
+    ],
+)
+async def test_the_answer_with_the_right_state_ends_the_sign_in_and_says_how(
+    listener: CallbackListener, query: str, callback: Callback, said: str
+):
+    assert said in await page(listener, f"{query}&state={STATE}")
+    assert await listener.wait(5) == callback
