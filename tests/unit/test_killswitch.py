@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+import broker.killswitch
 from broker.errors import SettingsError
-from broker.killswitch import KillSwitch, Stop
+from broker.killswitch import KillSwitch, Stop, stopped_message
 
 
 def test_a_stop_covers_only_its_own_extension_in_its_own_workspace() -> None:
@@ -128,3 +129,26 @@ def test_a_damaged_file_that_is_fixed_lets_calls_through_again(tmp_path: Path) -
     (tmp_path / "stopped.json").write_bytes(b'{"version": 1, "stopped": []}')
     assert switch.stops() == []
     assert switch.refusal("ws", "com.example.a", "gh") is None
+
+
+def test_a_refused_call_and_a_cancelled_one_say_what_happened() -> None:
+    stop = Stop("ws", "com.example.a", "gh")
+    refused = stopped_message(stop)
+    assert "nothing was sent" in refused and "while this call was running" not in refused
+    cancelled = stopped_message(stop, running=True)
+    assert "while this call was running; Helm cancelled it" in cancelled
+    assert "connection 'gh' of com.example.a" in cancelled
+
+
+def test_a_call_sees_another_processs_stop_within_half_a_second_and_not_sooner(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    now = [100.0]
+    monkeypatch.setattr(broker.killswitch.time, "monotonic", lambda: now[0])
+    mine, other = KillSwitch(tmp_path), KillSwitch(tmp_path)
+    assert mine.refusal("ws", "com.example.a", "gh") is None
+    other.set("ws", "com.example.a", None, True)
+    now[0] = 100.49
+    assert mine.refusal("ws", "com.example.a", "gh") is None  # the file is looked at twice a second
+    now[0] = 100.5
+    assert mine.refusal("ws", "com.example.a", "gh") is not None

@@ -110,3 +110,214 @@ def test_other_engines_quote_and_comment_as_their_server_does(
 ) -> None:
     s = scan(sql, engine)
     assert (s.placeholders, s.statements, s.unterminated) == (placeholders, 1, False)
+
+
+def words(sql: str, engine: str) -> set[str]:
+    return set(scan(sql, engine).words)
+
+
+# Each quote kind per engine: what is inside is not a word; a doubled quote escapes; where the
+# engine reads backslash escapes, \' does too; where it does not, a backslash ends nothing.
+@pytest.mark.parametrize(
+    ("engine", "sql", "seen", "hidden"),
+    [
+        ("sqlite", "SELECT 'a''b INTO' AS x", {"SELECT", "AS", "X"}, {"INTO", "B"}),
+        ("sqlite", 'SELECT "a""b INTO" FROM t', {"SELECT", "FROM", "T"}, {"INTO", "B"}),
+        ("sqlite", "SELECT `a``b INTO` FROM t", {"SELECT", "FROM", "T"}, {"INTO", "B"}),
+        ("sqlite", "SELECT [a INTO] FROM t", {"SELECT", "FROM", "T"}, {"INTO", "A"}),
+        ("sqlite", "SELECT 'a\\' INTO x", {"SELECT", "INTO", "X"}, set()),
+        ("postgres", "SELECT 'a\\' INTO x", {"SELECT", "INTO", "X"}, set()),
+        ("postgres", "SELECT 'a''b INTO' AS x", {"SELECT", "AS", "X"}, {"INTO"}),
+        ("postgres", 'SELECT "a""b INTO" FROM t', {"SELECT", "FROM", "T"}, {"INTO"}),
+        ("postgres", "SELECT E'a\\' INTO' AS x", {"SELECT", "E", "AS", "X"}, {"INTO"}),
+        ("postgres", "SELECT e'a\\' INTO' AS x", {"SELECT", "E", "AS", "X"}, {"INTO"}),
+        ("postgres", "SELECT 'x' e'\\' INTO' AS y", {"SELECT", "E", "AS", "Y"}, {"INTO"}),
+        ("postgres", "SELECT be'a\\' INTO x", {"SELECT", "BE", "INTO", "X"}, set()),
+        ("postgres", "SELECT `a INTO` FROM t", {"SELECT", "A", "INTO", "FROM", "T"}, set()),
+        ("postgres", "SELECT [a INTO] FROM t", {"SELECT", "A", "INTO", "FROM", "T"}, set()),
+        ("postgres", "SELECT $$a INTO$$, $q$b INTO$q$ AS x", {"SELECT", "AS", "X"}, {"INTO", "A", "B"}),
+        ("mysql", "SELECT 'a\\' INTO' AS x", {"SELECT", "AS", "X"}, {"INTO"}),
+        ("mysql", "SELECT 'a''b INTO' AS x", {"SELECT", "AS", "X"}, {"INTO"}),
+        ("mysql", 'SELECT "a\\" INTO" AS x', {"SELECT", "AS", "X"}, {"INTO"}),
+        ("mysql", 'SELECT "a""b INTO" AS x', {"SELECT", "AS", "X"}, {"INTO"}),
+        ("mysql", "SELECT `a``b INTO` FROM t", {"SELECT", "FROM", "T"}, {"INTO"}),
+        ("mysql", "SELECT `a\\` INTO x", {"SELECT", "INTO", "X"}, set()),
+        ("mysql", "SELECT [a INTO] FROM t", {"SELECT", "A", "INTO", "FROM", "T"}, set()),
+    ],
+)
+def test_every_quote_kind_hides_its_text_exactly_as_its_engine_reads_it(
+    engine: str, sql: str, seen: set[str], hidden: set[str]
+) -> None:
+    found = words(sql, engine)
+    assert seen <= found
+    assert not hidden & found
+    assert not scan(sql, engine).unterminated
+
+
+@pytest.mark.parametrize(
+    ("engine", "sql"),
+    [
+        ("sqlite", "SELECT 'a"),
+        ("sqlite", "SELECT 'a''"),
+        ("sqlite", "SELECT [a"),
+        ("postgres", "SELECT E'a\\'"),
+        ("postgres", "SELECT $q$a$$"),
+        ("postgres", "SELECT /* a /* b */"),
+        ("mysql", "SELECT 'a\\'"),
+        ("mysql", "SELECT /* a"),
+        ("mysql", "SELECT /*! 1"),
+        ("sqlite", "SELECT `a``"),
+    ],
+)
+def test_unterminated_text_is_reported_and_counts_as_a_statement(engine: str, sql: str) -> None:
+    found = scan(sql, engine)
+    assert found.unterminated
+    assert found.statements == 1
+
+
+@pytest.mark.parametrize(
+    ("engine", "sql", "seen", "hidden"),
+    [
+        ("postgres", "SELECT /* a /* b */ INTO */ x", {"SELECT", "X"}, {"INTO", "A", "B"}),
+        ("sqlite", "SELECT /* a /* b */ INTO */ x", {"SELECT", "INTO", "X"}, {"A", "B"}),
+        ("mysql", "SELECT /* a /* b */ INTO", {"SELECT", "INTO"}, {"A", "B"}),
+        ("sqlite", "SELECT 1 -- INTO\n FROM t", {"SELECT", "FROM", "T"}, {"INTO"}),
+        ("sqlite", "SELECT 1 -- INTO", {"SELECT"}, {"INTO"}),
+        ("sqlite", "SELECT 1 # INTO", {"SELECT", "INTO"}, set()),
+        ("mysql", "SELECT 1 # INTO\n FROM t", {"SELECT", "FROM", "T"}, {"INTO"}),
+        ("mysql", "SELECT 1 --\tINTO\nFROM t", {"SELECT", "FROM", "T"}, {"INTO"}),
+        ("mysql", "SELECT 1 --\x7fINTO\nFROM t", {"SELECT", "FROM", "T"}, {"INTO"}),
+        ("mysql", "SELECT 1 --", {"SELECT"}, set()),
+        ("mysql", "SELECT 1 --!INTO", {"SELECT", "INTO"}, set()),
+        ("mysql", "SELECT /*!50000 INTO */ x", {"SELECT", "INTO", "X"}, {"50000"}),
+        ("mysql", "SELECT /*M!100000 INTO */ x", {"SELECT", "INTO", "X"}, set()),
+        ("mysql", "SELECT */ INTO", {"SELECT", "INTO"}, set()),
+    ],
+)
+def test_comments_hide_their_text_exactly_as_their_engine_reads_them(
+    engine: str, sql: str, seen: set[str], hidden: set[str]
+) -> None:
+    found = words(sql, engine)
+    assert seen <= found
+    assert not hidden & found
+
+
+def test_an_executable_comment_is_flagged_and_must_be_closed() -> None:
+    assert scan("SELECT /*! 1 */ 2", "mysql").executable
+    assert not scan("SELECT /*! 1 */ 2", "mysql").unterminated
+    assert not scan("SELECT /* 1 */ 2", "mysql").executable
+    assert not scan("SELECT /*! 1 */ 2", "sqlite").executable
+
+
+@pytest.mark.parametrize(
+    ("sql", "count"),
+    [
+        ("CREATE TRIGGER t AFTER INSERT ON a BEGIN UPDATE b SET c = 1; DELETE FROM d; END; SELECT 1", 2),
+        (
+            "CREATE TRIGGER t AFTER INSERT ON a BEGIN SELECT CASE WHEN 1 THEN 2 END; SELECT 3; END; SELECT 1",
+            2,
+        ),
+        ("CREATE TABLE t (a); BEGIN; END; SELECT 1", 4),
+        ("SELECT 1; CREATE TRIGGER t BEGIN SELECT 2; END", 2),
+        ("BEGIN; SELECT CASE WHEN 1 THEN 2 END; END", 3),
+        ("CREATE TRIGGER t BEGIN SELECT 1; END; END; SELECT 2", 3),
+        ("SELECT 1;; ;SELECT 2;", 2),
+        ("", 0),
+        ("  ;  ", 0),
+    ],
+)
+def test_sqlite_trigger_bodies_hold_their_semicolons_at_every_depth(sql: str, count: int) -> None:
+    assert scan(sql, "sqlite").statements == count
+
+
+@pytest.mark.parametrize("engine", ["postgres", "mysql"])
+def test_only_sqlite_reads_a_trigger_body_as_one_statement(engine: str) -> None:
+    sql = "CREATE TRIGGER t BEGIN SELECT 1; SELECT 2; END"
+    assert scan(sql, engine).statements == 3
+
+
+@pytest.mark.parametrize(
+    ("engine", "sql", "placeholders", "foreign", "named"),
+    [
+        ("sqlite", "SELECT ?, ? FROM t WHERE a = '?'", ("?", "?"), (), False),
+        ("sqlite", "SELECT :a", (), (), True),
+        ("sqlite", "SELECT @a, $b", (), (), True),
+        ("sqlite", "SELECT ?1", ("?",), (), True),
+        ("sqlite", "SELECT $1", (), ("$1",), False),
+        ("sqlite", "SELECT a:b", (), (), True),
+        ("sqlite", "SELECT 1 :: 2", (), (), False),
+        ("postgres", "SELECT $1, $12 FROM t WHERE a = '$3'", ("$1", "$12"), (), False),
+        ("postgres", "SELECT a ? b", (), ("?",), False),
+        ("postgres", "SELECT :a", (), (), False),
+        ("mysql", "SELECT ?, `?`, '?', \"?\" -- ?\n", ("?",), (), False),
+        ("mysql", "SELECT $1", (), ("$1",), False),
+    ],
+)
+def test_placeholders_are_found_where_their_engine_sees_them(
+    engine: str, sql: str, placeholders: tuple[str, ...], foreign: tuple[str, ...], named: bool
+) -> None:
+    found = scan(sql, engine)
+    assert (found.placeholders, found.foreign, found.named) == (placeholders, foreign, named)
+
+
+@pytest.mark.parametrize(
+    ("engine", "sql", "firsts"),
+    [
+        (
+            "sqlite",
+            "select 1; WITH x AS (SELECT 2) SELECT 3; insert into t values (1)",
+            ("SELECT", "WITH", "INSERT"),
+        ),
+        ("postgres", "(SELECT 1); 'a'; SELECT 2", ("SELECT",)),
+        ("mysql", "1; SELECT 2", ("SELECT",)),
+        ("sqlite", "éa; _b; c1", ("ÉA", "_B", "C1")),
+        ("mysql", "$a; SELECT 1", ("$A", "SELECT")),
+        ("postgres", "$1; SELECT 1", ("SELECT",)),
+    ],
+)
+def test_the_first_word_of_each_statement_is_upper_cased(
+    engine: str, sql: str, firsts: tuple[str, ...]
+) -> None:
+    assert scan(sql, engine).first_words == firsts
+
+
+@pytest.mark.parametrize(
+    ("sql", "seen", "hidden"),
+    [
+        ("SELECT 1e1INTO", {"SELECT", "INTO"}, {"1E1INTO", "E1INTO"}),
+        ("SELECT 1e+1INTO", {"SELECT", "INTO"}, set()),
+        ("SELECT 1.5e-2INTO", {"SELECT", "INTO"}, set()),
+        ("SELECT 1.5INTO", {"SELECT", "INTO"}, set()),
+        ("SELECT 1.INTO", {"SELECT", "INTO"}, set()),
+        ("SELECT .5INTO", {"SELECT", "INTO"}, set()),
+        ("SELECT 1abc", {"SELECT", "1ABC"}, {"ABC"}),
+        ("SELECT 1", {"SELECT"}, {"1"}),
+        ("SELECT 12 x", {"SELECT", "X"}, {"12"}),
+        ("SELECT 0x1F INTO", {"SELECT", "INTO"}, {"0X1F"}),
+        ("SELECT 0x1g", {"SELECT", "0X1G"}, set()),
+        ("SELECT 0x", {"SELECT", "0X"}, set()),
+        ("SELECT 0b101 INTO", {"SELECT", "INTO"}, {"0B101"}),
+        ("SELECT 0b12", {"SELECT", "0B12"}, set()),
+        ("SELECT 0b1", {"SELECT"}, {"0B1"}),
+        ("SELECT 1.5", {"SELECT"}, set()),
+    ],
+)
+def test_a_mysql_number_ends_where_mysqls_lexer_ends_it(sql: str, seen: set[str], hidden: set[str]) -> None:
+    found = words(sql, "mysql")
+    assert seen <= found
+    assert not hidden & found
+
+
+@pytest.mark.parametrize(
+    ("engine", "sql", "seen"),
+    [
+        ("sqlite", "SELECT 1e5x", {"SELECT", "X"}),
+        ("postgres", "SELECT .5e3x", {"SELECT", "X"}),
+        ("sqlite", "SELECT a.b", {"SELECT", "A", "B"}),
+        ("sqlite", "SELECT a$b", {"SELECT", "A$B"}),
+    ],
+)
+def test_numbers_and_names_end_where_sqlite_and_postgres_end_them(
+    engine: str, sql: str, seen: set[str]
+) -> None:
+    assert words(sql, engine) == seen
