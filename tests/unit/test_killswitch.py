@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import stat
+import threading
 from pathlib import Path
 
 import pytest
@@ -152,3 +154,34 @@ def test_a_call_sees_another_processs_stop_within_half_a_second_and_not_sooner(
     assert mine.refusal("ws", "com.example.a", "gh") is None  # the file is looked at twice a second
     now[0] = 100.5
     assert mine.refusal("ws", "com.example.a", "gh") is not None
+
+
+def test_an_unchanged_file_is_not_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    KillSwitch(tmp_path).set("ws", "com.example.a", None, True)
+    reads: list[Path] = []
+    real = broker.killswitch._read
+
+    def counted(path: Path) -> dict[tuple[str, str, str | None], Stop]:
+        reads.append(path)
+        return real(path)
+
+    monkeypatch.setattr(broker.killswitch, "_read", counted)
+    switch = KillSwitch(tmp_path)
+    for _ in range(3):
+        assert switch.is_stopped("ws", "com.example.a")
+    assert len(reads) == 1
+
+
+def test_a_change_waits_for_another_helm_process_holding_the_lock(tmp_path: Path) -> None:
+    switch = KillSwitch(tmp_path)
+    switch.set("ws", "com.example.a", None, True)
+    with open(tmp_path / ".stopped.lock", "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        worker = threading.Thread(target=switch.set, args=("ws", "com.example.b", None, True))
+        worker.start()
+        worker.join(0.3)
+        blocked = worker.is_alive()
+        fcntl.flock(held, fcntl.LOCK_UN)
+    worker.join()
+    assert blocked
+    assert {s.extension for s in KillSwitch(tmp_path).stops()} == {"com.example.a", "com.example.b"}
