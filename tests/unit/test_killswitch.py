@@ -185,3 +185,27 @@ def test_a_change_waits_for_another_helm_process_holding_the_lock(tmp_path: Path
     worker.join()
     assert blocked
     assert {s.extension for s in KillSwitch(tmp_path).stops()} == {"com.example.a", "com.example.b"}
+
+
+def test_a_change_keeps_the_stops_another_process_wrote_since_the_last_look(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(broker.killswitch.time, "monotonic", lambda: 100.0)  # no recheck is due
+    mine, other = KillSwitch(tmp_path), KillSwitch(tmp_path)
+    assert mine.refusal("ws", "com.example.a", "gh") is None
+    other.set("ws", "com.example.b", None, True)
+    mine.set("ws", "com.example.a", None, True)
+    assert {s.extension for s in KillSwitch(tmp_path).stops()} == {"com.example.a", "com.example.b"}
+
+
+def test_the_file_lists_stops_in_order_readably(tmp_path: Path) -> None:
+    switch = KillSwitch(tmp_path)
+    switch.set("ws", "com.example.ü", "gh", True)
+    switch.set("ws", "com.example.ü", None, True)
+    switch.set("a", "com.example.z", None, True)
+    text = (tmp_path / "stopped.json").read_text(encoding="utf-8")
+    rows = json.loads(text)["stopped"]
+    assert [(r["workspace"], r["connection"]) for r in rows] == [("a", None), ("ws", None), ("ws", "gh")]
+    assert '\n  "stopped": [\n    {\n      "workspace": "a",' in text
+    assert "com.example.ü" in text
+    assert text.endswith("}\n")
