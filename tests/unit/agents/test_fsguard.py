@@ -4,6 +4,7 @@ and writes that replace exactly what was shown or create only what did not exist
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 import pytest
@@ -69,3 +70,22 @@ def test_a_new_file_is_created_only_if_nothing_has_that_name(roots: list[Root], 
         create_file(root, rel, b"again", tmp_path / "home")
     assert caught.value.code is ErrorCode.CONFLICT
     assert (roots[0].folder / "sub" / "new.txt").read_text(encoding="utf-8") == "new"
+
+
+def open_descriptors() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def test_no_operation_leaves_a_descriptor_open_even_when_refused(roots: list[Root], tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    root, rel = locate(f"{roots[0].folder}/sub/a.txt", roots)
+    _, new = locate(f"{roots[0].folder}/sub/b.txt", roots)
+    before = open_descriptors()
+    current_text(root, rel, home)
+    current_text(root, new, home)
+    create_file(root, new, b"b", home)
+    with pytest.raises(CallError):
+        create_file(root, new, b"b", home)
+    with pytest.raises(CallError):
+        write_file(root, rel, b"x", "0" * 64, home)
+    assert open_descriptors() == before
