@@ -115,3 +115,14 @@ def test_in_flight_never_exceeds_either_cap(frames: list[str], per_frame: int, t
         assert gate.admit(key).admitted is expected
         if expected:
             held[frame] = held.get(frame, 0) + 1
+
+
+def test_retry_after_counts_from_the_oldest_call_still_in_the_window() -> None:
+    clock = Clock()
+    gate = CallAdmission(clock)
+    for i in range(60):
+        clock.now = 1000.0 + i
+        gate.admit(A)
+        gate.release(A)
+    clock.now = 1059.5
+    assert gate.admit(A).retry_after == 0.5
