@@ -15,6 +15,7 @@ then pytest runs the module's tests with ``-x``. A test failure, an import error
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
@@ -161,6 +162,14 @@ class _Pool:
         os.close(log)
         self.running[pid] = (tag, time.monotonic() + timeout, pid)
 
+    def stop(self) -> None:
+        """Kills and reaps every child still running (the run was interrupted)."""
+        for pid in list(self.running):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            del self.running[pid]
+
     def wait_one(self) -> tuple[object, int | None]:
         """The next finished child's tag and exit code (None when it ran past its deadline)."""
         while True:
@@ -216,8 +225,17 @@ def choose(target: Target, found: list[Mutant], sample: int | None, seed: str) -
 
 def run(targets: list[Target], sample: int | None, seed: str, jobs: int) -> list[Tally]:
     _preload()
-    equivalents = load_equivalents()
     pool = _Pool(jobs)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        return _run(pool, targets, sample, seed)
+    finally:
+        pool.stop()
+
+
+def _run(pool: _Pool, targets: list[Target], sample: int | None, seed: str) -> list[Tally]:
+    equivalents = load_equivalents()
+    jobs = pool.jobs
     times = _baseline(pool, targets)
     tallies = {t.path: Tally(t) for t in targets}
     queue: list[tuple[Target, Mutant, str]] = []
