@@ -207,3 +207,10 @@ def test_no_grant_ever_allows_a_path_outside_the_roots(
         assert got.grant is None or asked.grant_key in grants
     if any(not fsguard.inside(path, roots) for path in asked.locations):
         assert got.verdict is not Verdict.ALLOW
+
+
+@pytest.mark.parametrize("kind", ["edit", "delete", "move"])
+def test_every_kind_of_file_change_is_refused_in_a_run_that_allows_no_changes(kind: str) -> None:
+    decided = verdict(facts(kind, locations=(f"{ROOT}/a",)), write=False, reads=True)
+    assert (decided.verdict, decided.option_id) == (Verdict.DENY, REJECT.id)
+    assert verdict(facts(kind, locations=(f"{ROOT}/a",)), write=True, reads=True).verdict is Verdict.ASK
