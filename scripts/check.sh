@@ -25,7 +25,7 @@ set -e
 # decision that no test notices fails it (tests/mutation/).
 mutate_status=0
 if [ "$whole" -eq 1 ]; then
-  scripts/mutate.sh --sample "${HELM_MUTATE_SAMPLE:-12}" --seed "${HELM_MUTATE_SEED:-helm}" || mutate_status=$?
+  scripts/mutate.sh --sample "${HELM_MUTATE_SAMPLE:-8}" --seed "${HELM_MUTATE_SEED:-helm}" || mutate_status=$?
 fi
 
 summary="$(grep -E '^=+ .*( in [0-9.]+s).* =+$' "$OUT/pytest.log" | tail -n 1 || true)"
