@@ -262,6 +262,8 @@ def _run(pool: _Pool, targets: list[Target], sample: int | None, seed: str) -> l
         else:
             tally.killed += 1
             tally.timed_out += code is None
+        if done % 25 == 0:
+            print(f"[mutate] {done}/{total} run", flush=True)
     return list(tallies.values())
 
 
