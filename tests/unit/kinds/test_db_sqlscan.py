@@ -321,3 +321,19 @@ def test_numbers_and_names_end_where_sqlite_and_postgres_end_them(
     engine: str, sql: str, seen: set[str]
 ) -> None:
     assert words(sql, engine) == seen
+
+
+@pytest.mark.parametrize(
+    ("engine", "sql", "seen"),
+    [
+        ("mysql", "SELECT /*!50001INTO @v */", {"SELECT", "INTO", "V"}),
+        ("mysql", "SELECT /*!INTO @v */", {"SELECT", "INTO", "V"}),
+        ("sqlite", "SELECT /**/ INTO", {"SELECT", "INTO"}),
+        ("postgres", "SELECT /**/ INTO", {"SELECT", "INTO"}),
+        ("postgres", "SELECT /*/**/*/ INTO", {"SELECT", "INTO"}),
+    ],
+)
+def test_the_shortest_comments_end_exactly_where_they_close(engine: str, sql: str, seen: set[str]) -> None:
+    found = scan(sql, engine)
+    assert seen <= set(found.words)
+    assert not found.unterminated
