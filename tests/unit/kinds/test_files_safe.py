@@ -3,6 +3,7 @@ follow a link, never block, and never leave a descriptor open when they refuse."
 
 from __future__ import annotations
 
+import fcntl
 import os
 from pathlib import Path
 from typing import Any
@@ -223,3 +224,23 @@ def test_a_read_stops_at_its_limit_across_chunks(tmp_path: Path) -> None:
         assert read_upto(fd, 0) == b""
     finally:
         os.close(fd)
+
+
+def test_a_root_that_is_a_file_is_unavailable(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    with pytest.raises(CallError) as caught:
+        opened(tmp_path / "file")
+    assert caught.value.code is ErrorCode.UNAVAILABLE
+
+
+def test_no_descriptor_the_guard_opens_is_inherited_by_a_child_process(tree: Path) -> None:
+    (tree / "sub" / "hard").unlink()
+    handle = opened(tree)
+    parent = open_parent(handle, parse_path("sub/a.txt"))
+    fd, _ = open_leaf(parent, parse_path("sub/a.txt"))
+    try:
+        for each in (handle.fd, parent, fd):
+            assert fcntl.fcntl(each, fcntl.F_GETFD) & fcntl.FD_CLOEXEC
+    finally:
+        for each in (fd, parent, handle.fd):
+            os.close(each)

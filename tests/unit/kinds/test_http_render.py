@@ -115,3 +115,10 @@ def test_arguments_that_do_not_make_a_valid_url_are_refused() -> None:
 def test_a_base_with_a_trailing_slash_and_a_query_in_the_template_stay_under_the_base() -> None:
     url = render("https://api.example.com/v1/", call("/x?fixed=1"), {}).url
     assert (url.host, url.raw_path) == ("api.example.com", b"/v1/x?fixed=1")
+
+
+def test_a_body_is_sent_as_compact_utf8_json_and_shown_as_text() -> None:
+    rendered = render(BASE, call(body={"t": "{a}", "n": [1, 2]}, has_body=True), {"a": "é€"})
+    assert rendered.body == '{"t":"é€","n":[1,2]}'.encode()
+    assert rendered.body_text == '{"t":"é€","n":[1,2]}'
+    assert render(BASE, call(), {}).body_text is None
