@@ -161,3 +161,21 @@ async def test_the_answer_with_the_right_state_ends_the_sign_in_and_says_how(
 ):
     assert said in await page(listener, f"{query}&state={STATE}")
     assert await listener.wait(5) == callback
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        "GET /other?code=x&state={state} HTTP/1.1",
+        "POST /oauth/callback?code=x&state={state} HTTP/1.1",
+        "GET /oauth/callback",
+    ],
+)
+async def test_any_other_request_is_answered_404_and_the_sign_in_goes_on(
+    listener: CallbackListener, head: str
+):
+    request = head.format(state=STATE) + f"\r\nHost: 127.0.0.1:{listener.port}\r\n\r\n"
+    answer = await raw_eof(listener, request.encode())
+    assert answer.startswith(b"HTTP/1.1 404 Not Found\r\n")
+    assert await get(listener, f"code=real&state={STATE}") == 200
+    assert await listener.wait(5) == Callback("real", None)
