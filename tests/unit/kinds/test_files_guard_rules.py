@@ -38,6 +38,9 @@ def test_a_long_path_outside_every_root_is_shown_cut_at_200_characters() -> None
     with pytest.raises(CallError) as caught:
         locate([Path("/w")], "/x" + "a" * 198)
     assert repr("/x" + "a" * 198) in caught.value.message
+    with pytest.raises(CallError) as caught:
+        locate([Path("/w")], "/x" + "a" * 199)
+    assert repr("/x" + "a" * 198 + "…") in caught.value.message
 
 
 def test_new_text_must_be_a_string_of_valid_unicode_of_at_most_256_kib() -> None:

@@ -179,3 +179,12 @@ async def test_any_other_request_is_answered_404_and_the_sign_in_goes_on(
     assert answer.startswith(b"HTTP/1.1 404 Not Found\r\n")
     assert await get(listener, f"code=real&state={STATE}") == 200
     assert await listener.wait(5) == Callback("real", None)
+
+
+async def test_a_request_head_of_exactly_8_kib_is_read(listener: CallbackListener):
+    head = f"GET /oauth/callback?code=c&state={STATE} HTTP/1.1\r\nHost: 127.0.0.1:{listener.port}\r\nX-Pad: "
+    request = head + "a" * (8 * 1024 - len(head) - 4) + "\r\n\r\n"
+    assert len(request) == 8 * 1024
+    answer = await raw_eof(listener, request.encode())
+    assert answer.startswith(b"HTTP/1.1 200 OK\r\n")
+    assert await listener.wait(5) == Callback("c", None)
