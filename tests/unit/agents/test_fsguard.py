@@ -89,3 +89,12 @@ def test_no_operation_leaves_a_descriptor_open_even_when_refused(roots: list[Roo
     with pytest.raises(CallError):
         write_file(root, rel, b"x", "0" * 64, home)
     assert open_descriptors() == before
+
+
+def test_a_dangling_symlink_counts_as_a_file_that_exists(roots: list[Root], tmp_path: Path) -> None:
+    (roots[0].folder / "sub" / "dangling").symlink_to(tmp_path / "nowhere")
+    root, rel = locate(f"{roots[0].folder}/sub/dangling", roots)
+    with pytest.raises(CallError) as caught:
+        create_file(root, rel, b"x", tmp_path / "home")
+    assert caught.value.code is ErrorCode.CONFLICT
+    assert not (tmp_path / "nowhere").exists()

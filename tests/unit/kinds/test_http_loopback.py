@@ -106,7 +106,8 @@ async def test_a_request_cut_short_is_answered_400_and_the_sign_in_goes_on(liste
 
 async def test_a_request_head_over_8_kib_is_answered_400_and_ignored(listener: CallbackListener):
     head = f"GET /oauth/callback?code=x&state={STATE} HTTP/1.1\r\nHost: 127.0.0.1:{listener.port}\r\n"
-    padded = head + "X-Pad: " + "a" * (8 * 1024) + "\r\n\r\n"
+    padded = head + "X-Pad: " + "a" * (8 * 1024 + 1 - len(head) - 11) + "\r\n\r\n"
+    assert len(padded) == 8 * 1024 + 1
     answer = await raw_eof(listener, padded.encode())
     assert answer.startswith(b"HTTP/1.1 400 Bad Request\r\n")
     assert await get(listener, f"code=real&state={STATE}") == 200
@@ -188,3 +189,10 @@ async def test_a_request_head_of_exactly_8_kib_is_read(listener: CallbackListene
     answer = await raw_eof(listener, request.encode())
     assert answer.startswith(b"HTTP/1.1 200 OK\r\n")
     assert await listener.wait(5) == Callback("c", None)
+
+
+async def test_a_listener_whose_wait_ran_out_is_closed(listener: CallbackListener):
+    with pytest.raises(TimeoutError):
+        await listener.wait(0)
+    with pytest.raises(ConnectionRefusedError):
+        await asyncio.open_connection("127.0.0.1", listener.port)

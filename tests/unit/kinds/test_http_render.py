@@ -122,3 +122,9 @@ def test_a_body_is_sent_as_compact_utf8_json_and_shown_as_text() -> None:
     assert rendered.body == '{"t":"é€","n":[1,2]}'.encode()
     assert rendered.body_text == '{"t":"é€","n":[1,2]}'
     assert render(BASE, call(), {}).body_text is None
+
+
+def test_a_body_never_carries_nan_or_infinity() -> None:
+    for number in (float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="JSON compliant"):
+            render(BASE, call(body="{a}", has_body=True), {"a": number})
