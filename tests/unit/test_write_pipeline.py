@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from broker.audit import AuditLog
+from broker.context import ExtensionFrame
 from broker.errors import CallError, ErrorCode
 from broker.jsonutil import digest
 from broker.kinds.base import WriteDetails
@@ -29,7 +30,9 @@ class World:
         self.result: dict[str, Any] = {"ok": True, "data": 1}
         self.send_raises: BaseException | None = None
         self.prepare_raises: CallError | None = None
-        self.target = WriteTarget("ws", "com.example.a", "A", "api", "post", "http", self._prepare)
+        self.target = WriteTarget(
+            ExtensionFrame("ws", "com.example.a", name="A"), "api", "post", "http", self._prepare
+        )
 
     async def _prepare(self) -> Prepared:
         self.prepared += 1
@@ -78,8 +81,8 @@ async def test_a_confirmed_write_is_sent_once_as_shown_and_audited_with_its_outc
     assert await world.pipeline.request(world.target, answer) == {"ok": True, "data": 1}
     assert world.sent == [world.binding]
     assert world.prepared == 1
-    assert world.outcomes() == [("confirmed", "ok")]
-    record = next(iter(world.audit.records()))
+    assert world.outcomes() == [("confirmed", "sending"), ("confirmed", "ok")]
+    record = list(world.audit.records())[-1]
     assert (record.title, record.fields, record.request_digest) == (
         "Post a",
         ("URL", "Body"),
@@ -168,14 +171,14 @@ async def test_a_send_that_raised_is_audited_with_its_error_code(world: World) -
     world.send_raises = CallError(ErrorCode.UNAVAILABLE, "the service failed")
     with pytest.raises(CallError):
         await world.pipeline.request(world.target, Answer(Decision.CONFIRMED))
-    assert world.outcomes() == [("confirmed", "unavailable")]
+    assert world.outcomes() == [("confirmed", "sending"), ("confirmed", "unavailable")]
 
 
 async def test_a_write_cancelled_while_sending_is_audited_as_cancelled(world: World) -> None:
     world.send_raises = asyncio.CancelledError()
     with pytest.raises(asyncio.CancelledError):
         await world.pipeline.request(world.target, Answer(Decision.CONFIRMED))
-    assert world.outcomes() == [("confirmed", "cancelled")]
+    assert world.outcomes() == [("confirmed", "sending"), ("confirmed", "cancelled")]
 
 
 @pytest.mark.parametrize(
@@ -187,7 +190,7 @@ async def test_a_write_the_service_refused_is_audited_with_its_error(
 ) -> None:
     world.result = result
     assert await world.pipeline.request(world.target, Answer(Decision.CONFIRMED)) == result
-    assert world.outcomes() == [("confirmed", outcome)]
+    assert world.outcomes() == [("confirmed", "sending"), ("confirmed", outcome)]
 
 
 async def test_the_two_step_flow_needs_a_token_and_spends_it(world: World) -> None:
@@ -198,7 +201,7 @@ async def test_the_two_step_flow_needs_a_token_and_spends_it(world: World) -> No
     assert await world.pipeline.send(world.target, summary.token) == world.result
     with pytest.raises(CallError, match="unknown or was already used"):
         await world.pipeline.send(world.target, summary.token)
-    assert world.outcomes() == [("confirmed", "ok"), ("refused", "nothing sent")]
+    assert world.outcomes() == [("confirmed", "sending"), ("confirmed", "ok"), ("refused", "nothing sent")]
     assert world.sent == [world.binding]
 
 
