@@ -214,3 +214,15 @@ async def test_an_expired_token_is_refused_and_audited_as_expired(world: World) 
         await world.pipeline.send(world.target, summary.token)
     assert world.outcomes() == [("expired", "nothing sent")]
     assert world.sent == []
+
+
+async def test_a_confirmed_write_the_audit_log_cannot_record_is_not_sent(
+    world: World, tmp_path: Path
+) -> None:
+    (tmp_path / "not-a-folder").write_text("", encoding="utf-8")
+    world.pipeline.audit = AuditLog(tmp_path / "not-a-folder" / "audit.jsonl")
+    with pytest.raises(CallError) as caught:
+        await world.pipeline.request(world.target, Answer(Decision.CONFIRMED))
+    assert caught.value.code is ErrorCode.UNAVAILABLE
+    assert "nothing was sent" in caught.value.message
+    assert world.sent == []
