@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from broker.errors import CallError, ErrorCode
-from broker.kinds.files.guard import FileGuard, GuardRoot, checked_sha256, encode_text, folder_holds, locate
+from broker.fs.guard import FileGuard, GuardRoot, checked_sha256, encode_text, folder_holds, locate
 
 
 def test_an_absolute_path_goes_to_the_longest_root_it_starts_with() -> None:

@@ -13,8 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from broker.errors import CallError, ErrorCode
-from broker.kinds.files import safe
-from broker.kinds.files.safe import (
+from broker.fs import safe
+from broker.fs.safe import (
     file_id,
     home_id,
     open_leaf,
