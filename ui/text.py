@@ -14,12 +14,13 @@ from __future__ import annotations
 import html
 
 from broker.visible import visible
-from ui.qt import QFont, QFontDatabase, QLabel, QPlainTextEdit, QSizePolicy, Qt, QWidget
+from ui.qt import QFont, QFontDatabase, QLabel, QLineEdit, QPlainTextEdit, QSizePolicy, Qt, QWidget
 
 __all__ = [
     "elide",
     "is_short",
     "monospace",
+    "one_line",
     "plain_box",
     "plain_heading",
     "plain_label",
@@ -91,10 +92,34 @@ def plain_box(
     return box
 
 
+ONE_LINE_CHARS = 4000
+"""A single-line value up to this length stays on one line; a longer one scrolls in a box."""
+
+
+def one_line(text: str, parent: QWidget | None = None, name: str = "") -> QLineEdit:
+    """A long single-line value (a URL) on one line: read-only, selectable in full, scrolling
+    sideways as the cursor moves, without a frame so it reads as a label; the tooltip shows
+    the whole (bounded) value."""
+    field = QLineEdit(parent)
+    field.setReadOnly(True)
+    field.setFrame(False)
+    field.setMaxLength(max(len(text) * 2, 32767))  # visible() may lengthen it; never cut
+    field.setText(visible(text))
+    field.setCursorPosition(0)
+    field.setToolTip(plain_tip(text))
+    if name:
+        field.setAccessibleName(name)
+    field.setObjectName("oneLine")
+    return field
+
+
 def value_widget(text: str, parent: QWidget | None = None, name: str = "") -> QWidget:
-    """A label for a short single-line value, a scrolling box for anything longer."""
+    """A label for a short single-line value, one scrolling line for a longer single line (a
+    URL), a scrolling box for several lines."""
     if is_short(text):
         return plain_label(text, parent)
+    if "\n" not in text and len(text) <= ONE_LINE_CHARS:
+        return one_line(text, parent, name)
     return plain_box(text, parent, max_lines=6, name=name)
 
 

@@ -32,11 +32,15 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class ConfirmText:
     """What is constant about a kind's confirmation dialog: the contract's title, the sentence
-    after the extension's name, and what the request box is called."""
+    after the extension's name, what the request box is called, which fields the request box
+    already shows in full (the dialog shows them there once), and whether the box wraps its
+    lines (a URL keeps to one line and scrolls sideways)."""
 
     title: str
     wants: str
     request_label: str
+    in_request: tuple[str, ...] = ()
+    wrap_request: bool = True
 
     def details(
         self,

@@ -36,6 +36,7 @@ from ui.qt import (
     QFormLayout,
     QLabel,
     QPlainTextEdit,
+    QSizePolicy,
     QTextCharFormat,
     QTextCursor,
     QTimer,
@@ -118,14 +119,16 @@ class ConfirmDialog(QuestionDialog):
         self.request_box: QPlainTextEdit | None = None
         if summary.request:
             layout.addWidget(QLabel(words.about_request, self))
-            self.request_box = plain_box(summary.request, self, max_lines=10, name=words.about_request)
-            layout.addWidget(self.request_box, 1)
+            self.request_box = request_view(summary, self, words.about_request)
+            layout.addWidget(self.request_box)
         self.diff_box: QPlainTextEdit | None = None
         if summary.diff:
             layout.addWidget(QLabel("Line changes", self))
             self.diff_box = diff_view(summary.diff, self)
             self.diff_box.setAccessibleName("Line changes")
             layout.addWidget(self.diff_box, 1)
+        if self.diff_box is None:  # spare height below the request, never between its parts
+            layout.addStretch(1)
         self.notice = plain_label("", self)
         self.notice.setObjectName("notice")
         set_tone(self.notice, "write")
@@ -149,8 +152,11 @@ class ConfirmDialog(QuestionDialog):
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
         if summary.workspace and not any(label == "Workspace" for label, _v in summary.fields):
             form.addRow("Workspace", plain_label(summary.workspace, self))
-        for label, value in summary.fields:
-            form.addRow(visible(label), value_widget(value, self))
+        for label, value in form_fields(summary):
+            shown = value_widget(value, self, name=visible(label))
+            # The whole width of the dialog, so a label wraps only where the dialog ends.
+            shown.setSizePolicy(QSizePolicy.Policy.Expanding, shown.sizePolicy().verticalPolicy())
+            form.addRow(visible(label), shown)
         layout.addLayout(form)
 
     def expire(self) -> None:
@@ -163,6 +169,30 @@ class ConfirmDialog(QuestionDialog):
         self.cancel_button.setText("Close")
         self.notice.setText(EXPIRED_TEXT)
         self.notice.show()
+
+
+def form_fields(summary: WriteSummary) -> tuple[tuple[str, str], ...]:
+    """The fields shown above the request: the kind's fields less those its request box shows
+    in full (the SQL, the URL, the arguments), so the dialog shows the request once."""
+    shown_in = kind_dialog(summary).in_request
+    request = summary.request
+    return tuple(
+        (label, value)
+        for label, value in summary.fields
+        if not (label in shown_in and value and value in request)
+    )
+
+
+def request_view(summary: WriteSummary, parent: QWidget, name: str) -> QPlainTextEdit:
+    """The exact request in a scrolling box; a kind whose request leads with its URL keeps
+    each line whole and scrolls sideways instead of breaking it."""
+    box = plain_box(summary.request, parent, max_lines=10, name=name)
+    if not kind_dialog(summary).wrap_request:
+        box.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        lines = min(max(summary.request.count("\n") + 1, 2), 10)
+        bar = box.horizontalScrollBar().sizeHint().height()
+        box.setMaximumHeight(box.fontMetrics().lineSpacing() * (lines + 1) + 12 + bar)
+    return box
 
 
 def diff_view(diff: str, parent: QWidget | None = None) -> QPlainTextEdit:

@@ -28,7 +28,12 @@ DB: KindSpec[rules.DbConnection, profiles.DbProfile, DbKind] = KindSpec(
     schema=SCHEMA,
     schema_def="db",
     adapter="broker.kinds.db.adapter:DbKind",
-    confirm=ConfirmText("Confirm database write", "wants to run a write query", "SQL and arguments"),
+    confirm=ConfirmText(
+        "Confirm database write",
+        "wants to run a write query",
+        "SQL and arguments",
+        in_request=("SQL", "Args"),
+    ),
     scalar_args=True,
     profiles=profiles.DATABASES,
     form=form.FORM,

@@ -29,7 +29,12 @@ MCP: KindSpec[rules.McpConnection, profiles.Profile, McpKind] = KindSpec(
     schema=SCHEMA,
     schema_def="mcp",
     adapter="broker.kinds.mcp.adapter:McpKind",
-    confirm=ConfirmText("Confirm tool call", "wants to call a tool of an MCP server", "Tool call"),
+    confirm=ConfirmText(
+        "Confirm tool call",
+        "wants to call a tool of an MCP server",
+        "Tool call",
+        in_request=("Tool", "Arguments"),
+    ),
     profiles=profiles.MCP_SERVERS,
     form=form.FORM,
     probe=form.probe,
@@ -45,7 +50,9 @@ TDT: KindSpec[rules.McpConnection, Any, TdtKind] = KindSpec(
     schema=SCHEMA,
     schema_def="tdt",
     adapter="broker.kinds.mcp.tdt:TdtKind",
-    confirm=ConfirmText("Confirm tool call", "wants to call a TDT tool", "Tool call"),
+    confirm=ConfirmText(
+        "Confirm tool call", "wants to call a TDT tool", "Tool call", in_request=("Tool", "Arguments")
+    ),
     envelope=TDT_ENVELOPE,
 )
 

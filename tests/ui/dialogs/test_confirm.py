@@ -10,10 +10,10 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from broker.context import AgentRequester, AppInstance, ExtensionFrame, HelmItself, Requester
-from broker.summary import Decision
+from broker.summary import Decision, WriteSummary
 from tests.ui.samples import BIDI, DIFF, HTML, LONG, summary
 from ui.dialogs.confirm import ConfirmDialog, DialogConfirmer
-from ui.qt import QLabel, QPlainTextEdit, Qt
+from ui.qt import QLabel, QLineEdit, QPlainTextEdit, Qt
 
 
 def shown(qtbot: QtBot, dialog: ConfirmDialog) -> ConfirmDialog:
@@ -173,7 +173,7 @@ def test_very_long_text_scrolls_inside_a_box_of_bounded_size(qtbot: QtBot) -> No
     s = summary("http", fields=(("URL", LONG),), request=LONG)
     dialog = shown(qtbot, ConfirmDialog(s))
     boxes = dialog.findChildren(QPlainTextEdit)
-    assert [len(b.toPlainText()) for b in boxes] == [len(LONG), len(LONG)]
+    assert [len(b.toPlainText()) for b in boxes] == [len(LONG)]  # the URL is the request's
     assert dialog.sizeHint().height() < 900
     assert dialog.sizeHint().width() < 1200
 
@@ -267,3 +267,78 @@ def test_a_write_whose_turn_comes_after_its_token_ran_out_expires_without_a_dial
     assert run(outcome(first), 5) is Decision.DECLINED
     assert run(outcome(late), 5) is Decision.EXPIRED
     assert all(d.summary.request != "late" for d in confirmer.open_dialogs)
+
+
+HTTP_URL = "https://api.github.com/repos/me/app/issues/7?" + "&".join(f"field{i}=value{i}" for i in range(12))
+DB_SQL = "UPDATE tickets SET status = 'closed', closed_by = ? WHERE id = ? AND status <> 'closed'"
+
+
+def as_the_kinds_build_them(kind: str) -> WriteSummary:
+    """The fields and request exactly as the http and db kinds describe a write."""
+    if kind == "http":
+        return summary(
+            "http",
+            fields=(("Service", "github"), ("Method", "PATCH"), ("URL", HTTP_URL)),
+            request=f'PATCH {HTTP_URL}\n\n{{"state": "closed"}}',
+        )
+    return summary(
+        "db",
+        fields=(("Query", "close"), ("Connection", "local-app"), ("SQL", DB_SQL), ("Args", '["sam",42]')),
+        request=f'{DB_SQL}\n\nargs: ["sam",42]',
+    )
+
+
+def occurrences(dialog: ConfirmDialog, text: str) -> int:
+    shown = [w.text() for w in dialog.findChildren(QLabel)] + [
+        w.text() for w in dialog.findChildren(QLineEdit)
+    ]
+    shown += [w.toPlainText() for w in dialog.findChildren(QPlainTextEdit)]
+    return sum(t.count(text) for t in shown)
+
+
+@pytest.mark.parametrize(("kind", "request_text"), [("http", HTTP_URL), ("db", DB_SQL), ("db", '["sam",42]')])
+def test_the_dialog_shows_the_request_once(qtbot: QtBot, kind: str, request_text: str) -> None:
+    dialog = shown(qtbot, ConfirmDialog(as_the_kinds_build_them(kind)))
+    assert occurrences(dialog, request_text) == 1
+
+
+def test_the_http_request_keeps_its_url_on_one_line_and_scrolls_sideways(qtbot: QtBot) -> None:
+    dialog = shown(qtbot, ConfirmDialog(as_the_kinds_build_them("http")))
+    box = dialog.request_box
+    assert box is not None
+    assert box.lineWrapMode() == QPlainTextEdit.LineWrapMode.NoWrap
+    first = box.document().firstBlock()
+    assert first.text() == f"PATCH {HTTP_URL}"
+    assert first.layout().lineCount() == 1
+    assert box.horizontalScrollBar().maximum() > 0  # longer than the box: it scrolls
+
+
+@pytest.mark.parametrize("kind", ["http", "db"])
+def test_the_request_block_is_directly_under_the_fields_with_no_gap(qtbot: QtBot, kind: str) -> None:
+    dialog = shown(qtbot, ConfirmDialog(as_the_kinds_build_them(kind)))
+    dialog.resize(640, 900)  # taller than it needs: the spare room goes below the request
+    qtbot.wait_until(lambda: dialog.height() == 900)
+    box = dialog.request_box
+    assert box is not None
+    caption = next(
+        w for w in dialog.findChildren(QLabel) if w.text().endswith("exactly as Helm will send it")
+    )
+    last_field = max(
+        (w for w in dialog.findChildren(QLabel) if w.objectName() != "heading" and w.y() < caption.y()),
+        key=lambda w: w.y(),
+    )
+    spacing = 3 * dialog.fontMetrics().height()
+    assert caption.y() - (last_field.y() + last_field.height()) < spacing
+    assert box.y() - (caption.y() + caption.height()) < spacing
+
+
+@pytest.mark.parametrize("kind", ["http", "db"])
+def test_the_fields_take_the_dialogs_width_not_a_narrow_column(qtbot: QtBot, kind: str) -> None:
+    long_name = "Production GitHub Enterprise (the company's main account for every repository)"
+    built = as_the_kinds_build_them(kind)
+    fields = (("Service" if kind == "http" else "Connection", long_name), *built.fields[1:])
+    dialog = shown(qtbot, ConfirmDialog(replace(built, fields=fields)))
+    dialog.resize(640, 560)
+    qtbot.wait_until(lambda: dialog.width() == 640)
+    value = next(w for w in dialog.findChildren(QLabel) if w.text() == long_name)
+    assert value.width() > dialog.width() // 2
