@@ -132,5 +132,7 @@ def _app_dev(args: argparse.Namespace) -> int:
     if created:
         print(f"created workspace {workspace!r} rooted at {Path.cwd()} for author mode")
     from app.appdev import run_app_dev  # Qt is imported only when a window opens
+    from app.enginelog import quiet_engine, stderr_lines
 
+    quiet_engine(args.verbose, stderr_lines())  # the engine's own lines only with --verbose
     return run_app_dev(args, workspace)

@@ -264,3 +264,22 @@ def test_a_home_that_cannot_be_made_is_one_line(
     code, _out, err = run(capsys, "workspace", "add", "main", str(tmp_path / "ws"))
     assert code != 0
     assert err == f"helm: {tmp_path / 'file' / 'home'}: Not a directory\n"
+
+
+def test_helm_dev_app_keeps_the_engines_own_lines_off_the_terminal_unless_verbose(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import app.appdev
+    import app.enginelog
+
+    calls: list[tuple[str, bool]] = []
+    monkeypatch.setattr(
+        app.enginelog, "quiet_engine", lambda verbose, _lines: calls.append(("quiet", verbose))
+    )
+    monkeypatch.setattr(app.appdev, "run_app_dev", lambda _args, _ws: calls.append(("window", False)) or 0)
+    monkeypatch.chdir(tmp_path)
+    for verbose in ((), ("--verbose",)):
+        calls.clear()
+        argv = ["dev", "--server", "s", "--app", "ui://s/a", "--home", str(tmp_path / "h"), *verbose]
+        assert main(argv) == 0
+        assert calls == [("quiet", bool(verbose)), ("window", False)]  # quiet before Qt starts

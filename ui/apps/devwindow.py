@@ -21,6 +21,7 @@ from ui.apps.add import review_and_add
 from ui.apps.frame import AppFrame
 from ui.apps.host import AppHost
 from ui.apps.view import AppView
+from ui.dev.terminal import CONSOLE_LEVELS
 from ui.dialogs.base import GUARD_MS
 from ui.qt import (
     QCloseEvent,
@@ -37,6 +38,8 @@ from ui.text import elide, plain_label, set_plain
 
 DEV_INSTANCE = "dev"
 MAX_LOGGED = 2000
+APP_SHARE, LOG_SHARE = 3, 2
+"""How the window's width is shared between the app and the log when it opens."""
 
 
 class AppDevWindow(QMainWindow):
@@ -72,6 +75,11 @@ class AppDevWindow(QMainWindow):
         self.log.setAccessibleName("Messages between the app and Helm")
         self.log.setReadOnly(True)
         self.log.setMaximumBlockCount(MAX_LOGGED)
+        # The app gets most of the width from the start (its slot is empty until it runs, and
+        # an empty widget's size hint would leave it a sliver); the user can drag the handle.
+        self.split.setStretchFactor(0, 3)
+        self.split.setStretchFactor(1, 2)
+        self.split.setSizes([APP_SHARE * 240, LOG_SHARE * 240])
         col.addWidget(self.split, 1)
         self.setCentralWidget(body)
 
@@ -87,8 +95,12 @@ class AppDevWindow(QMainWindow):
 
     def _ready(self, view: AppView) -> None:
         set_plain(self.status, f"{view.opened.name} ({self.uri}) · running")
-        view.page.console.connect(lambda _l, message, line, _s: self._log(f"console:{line}: {message}"))
+        view.page.console.connect(self._console)
         view.profile.interceptor.blocked.connect(lambda why: self._log(f"blocked a request: {why}"))
+
+    def _console(self, level: int, message: str, line: int, source: str) -> None:
+        where = f" ({source.rsplit('/', 1)[-1]}:{line})" if source.startswith(("http", "helm")) else ""
+        self._log(f"console [{CONSOLE_LEVELS.get(level, str(level))}] {elide(message, 2000)}{where}")
 
     def schedule_refresh(self) -> None:
         if self.task is None or self.task.done():

@@ -70,6 +70,20 @@ def _host_script_source() -> str:
     return _qwebchannel_js() + "\n" + relay
 
 
+def console_script() -> QWebEngineScript:
+    """Author mode's console formatting (objects as JSON, bounded), in every document's own
+    world as it is created, so a console line reads as in a browser."""
+    script = QWebEngineScript()
+    script.setName("helm-app-console")
+    script.setSourceCode(
+        resources.files("resources").joinpath("apps", "console-format.js").read_text("utf-8")
+    )
+    script.setWorldId(QWebEngineScript.ScriptWorldId.MainWorld.value)
+    script.setInjectionPoint(QWebEngineScript.InjectionPoint.DocumentCreation)
+    script.setRunsOnSubFrames(True)
+    return script
+
+
 def host_script() -> QWebEngineScript:
     """The relay, in Helm's isolated world of the host page's main frame only, once the page's
     body exists (it adds the app's frame to it)."""

@@ -41,3 +41,46 @@ def test_author_mode_reviews_the_app_then_runs_it_and_logs_its_json_rpc(run: Any
     assert "app → helm ui/initialize" in log and "helm → app answer" in log
     assert "app → helm ui/notifications/initialized" in log
     assert status.endswith("· running")
+
+
+CONSOLE_PAGE = """<script>
+const item = {id: 7, tags: ["a", "b"], owner: {name: "Sam"}};
+item.self = item;
+console.log("loaded", item, 42);
+console.warn({big: "x".repeat(5000)});
+</script>"""
+
+
+def test_author_mode_gives_the_app_most_of_the_width_and_formats_its_console_as_a_browser(
+    run: Any, tmp_path: Path
+) -> None:
+    extra = tmp_path / "extra.html"
+    extra.write_text(CONSOLE_PAGE, encoding="utf-8")
+
+    async def scenario() -> tuple[list[int], int, list[str]]:
+        async with new_broker(tmp_path / "home") as broker:
+            await app_home(broker, tmp_path, "--extra", str(extra))
+            window = AppDevWindow(broker, "ws", "board", BOARD, guard_ms=0)
+            reviews: asyncio.Queue[AppReviewDialog] = asyncio.Queue()
+            window.reviewing.connect(reviews.put_nowait)
+            window.resize(1200, 760)
+            window.show()
+            window.schedule_refresh()
+            (await asyncio.wait_for(reviews.get(), 30)).accept_button.click()
+            while window.log.toPlainText().count("console [") < 2:
+                await asyncio.sleep(0.05)  # bounded by run()'s timeout
+            sizes, width = window.split.sizes(), window.split.width()
+            lines = [line for line in window.log.toPlainText().splitlines() if line.startswith("console")]
+            await window.aclose()
+            window.deleteLater()
+            return sizes, width, lines
+
+    sizes, width, lines = run(scenario(), timeout=120)
+    assert sizes[0] > width / 2  # the app pane, not a sliver beside the log
+    assert any(
+        'loaded {"id":7,"tags":["a","b"],"owner":{"name":"Sam"},"self":"[Circular]"} 42' in line
+        for line in lines
+    )
+    assert not any("[object Object]" in line for line in lines)
+    warned = next(line for line in lines if line.startswith("console [warning]"))
+    assert len(warned) < 2100  # bounded, as a browser's console folds a long value
