@@ -96,6 +96,15 @@ GENERIC_MONO = "ui-monospace, monospace"
 _SAFE_FAMILY = re.compile(r"[A-Za-z0-9 ._-]{1,64}")
 
 
+SPACE = (4, 8, 12, 16)
+"""Helm's spacing scale in px, smallest first: inside a control, between related items,
+between groups, around a panel. Helm's widgets and the frames (``--helm-space-1..4``) use it."""
+RADIUS = 6
+"""The corner radius of cards, panels and controls, in px."""
+TYPE_SCALE = {"sm": 0.875, "md": 1.0, "lg": 1.15, "xl": 1.4}
+"""The type scale, relative to the user's text size: captions, body, card titles, page titles."""
+
+
 @dataclass(frozen=True)
 class Look:
     scheme: Scheme = Scheme.LIGHT
@@ -151,6 +160,10 @@ def css_variables(look: Look) -> dict[str, str]:
         "--helm-font-family": look.font_stack(),
         "--helm-font-mono": look.font_stack(mono=True),
         "--helm-font-size": f"{look.font_px}px",
+        "--helm-font-size-sm": f"{round(look.font_px * TYPE_SCALE['sm'])}px",
+        "--helm-font-size-lg": f"{round(look.font_px * TYPE_SCALE['lg'])}px",
+        "--helm-radius": f"{RADIUS}px",
+        **{f"--helm-space-{i}": f"{px}px" for i, px in enumerate(SPACE, 1)},
     }
 
 

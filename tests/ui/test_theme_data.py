@@ -76,7 +76,7 @@ def test_a_font_name_that_could_break_out_of_the_css_is_left_out() -> None:
 
 def test_every_css_variable_is_documented_for_authors() -> None:
     doc = (REPO / "docs" / "authors.md").read_text("utf-8")
-    documented = set(re.findall(r"`(--helm-[a-z-]+)`", doc))
+    documented = set(re.findall(r"`(--helm-[a-z0-9-]+)`", doc))
     assert set(css_variables(Look())) == documented
 
 
@@ -92,6 +92,6 @@ def test_the_demo_widgets_and_the_scaffold_use_only_variables_helm_sets() -> Non
               REPO / "resources" / "scaffold" / "common" / "style.css"]  # fmt: skip
     known = set(css_variables(Look()))
     for sheet in sheets:
-        used = set(re.findall(r"var\((--helm-[a-z-]+)", sheet.read_text("utf-8")))
+        used = set(re.findall(r"var\((--helm-[a-z0-9-]+)", sheet.read_text("utf-8")))
         assert {"--helm-bg", "--helm-fg", "--helm-font-size", "--helm-scheme"} <= used, sheet.name
         assert used <= known, f"{sheet}: {used - known}"

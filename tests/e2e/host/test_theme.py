@@ -12,7 +12,7 @@ from ui.preferences import PreferencesStore
 from ui.preferences_dialog import PreferencesDialog
 from ui.qt import QApplication, Qt
 from ui.theme import Theme
-from ui.theme_data import DARK, LIGHT, Appearance
+from ui.theme_data import DARK, LIGHT, RADIUS, SPACE, Appearance
 
 VARIABLE = "getComputedStyle(document.documentElement).getPropertyValue({!r}).trim()"
 BACKGROUND = "getComputedStyle(document.body).backgroundColor"
@@ -32,9 +32,13 @@ def test_a_frame_gets_the_look_as_css_variables_and_follows_the_system_scheme_li
         await wait_ready(view)
         seen = {"light": await evaluate(view, BACKGROUND)}
         seen["light-fg"] = await evaluate(view, VARIABLE.format("--helm-fg"))
+        seen["light-bg"] = await evaluate(view, VARIABLE.format("--helm-bg"))
+        seen["space"] = await evaluate(view, VARIABLE.format("--helm-space-2"))
+        seen["radius"] = await evaluate(view, VARIABLE.format("--helm-radius"))
         qapp.styleHints().colorSchemeChanged.emit(Qt.ColorScheme.Dark)  # the system turned dark
         seen["dark"] = await evaluate(view, BACKGROUND)
         seen["dark-scheme"] = await evaluate(view, VARIABLE.format("--helm-scheme"))
+        seen["dark-bg"] = await evaluate(view, VARIABLE.format("--helm-bg"))
         view.reload()
         await wait_ready(view)
         seen["dark-after-reload"] = await evaluate(view, BACKGROUND)
@@ -43,6 +47,8 @@ def test_a_frame_gets_the_look_as_css_variables_and_follows_the_system_scheme_li
     seen = run(scenario(), timeout=60)
     assert seen["light"] == rgb(LIGHT.surface)
     assert seen["light-fg"] == LIGHT.text
+    assert (seen["light-bg"], seen["dark-bg"]) == (LIGHT.surface, DARK.surface)
+    assert (seen["space"], seen["radius"]) == (f"{SPACE[1]}px", f"{RADIUS}px")
     assert seen["dark"] == rgb(DARK.surface)
     assert seen["dark-scheme"] == "dark"
     assert seen["dark-after-reload"] == rgb(DARK.surface)
