@@ -215,6 +215,8 @@ def build_home(root: Path, loop: asyncio.AbstractEventLoop) -> Broker:
     (ws_root / "app").mkdir()
     add_workspace(broker.home, "main", ws_root)
     add_project(broker.home, "main", "app", ws_root / "app")
+    (root / "side").mkdir()
+    add_workspace(broker.home, "side-project", root / "side")  # the empty states
     add_profiles(broker, sample_database(root / "app.db"))
     _samples(broker, root, loop)
     return broker
@@ -325,6 +327,8 @@ async def _shoot_all(out: Path, broker: Broker, root: Path) -> list[Path]:
     written: list[Path] = []
     model = WorkspaceModel(broker)
     window = MainWindow(model, placeholder_view, BrokerConnections(broker), ExplorerLogic(broker))
+    window.show_workspace("side-project", ask=False)
+    written.append(await save(window, out, "main-window-empty", (1280, 760)))
     window.show_workspace("main", ask=False)
     written.append(await save(window, out, "main-window", (1280, 760)))
     board = next(c for c in window.dashboard.cards if c.frame.manifest.id == "com.example.board")
@@ -367,10 +371,12 @@ def again_in_dark(broker: Broker) -> dict[str, tuple[Callable[[], QWidget], tupl
 async def _dialogs(out: Path, broker: Broker) -> list[Path]:
     written = []
     for name, s in SUMMARIES.items():
-        written.append(await save(ConfirmDialog(s, guard_ms=0), out, name, (640, 560)))
+        # At the size the dialog asks for (a diff takes the room it is given).
+        size = (640, 560) if s.diff else None
+        written.append(await save(ConfirmDialog(s, guard_ms=0), out, name, size))
     expired = ConfirmDialog(SUMMARIES["confirm-http"], guard_ms=0)
     expired.expire()
-    written.append(await save(expired, out, "confirm-expired", (640, 560)))
+    written.append(await save(expired, out, "confirm-expired", None))
     review = broker.manifest("main", "com.example.board").review()
     written.append(
         await save(ReviewDialog(review, ReviewReason.INSTALL, guard_ms=0), out, "review-install", (720, 760))

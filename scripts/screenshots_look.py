@@ -89,6 +89,19 @@ async def _screens(out: Path, suffix: str, window: MainWindow, broker: Broker, s
     written.append(await save(prefs, out, f"preferences{suffix}", None))
     prefs.deleteLater()
     written.append(await _services_test(out, suffix, broker, save))
+    written += await _palette(out, suffix, window, save)
+    return written
+
+
+async def _palette(out: Path, suffix: str, window: MainWindow, save: Save) -> list[Path]:
+    """The command palette (Ctrl+K): every command, then a search, then one that finds nothing."""
+    palette = window.open_palette()
+    written = [await save(palette, out, f"command-palette{suffix}", None)]
+    palette.search.setText("conn")
+    written.append(await save(palette, out, f"command-palette-search{suffix}", None))
+    palette.search.setText("zzqx")
+    written.append(await save(palette, out, f"command-palette-no-match{suffix}", None))
+    palette.reject()
     return written
 
 

@@ -143,6 +143,12 @@ class ActivityFilter(QSortFilterProxyModel):
         return not self.outcome or r.outcome == self.outcome
 
 
+NO_CALLS = (
+    "No calls yet. Each call a widget or tool makes appears here as it happens: open the "
+    "Dashboard, or install an extension (Ctrl+K)."
+)
+
+
 class ActivityView(QWidget):
     """The Activity page of the main window."""
 
@@ -269,6 +275,8 @@ class ActivityView(QWidget):
     def _show_total(self) -> None:
         total, shown = self.table_model.rowCount(), self.filtered.rowCount()
         text = f"{total} call(s)" if shown == total else f"{shown} of {total} call(s)"
+        if total == 0:
+            text = NO_CALLS
         set_plain(self.shown, text)
 
 

@@ -41,6 +41,12 @@ from ui.widgets.settings_form import defaults
 
 __all__ = ["Dashboard", "Disposer", "FrameSpec", "ViewFactory", "WidgetCard", "placeholder_view"]
 
+EMPTY_DASHBOARD = (
+    "No widgets on this dashboard yet. Install an extension (Get started → Install an "
+    "extension…, or Ctrl+K), or open and approve one listed on the left."
+)
+"""What the dashboard says while it has no widget: what to do next."""
+
 Saved = Sequence[tuple[str, Span]]
 """The layout the window keeps: widget ids in order, each with its span."""
 
@@ -78,8 +84,8 @@ class Dashboard(QScrollArea):
         self.placements: list[Placement] = []
         self.columns = 1
         self._canvas = _Canvas(self.relayout, self)
-        self.empty = plain_label("No widgets are enabled in this workspace.", self._canvas)
-        self.empty.setGeometry(GAP, GAP, 600, 40)
+        self.empty = plain_label(EMPTY_DASHBOARD, self._canvas)
+        self.empty.setGeometry(GAP, GAP, 600, 80)
         self.drop_marker = QFrame(self._canvas)
         self.drop_marker.setObjectName("dropMarker")
         self.drop_marker.setFrameShape(QFrame.Shape.Box)

@@ -36,6 +36,7 @@ from ui.qt import (
     Signal,
 )
 from ui.text import elide, plain_label, set_plain
+from ui.theme_data import SPACE
 from ui.widgets.settings_form import SettingsForm
 
 MESSAGE_CHARS = 160
@@ -194,9 +195,10 @@ class WidgetCard(QFrame):
         self.setObjectName(f"card:{frame.manifest.id}")
         self.setAccessibleName(f"Widget {name}")
         self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setProperty("card", True)  # drawn as a card by the theme's style sheet
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)  # the grid sizes it
         self.col = QVBoxLayout(self)
-        self.col.setContentsMargins(4, 2, 4, 4)
+        self.col.setContentsMargins(SPACE[1], SPACE[0], SPACE[1], SPACE[1])
         self.col.addLayout(self._title_bar(name))
         self.form: SettingsForm | None = None
         self.failing: dict[str, tuple[str, str]] = {}
@@ -224,6 +226,7 @@ class WidgetCard(QFrame):
         self.layout_button = QPushButton("Layout", self)
         self.layout_button.setAccessibleName(f"Layout of {name}")
         self.layout_button.setMenu(self._layout_menu())
+        self.layout_button.setProperty("menuButton", True)  # room for its arrow
         bar.addWidget(self.layout_button)
         self.settings_button = QPushButton("Settings", self)
         self.settings_button.setAccessibleName(f"Settings of {name}")

@@ -24,6 +24,9 @@ from ui.qt import (
     QVBoxLayout,
     QWidget,
 )
+from ui.text import plain_label, set_plain
+from ui.theme import set_tone
+from ui.theme_data import SPACE, TYPE_SCALE
 
 MAX_SHOWN = 50
 
@@ -90,7 +93,25 @@ class CommandPalette(QDialog):
         self.list.setAccessibleName("Commands")
         self.list.itemActivated.connect(lambda _item: self.run_selected())
         col.addWidget(self.list, 1)
-        self.resize(560, 380)
+        self.nothing = plain_label("", self)
+        set_tone(self.nothing, "muted")
+        self.nothing.hide()
+        col.addWidget(self.nothing)
+        self._look(col)
+        self.resize(600, 400)
+
+    def _look(self, col: QVBoxLayout) -> None:
+        """Raycast's shape on Helm's scales: a large search field, roomy frameless rows."""
+        s1, s2, s3, _s4 = SPACE
+        font = self.search.font()
+        font.setPointSizeF(font.pointSizeF() * TYPE_SCALE["lg"])
+        self.search.setFont(font)
+        col.setContentsMargins(s2, s2, s2, s2)
+        col.setSpacing(s2)
+        self.setStyleSheet(
+            f"QLineEdit {{ padding: {s2}px {s3}px; }}"
+            f" QListWidget {{ border: none; }} QListWidget::item {{ padding: {s1 + 2}px {s2}px; }}"
+        )
 
     def open_fresh(self) -> None:
         """Show the palette with every command of now, the search empty and focused."""
@@ -114,6 +135,8 @@ class CommandPalette(QDialog):
             item.setToolTip(command.text)
         if self.shown:
             self.list.setCurrentRow(0)
+        set_plain(self.nothing, f"No command matches “{query.strip()}”. Try fewer letters.")
+        self.nothing.setVisible(not self.shown and bool(query.strip()))
 
     def run_selected(self) -> None:
         row = self.list.currentRow()

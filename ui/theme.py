@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ui.preferences import Preferences
 from ui.qt import QApplication, QColor, QFont, QFontDatabase, QObject, QPalette, Qt, QWidget, Signal
-from ui.theme_data import Appearance, Colours, Look, Scheme, choose_scheme, clamp_font
+from ui.theme_data import RADIUS, SPACE, Appearance, Colours, Look, Scheme, choose_scheme, clamp_font
 
 OBJECT_NAME = "helm-theme"
 TONES = ("error", "ok", "muted", "write", "warning")
@@ -107,8 +107,11 @@ def palette(c: Colours) -> QPalette:
 
 
 def style_sheet(c: Colours) -> str:
-    """The application's style sheet: colours for toned widgets and the dashboard's strip."""
-    return f"""
+    """The application's style sheet: colours for toned widgets and the dashboard's strip, and
+    Helm's controls drawn on its scales (``SPACE``, ``RADIUS``) with a visible hover and focus."""
+    return (
+        _controls(c)
+        + f"""
 *[tone="error"] {{ color: {c.danger}; }}
 *[tone="ok"] {{ color: {c.success}; }}
 *[tone="muted"] {{ color: {c.muted}; }}
@@ -117,6 +120,38 @@ def style_sheet(c: Colours) -> str:
     border: 1px solid {c.warning}; }}
 QFrame#errorStrip {{ border-left: 4px solid {c.danger}; background: {c.surface_alt}; }}
 QFrame#getStarted {{ background: {c.surface}; border: 1px solid {c.border}; border-radius: 6px; }}
+"""
+    )
+
+
+def _controls(c: Colours) -> str:
+    """Buttons, inputs, lists and cards: one border, one radius, the accent on hover and focus
+    (a 2 px ring where the keyboard is), roomy rows as in a code editor's lists."""
+    s1, _s2, s3, _s4 = SPACE
+    return f"""
+QPushButton {{ background: {c.button}; color: {c.text}; border: 1px solid {c.border};
+    border-radius: {RADIUS}px; padding: 3px {s3}px; }}
+QPushButton:hover {{ border-color: {c.accent}; }}
+QPushButton:focus {{ border: 2px solid {c.accent}; padding: 2px {s3 - 1}px; }}
+QPushButton:pressed, QPushButton:checked {{ background: {c.surface_alt}; }}
+QPushButton:disabled {{ color: {c.muted}; border-color: {c.surface_alt}; }}
+QPushButton::menu-indicator {{ subcontrol-origin: padding; subcontrol-position: right center;
+    right: {s1}px; }}
+QPushButton[menuButton="true"] {{ padding-right: {s3 + s3}px; }}
+QLineEdit, QPlainTextEdit, QTextEdit, QSpinBox, QDoubleSpinBox {{ border: 1px solid {c.border};
+    border-radius: {RADIUS - 2}px; padding: 2px {s1}px; background: {c.surface}; }}
+QLineEdit:focus, QPlainTextEdit:focus, QTextEdit:focus, QSpinBox:focus, QDoubleSpinBox:focus {{
+    border: 1px solid {c.accent}; }}
+QLineEdit#oneLine {{ border: none; background: transparent; padding: 0; }}
+QListView::item, QTreeView::item {{ padding: 2px 0; }}
+QListView::item:hover, QTreeView::item:hover, QTableView::item:hover {{ background: {c.surface_alt}; }}
+QListView::item:selected, QTreeView::item:selected, QTableView::item:selected {{
+    background: {c.accent}; color: {c.on_accent}; }}
+QAbstractItemView:focus {{ border: 1px solid {c.accent}; }}
+QFrame[card="true"] {{ background: {c.surface}; border: 1px solid {c.border};
+    border-radius: {RADIUS}px; }}
+QFrame[card="true"]:hover {{ border-color: {c.accent}; }}
+QToolTip {{ background: {c.surface}; color: {c.text}; border: 1px solid {c.border}; padding: {s1}px; }}
 """
 
 

@@ -17,7 +17,7 @@ EXPECTED = {
     "dashboard-stopped-and-error-strip", "activity", "activity-failed-only", "audit-log-detail",
     "dashboard-live", "dashboard-live-stopped", "activity-live", "agents-page", "agents-permission",
     "agents-write", "agents-permission-hostile", "settings-agents", "settings-agents-adapter",
-    "settings-agents-invalid",
+    "settings-agents-invalid", "command-palette", "command-palette-no-match", "main-window-empty",
 }  # fmt: skip
 
 

@@ -45,7 +45,7 @@ from ui.qt import (
 )
 from ui.text import monospace, plain_box, plain_heading, plain_label, value_widget, visible
 from ui.theme import Theme, set_tone
-from ui.theme_data import Scheme
+from ui.theme_data import SPACE, Scheme
 
 EXPIRY_MARGIN_SECONDS = 2.0
 """End the dialog this long before the token runs out, so a Confirm always finds it valid."""
@@ -115,6 +115,7 @@ class ConfirmDialog(QuestionDialog):
         self.summary = summary
         self.setMinimumWidth(560)
         layout = QVBoxLayout(self)
+        layout.setSpacing(SPACE[1])
         self._describe(layout, words.heading)
         self.request_box: QPlainTextEdit | None = None
         if summary.request:
@@ -147,6 +148,7 @@ class ConfirmDialog(QuestionDialog):
         """The bold sentence saying what the extension wants, then the summary's fields."""
         summary = self.summary
         layout.addWidget(plain_heading(sentence, self))
+        layout.addSpacing(SPACE[0])
         form = QFormLayout()
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.DontWrapRows)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
@@ -158,6 +160,7 @@ class ConfirmDialog(QuestionDialog):
             shown.setSizePolicy(QSizePolicy.Policy.Expanding, shown.sizePolicy().verticalPolicy())
             form.addRow(visible(label), shown)
         layout.addLayout(form)
+        layout.addSpacing(SPACE[1])  # a group's gap between where and what
 
     def expire(self) -> None:
         """The token ran out: answer EXPIRED and leave the dialog open to say so."""

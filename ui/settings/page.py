@@ -147,6 +147,12 @@ class ProfilePage(QWidget):
         self.list.setMaximumWidth(self.fontMetrics().horizontalAdvance("M") * 16)
         self.list.currentTextChanged.connect(self.load)
         left.addWidget(self.list, 1)
+        # What to do next while the list is empty (the form beside it is a new profile's).
+        empty = f"No {self.form_spec.title.lower()} yet: fill in the form and Save."
+        self.empty_hint = plain_label(empty, self)
+        self.empty_hint.setMaximumWidth(self.list.maximumWidth())
+        set_tone(self.empty_hint, "muted")
+        left.addWidget(self.empty_hint)
         self.new_button = QPushButton("New", self)
         self.new_button.clicked.connect(self.new)
         self.remove_button = QPushButton("Remove", self)
@@ -232,6 +238,7 @@ class ProfilePage(QWidget):
         self.list.blockSignals(True)
         self.list.clear()
         self.list.addItems(names)
+        self.empty_hint.setVisible(not names)
         for item in self.list.findItems(self.current or "", Qt.MatchFlag.MatchExactly):
             self.list.setCurrentItem(item)  # the profile being edited stays the selected one
         self.list.blockSignals(False)
