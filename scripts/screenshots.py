@@ -149,7 +149,12 @@ SUMMARIES = {
     "confirm-db": summary(
         "db",
         "Confirm database write",
-        (("Query", "close"), ("Connection", "local-app (sqlite)")),
+        (
+            ("Query", "close"),
+            ("Connection", "local-app (sqlite)"),
+            ("SQL", "UPDATE tickets SET status = 'closed' WHERE id = ?"),
+            ("Args", "[42]"),
+        ),  # as the db kind describes it: the SQL and args are shown once, in the request
         "UPDATE tickets SET status = 'closed' WHERE id = ?\nargs: [42]",
     ),
     "confirm-http": summary(
@@ -161,8 +166,12 @@ SUMMARIES = {
     "confirm-mcp": summary(
         "mcp",
         "Confirm tool call",
-        (("MCP server", "github"), ("Tool", "create_issue")),
-        '{"owner":"me","repo":"app","title":"Crash on start"}',
+        (
+            ("MCP server", "github"),
+            ("Tool", "create_issue"),
+            ("Arguments", '{"owner":"me","repo":"app","title":"Crash on start"}'),
+        ),
+        'create_issue {"owner":"me","repo":"app","title":"Crash on start"}',
     ),
     "confirm-files": summary(
         "files", "Confirm file change", (("Workspace", "main"), ("Path", "notes/today.md")), "", FILES_DIFF

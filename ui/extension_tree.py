@@ -45,6 +45,7 @@ def state_icon_name(row: ExtensionRow) -> str:
 def set_up(tree: QTreeWidget) -> None:
     """Columns Name and State: names take the width the states leave."""
     tree.setHeaderLabels(["Name", "State"])
+    tree.setIndentation(tree.fontMetrics().horizontalAdvance("M") * 3 // 2)  # names keep the room
     header = tree.header()
     header.setStretchLastSection(False)
     header.setSectionResizeMode(0, header.ResizeMode.Stretch)

@@ -93,7 +93,8 @@ class MainWindow(QMainWindow):
         split.addWidget(self._sidebar())
         split.addWidget(self._pages(factory))
         split.setStretchFactor(1, 1)
-        split.setSizes([340, 900])
+        # The sidebar wide enough for an extension's name, version and state side by side.
+        split.setSizes([max(340, 34 * self.fontMetrics().horizontalAdvance("M")), 900])
         self.setCentralWidget(split)
         self.feed = ActivityFeed(model.broker.activity, self)
         self.feed.records.connect(self.tabs.heard)
