@@ -94,7 +94,7 @@ class MainWindow(QMainWindow):
         split.addWidget(self._pages(factory))
         split.setStretchFactor(1, 1)
         # The sidebar wide enough for an extension's name, version and state side by side.
-        split.setSizes([max(340, 34 * self.fontMetrics().horizontalAdvance("M")), 900])
+        split.setSizes([max(340, 38 * self.fontMetrics().horizontalAdvance("M")), 900])
         self.setCentralWidget(split)
         self.feed = ActivityFeed(model.broker.activity, self)
         self.feed.records.connect(self.tabs.heard)
