@@ -16,6 +16,10 @@ anything. A user's ``QTWEBENGINE_CHROMIUM_FLAGS`` may carry switches that Chromi
 instead (``--no-proxy-server``, ``--proxy-auto-detect``, ``--blink-settings``…): Helm removes
 them, says so, and keeps every other switch. Arguments after a bare ``--`` are not switches to
 Chromium; Helm drops them too, or its own switches would land among them.
+
+A debugging port is a way in rather than out: anything that reaches it drives every page of the
+process, Helm's own included. ``QTWEBENGINE_REMOTE_DEBUGGING`` in the environment and the remote
+debugging switches in the flags are removed the same way, with the same warning.
 """
 
 from __future__ import annotations
@@ -30,6 +34,9 @@ from dataclasses import dataclass
 log = logging.getLogger(__name__)
 
 FLAGS_VARIABLE = "QTWEBENGINE_CHROMIUM_FLAGS"
+
+DEBUGGING_VARIABLE = "QTWEBENGINE_REMOTE_DEBUGGING"
+"""Qt's own switch for a remote debugging port: never honoured in Helm's process."""
 
 RESOLVE_NOTHING = "MAP * ~NOTFOUND"
 """Host resolver rules under which every name and address is unknown."""
@@ -51,6 +58,11 @@ REFUSED_SWITCHES = frozenset(
         "disable-web-security",
         "enable-blink-features",
         "enable-experimental-web-platform-features",
+        "remote-debugging-port",
+        "remote-debugging-pipe",
+        "remote-debugging-address",
+        "remote-debugging-socket-name",
+        "remote-allow-origins",
     }
 )
 
@@ -156,6 +168,14 @@ def close_egress(environ: MutableMapping[str, str] | None = None) -> DeadEnd:
     Keep the returned ``DeadEnd`` for the life of the process.
     """
     env = os.environ if environ is None else environ
+    debugging = env.pop(DEBUGGING_VARIABLE, None)
+    if debugging is not None:
+        log.warning(
+            "Helm ignores %s=%r: a debugging port would let anything that reaches it drive "
+            "every page in Helm",
+            DEBUGGING_VARIABLE,
+            debugging,
+        )
     dead = DeadEnd()
     flags = engine_flags(env.get(FLAGS_VARIABLE, ""), dead.port)
     if flags.removed:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ui.host.egress import (
+    DEBUGGING_VARIABLE,
     FLAGS_VARIABLE,
     RESOLVE_NOTHING,
     close_egress,
@@ -83,5 +84,30 @@ def test_closing_egress_sets_the_variable_and_tells_the_user_what_was_removed(
         assert f"--proxy-server=socks5://127.0.0.1:{dead.port}" in split_flags(env[FLAGS_VARIABLE])
         assert "--no-proxy-server --proxy-auto-detect" in caplog.text
         assert FLAGS_VARIABLE in caplog.text
+    finally:
+        dead.close()
+
+
+@pytest.mark.parametrize(
+    "switch",
+    [
+        pytest.param("--remote-debugging-port=9229", id="port"),
+        pytest.param("--remote-debugging-pipe", id="pipe"),
+        pytest.param("--remote-debugging-address=0.0.0.0", id="address"),
+        pytest.param("--remote-allow-origins=*", id="origins"),
+    ],
+)
+def test_a_remote_debugging_switch_is_removed_and_reported(switch: str) -> None:
+    flags = engine_flags(f"--no-sandbox {switch}", 4321)
+    assert split_flags(flags.value) == ["--no-sandbox", *HELMS]
+    assert flags.removed == (switch,)
+
+
+def test_the_remote_debugging_variable_is_removed_with_a_warning(caplog: pytest.LogCaptureFixture) -> None:
+    env = {FLAGS_VARIABLE: "--no-sandbox", DEBUGGING_VARIABLE: "9229"}
+    dead = close_egress(env)
+    try:
+        assert DEBUGGING_VARIABLE not in env
+        assert f"{DEBUGGING_VARIABLE}='9229'" in caplog.text
     finally:
         dead.close()
