@@ -45,6 +45,12 @@ def visible(text: str, keep: str = KEEP) -> str:
     return "".join(f"[U+{ord(ch):04X}]" if ch not in keep and hidden(ch) else ch for ch in text)
 
 
+def one_line(text: str) -> str:
+    """``text`` for one line of a terminal or a list: line breaks and tabs shown as
+    ``[U+XXXX]`` too, so a name cannot start a line that looks like Helm's own."""
+    return visible(text, keep="")
+
+
 def json_visible(document: str) -> str:
     """A JSON document (as ``json.dumps(..., ensure_ascii=False)`` writes it) with every hidden
     character inside its strings written as a ``\\uXXXX`` escape: the same JSON value, safe

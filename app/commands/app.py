@@ -19,6 +19,7 @@ from broker.apps.errors import AppError
 from broker.broker import Broker
 from broker.errors import CallError
 from broker.mcp import discovery
+from broker.visible import one_line as shown
 
 
 def register(sub: Any) -> None:
@@ -64,12 +65,12 @@ def _list(args: argparse.Namespace) -> int:
             print_json([_app_json(a) for a in apps])
             return 0
         if not apps:
-            print(f"MCP server {args.server} offers no apps")
+            print(f"MCP server {shown(args.server)} offers no apps")
         for a in apps:
-            print(f"{a.uri}\t{a.name}")
+            print(f"{shown(a.uri)}\t{shown(a.name)}")
             for t in a.linked:
                 mark = ("WRITE" if t.write else "read ") if t.for_app else "not for the app:"
-                print(f"  {mark} {t.name}")
+                print(f"  {mark} {shown(t.name)}")
         return 0
 
     return run(body())
@@ -100,14 +101,14 @@ async def _review_and_add(broker: Broker, args: argparse.Namespace) -> int:
     for line in review.lines(reviewed):
         print(line)
     for domain in args.allow_resource_domain:
-        print(f"  you allow resource domain {domain}")
+        print(f"  you allow resource domain {shown(domain)}")
     for domain in sorted(set(reviewed.allowed) - set(args.allow_resource_domain)):
-        print(f"  no longer allowed: resource domain {domain} (--allow-resource-domain keeps it)")
-    if not ask_yes_no(f"Add {reviewed.name} to workspace {args.workspace}?"):
+        print(f"  no longer allowed: resource domain {shown(domain)} (--allow-resource-domain keeps it)")
+    if not ask_yes_no(f"Add {shown(reviewed.name)} to workspace {shown(args.workspace)}?"):
         print("not added")
         return 1
     manifest = await _call(review.add(broker, reviewed, args.allow_resource_domain))
-    print(f"added and approved {manifest.id} in workspace {args.workspace}")
+    print(f"added and approved {shown(manifest.id)} in workspace {shown(args.workspace)}")
     return 0
 
 
@@ -115,7 +116,7 @@ async def _call[T](work: Coroutine[Any, Any, T]) -> T:
     try:
         result: T = await work
     except CallError as err:
-        fail(f"{err.code.value}: {err.message}")
+        fail(shown(f"{err.code.value}: {err.message}"))
     except AppError as err:
-        fail(str(err))
+        fail(shown(str(err)))
     return result

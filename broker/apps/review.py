@@ -36,6 +36,7 @@ from broker.manifest import MANIFEST_FILE, Manifest
 from broker.mcp import discovery
 from broker.mcp import pins as tool_pins
 from broker.mcp.discovery import UiDocument
+from broker.visible import one_line as shown
 
 
 @dataclass(frozen=True)
@@ -204,19 +205,21 @@ async def _approve(broker: Broker, reviewed: AppReview) -> list[str]:
 
 
 def lines(reviewed: AppReview) -> list[str]:
-    """The review as plain lines, for the terminal."""
+    """The review as plain lines, for the terminal; each string from the server on one line
+    (``broker.visible.one_line``)."""
     doc = reviewed.document
     out = [
-        f"App {reviewed.name} ({reviewed.uri})",
-        f"MCP server: {reviewed.server}",
+        f"App {shown(reviewed.name)} ({shown(reviewed.uri)})",
+        f"MCP server: {shown(reviewed.server)}",
         f"HTML sha256: {doc.sha256} ({len(doc.html)} bytes); pinned in the approval",
     ]
-    out += [f"Changed since your last approval: {c}" for c in reviewed.changes]
-    out += [f"  read   tool {t.name}" for t in reviewed.reads]
-    out += [f"  WRITE  tool {t.name} — confirmed each time" for t in reviewed.writes]
+    out += [f"Changed since your last approval: {shown(c)}" for c in reviewed.changes]
+    out += [f"  read   tool {shown(t.name)}" for t in reviewed.reads]
+    out += [f"  WRITE  tool {shown(t.name)} — confirmed each time" for t in reviewed.writes]
     if not reviewed.reads and not reviewed.writes:
         out.append("  (the app may call no tools)")
-    out += [f"  not available to the app: tool {t.name} (visibility {', '.join(t.visibility) or 'none'})"
+    out += [f"  not available to the app: tool {shown(t.name)} "
+            f"(visibility {shown(', '.join(t.visibility)) or 'none'})"
             for t in reviewed.hidden]  # fmt: skip
     out += _declared(reviewed)
     return out
@@ -233,9 +236,9 @@ def _declared(reviewed: AppReview) -> list[str]:
     ):
         for domain in csp.get(key):
             mark = " (allowed by your last approval)" if domain in reviewed.allowed else ""
-            out.append(f"  declared {key}: {domain} — {verdict}{mark}")
+            out.append(f"  declared {key}: {shown(domain)} — {verdict}{mark}")
     for permission in reviewed.document.permissions:
-        out.append(f"  asks for permission {permission} — not granted: Helm grants apps none")
+        out.append(f"  asks for permission {shown(permission)} — not granted: Helm grants apps none")
     for uri in reviewed.resources:
-        out.append(f"  may read resource {uri}")
+        out.append(f"  may read resource {shown(uri)}")
     return out

@@ -11,6 +11,8 @@
 //   --model-only T   tool T of the app is visible to the model alone (its visibility changed)
 //   --leak VAR       misbehave: the notes resource and the list_items tool hand back the value
 //                    of the environment variable VAR (the token Helm gave the server)
+//   --odd TEXT       TEXT (say, terminal escapes) ends the app's name, one more linked tool's
+//                    name and one more declared frame domain
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -25,6 +27,7 @@ const { values: opts } = parseArgs({
     "no-ui": { type: "boolean", default: false },
     leak: { type: "string", default: "" },
     "model-only": { type: "string", default: "" },
+    odd: { type: "string", default: "" },
   },
 });
 
@@ -111,6 +114,7 @@ function html() {
 
 function csp() {
   const declared = { frameDomains: ["https://frames.example.com"] };
+  if (opts.odd) declared.frameDomains.push("https://odd.example.com" + opts.odd);
   if (opts.connect) declared.connectDomains = [opts.connect];
   if (opts.resource) declared.resourceDomains = [opts.resource];
   return declared;
@@ -122,7 +126,7 @@ const forApp = (visibility, tool) =>
   ({ ui: { resourceUri: URI, visibility: tool === opts["model-only"] ? ["model"] : visibility } });
 
 if (!opts["no-ui"]) {
-  registerAppResource(server, "Board", URI, { description: "A list of items" }, async () => ({
+  registerAppResource(server, "Board" + opts.odd, URI, { description: "A list of items" }, async () => ({
     contents: [{
       uri: URI, mimeType: RESOURCE_MIME_TYPE, text: html(),
       _meta: { ui: { csp: csp(), permissions: { clipboardWrite: {} }, prefersBorder: true } },
@@ -140,6 +144,11 @@ if (!opts["no-ui"]) {
   registerAppTool(server, "add_item", {
     description: "Add an item", inputSchema: { text: z.string() }, _meta: forApp(["app"]),
   }, async ({ text: item }) => { items.push(item); return text({ items }); });
+  if (opts.odd) {
+    registerAppTool(server, "odd" + opts.odd, {
+      description: "A tool whose name is odd", annotations: { readOnlyHint: true }, _meta: forApp(["app"]),
+    }, async () => text({ items }));
+  }
   registerAppTool(server, "model_only", {
     description: "For the model alone", annotations: { readOnlyHint: true }, _meta: forApp(["model"]),
   }, async () => text({ secret: "model only" }));

@@ -105,3 +105,41 @@ def test_app_add_of_an_unknown_uri_says_where_to_look(home: Path, capsys: pytest
     code, _, err = helm(capsys, "app", "add", "-w", "ws", "-s", "board", "ui://helm-test/none", stdin="y\n")
     assert code == 1
     assert "offers no app 'ui://helm-test/none'; see `helm app list --server board`" in err
+
+
+ODD = "\x1b[2J\x1b]0;pwned\x07\n  WRITE forged\u009b31m\t"
+ODD_SHOWN = "[U+001B][2J[U+001B]]0;pwned[U+0007][U+000A]  WRITE forged[U+009B]31m[U+0009]"
+
+
+@pytest.fixture
+def odd_home(home: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    command = mcp_app_command("--odd", ODD)
+    argv = ["mcp", "add", "odd", "--command", command[0], *(f"--arg={x}" for x in command[1:])]
+    assert main(argv) == 0
+    capsys.readouterr()
+    return home
+
+
+def test_app_list_shows_a_servers_escapes_and_line_breaks_as_visible_characters(
+    odd_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = helm(capsys, "app", "list", "--server", "odd")
+    assert code == 0
+    assert "\x1b" not in out and "\u009b" not in out and "\t" not in out.replace(f"{BOARD}\t", "")
+    assert f"{BOARD}\tBoard{ODD_SHOWN}" in out.splitlines()
+    assert f"  read  odd{ODD_SHOWN}" in out.splitlines()
+
+
+def test_app_add_shows_a_servers_escapes_and_line_breaks_as_visible_characters(
+    odd_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = helm(capsys, "app", "add", "--workspace", "ws", "--server", "odd", BOARD, stdin="\n")
+    assert code == 1
+    assert "\x1b" not in out + err and "\u009b" not in out + err
+    lines = out.splitlines()
+    assert f"App Board{ODD_SHOWN} ({BOARD})" in lines
+    assert f"  read   tool odd{ODD_SHOWN}" in lines
+    declared = f"  declared frameDomains: https://odd.example.com{ODD_SHOWN} — "
+    assert any(line.startswith(declared) for line in lines)
+    assert not any(line.startswith("  WRITE forged") for line in lines)
+    assert f"Add Board{ODD_SHOWN} to workspace ws?" in err
