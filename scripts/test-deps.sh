@@ -16,6 +16,8 @@ APT_PACKAGES=(
   postgresql mariadb-server
   gnome-keyring dbus dbus-user-session libsecret-tools
   git iproute2 xvfb fonts-dejavu-core
+  # A real window manager and real key presses for the stacking tests under Xvfb:
+  openbox xdotool x11-utils
   # Qt (xcb and offscreen platforms) and QtWebEngine, read off `ldd` of PySide6's libraries:
   libglib2.0-0 libfontconfig1 libfreetype6 libdbus-1-3 libegl1 libgl1 libglx0 libopengl0
   libgbm1 libdrm2 libwayland-server0 libnss3 libnspr4 libasound2 libxkbfile1 libxshmfence1

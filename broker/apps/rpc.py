@@ -7,7 +7,9 @@ session is made, never read from a message. Requests run as tasks this session o
 * ``tools/call`` — the broker's own path (``Broker.request``: admission, approval, a tool of
   this app's server still visible to the app, confirmation of writes, redaction, audit);
 * ``resources/read`` — the app's own resource and the ones pinned at approval (``reads``);
-* ``ui/open-link`` — the user is asked (``HostWindow.open_link``) with the full URL shown;
+* ``ui/open-link`` — refused unless the link reads as what it is (``broker.urls.link_decision``),
+  then the user is asked (``HostWindow.open_link``: one question at a time per app, the link
+  shown as it will open; a request while one is open is refused, and counted like any);
 * ``ui/update-model-context`` — kept for the instance, at most 64 KiB;
 * ``helm/state/get`` / ``helm/state/set`` — the instance's state (``helm.state``'s ``$state``);
 * ``ui/message`` — not supported (Helm has no chat); ``ui/request-display-mode`` — inline or
@@ -39,6 +41,7 @@ from broker.context import CallContext
 from broker.errors import CallError, ErrorCode
 from broker.jsonutil import DuplicateKeyError, loads_strict
 from broker.summary import Confirmer
+from broker.urls import link_decision
 from broker.widget_state import MAX_VALUE_BYTES
 
 log = logging.getLogger("helm.apps")
@@ -308,10 +311,12 @@ def _content(data: Any, is_error: bool) -> dict[str, Any]:
 
 
 def checked_link(url: Any) -> str:
-    """``url`` when Helm may offer to open it; ``refused`` otherwise."""
-    if not isinstance(url, str) or len(url) > 4096 or not url.lower().startswith(("https://", "http://")):
-        raise CallError(ErrorCode.REFUSED, "Invalid URL: Helm opens http and https links only")
-    return url
+    """``url`` when Helm may offer to open it (``broker.urls.link_decision``); ``refused``
+    otherwise, with the reason."""
+    decision = link_decision(url)
+    if decision.problem is not None:
+        raise CallError(ErrorCode.REFUSED, f"Invalid URL: {decision.problem}")
+    return decision.url
 
 
 def _unwrapped(envelope: dict[str, Any]) -> Any:

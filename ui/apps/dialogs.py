@@ -2,16 +2,19 @@
 
 Both are Helm's Cancel-focused question dialogs (``ui.dialogs.base``): Cancel is the default,
 a short input guard drops clicks aimed elsewhere, and every text from the server or the app is
-shown as plain characters — the link in full, hidden characters made visible.
+shown as plain characters, hidden characters made visible. The link is shown exactly as it will
+be opened (``ui.apps.links``), with its host on a line of its own; it is a confirmation, above
+every Helm window.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ui.apps.links import Link
 from ui.dialogs.base import GUARD_MS, QuestionDialog
 from ui.qt import QCheckBox, QFrame, QGroupBox, QScrollArea, QVBoxLayout, QWidget
-from ui.text import elide, plain_box, plain_label
+from ui.text import elide, plain_box, plain_heading, plain_label
 from ui.theme import set_tone
 
 if TYPE_CHECKING:  # the review itself imports the MCP SDK, which the window need not wait for
@@ -25,16 +28,22 @@ BLOCKED = {
 
 
 class OpenLinkDialog(QuestionDialog):
-    """ "<app> wants to open a link": the full URL, Open or Cancel (the default)."""
+    """ "<app> wants to open a link": the host, the full URL, Open or Cancel (the default)."""
 
-    def __init__(self, app_name: str, url: str, parent: QWidget | None = None, *, guard_ms: int = GUARD_MS):
+    confirmation = True
+
+    def __init__(self, app_name: str, link: Link, parent: QWidget | None = None, *, guard_ms: int = GUARD_MS):
         super().__init__("Open a link?", "Open in browser", parent, guard_ms=guard_ms)
-        self.url = url
+        self.url = link.url
         layout = QVBoxLayout(self)
         layout.addWidget(
-            plain_label(f"The app {elide(app_name, 80)} wants to open this link in your browser:", self)
+            plain_label(f"The app {elide(app_name, 80)} wants to open a link in your browser to:", self)
         )
-        self.link = plain_box(url, self, max_lines=6)
+        self.host = plain_heading(link.host, self)
+        self.host.setObjectName("host")
+        layout.addWidget(self.host)
+        layout.addWidget(plain_label("The whole link, exactly as it will open:", self))
+        self.link = plain_box(link.url, self, max_lines=6, name="The link")
         self.link.setObjectName("url")
         layout.addWidget(self.link)
         layout.addWidget(plain_label("Open it only if you expected it and trust where it goes.", self))

@@ -3,14 +3,17 @@
 Opening checks the app against its server first (``broker.apps.verify``); a changed app shows
 what changed instead of running, and a Review… button (``reviewAsked``: the window shows the
 app's review, and makes a new frame after it). Full screen moves the app's view into a
-frameless full-screen window of its own (Esc, or the app, brings it back). Every write
-confirmation of the app is Helm's own dialog, parented to the window the app is in at that
-moment and kept on top of it, so a full-screen app can never hide one.
+frameless full-screen window of its own (Esc, or the app, brings it back). A confirmation —
+this app's write or link, or any other question Helm asks (``ui.dialogs.stacking``) — brings
+the app back inline before it appears, above every Helm window, and the app's requests for full
+screen are refused while one is open: a full-screen app can never hide a question or take the
+keys typed to answer it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -21,6 +24,7 @@ from broker.errors import CallError, HelmError
 from broker.summary import WriteSummary
 from ui.apps.view import AppServices, AppView
 from ui.dialogs.confirm import ConfirmDialog, ConfirmDialogFactory, DialogConfirmer
+from ui.dialogs.stacking import Confirmations
 from ui.host.egress_check import ENGINE_CHECK
 from ui.qt import QKeySequence, QPushButton, QShortcut, Qt, QVBoxLayout, QWidget, Signal
 from ui.text import plain_label, set_plain
@@ -29,7 +33,8 @@ log = logging.getLogger(__name__)
 
 
 class OnTop:
-    """A confirmation dialog factory: the dialog belongs to the app's current window, on top."""
+    """A confirmation dialog factory: the app goes back inline, and the dialog belongs to the
+    window the frame is in (the dialog keeps itself above every Helm window)."""
 
     def __init__(self, frame: AppFrame, factory: ConfirmDialogFactory) -> None:
         self._frame, self._factory = frame, factory
@@ -37,9 +42,7 @@ class OnTop:
     def __call__(
         self, summary: WriteSummary, parent: QWidget | None, *, remaining: float | None
     ) -> ConfirmDialog:
-        dialog = self._factory(summary, self._frame.app_window(), remaining=remaining)
-        dialog.setWindowFlag(Qt.WindowType.WindowStaysOnTopHint, True)
-        return dialog
+        return self._factory(summary, self._frame.dialog_parent(), remaining=remaining)
 
 
 class FullScreen(QWidget):
@@ -84,6 +87,7 @@ class AppFrame(QWidget):
         self.review_button.hide()
         self.col.addWidget(self.review_button, 0, Qt.AlignmentFlag.AlignLeft)
         self.opening = own(self._open())
+        Confirmations.of().opened.connect(self._confirmation_opened)
 
     async def _open(self) -> None:
         check = await ENGINE_CHECK.result()  # no frame loads before the start-up check passed
@@ -124,12 +128,20 @@ class AppFrame(QWidget):
     def app_window(self) -> QWidget:
         return self.full if self.full is not None else self.window()
 
+    def dialog_parent(self) -> QWidget:
+        """The window a question about this app belongs to: the frame's, with the app inline."""
+        self.back_inline()
+        return self.window()
+
+    def _confirmation_opened(self, _dialog: object) -> None:
+        self.back_inline()
+
     def set_mode(self, mode: str) -> str:
-        """Inline or full screen; the mode now in force."""
+        """Inline or full screen (refused while a confirmation is open); the mode now in force."""
         view = self.view
         if view is None:
             return "inline"
-        if mode == "fullscreen" and self.full is None:
+        if mode == "fullscreen" and self.full is None and not Confirmations.of().any_open:
             self.full = FullScreen(view.opened.name, self.back_inline)
             self.col.removeWidget(view)
             self.full.layout_.addWidget(view)
@@ -144,12 +156,14 @@ class AppFrame(QWidget):
         return "fullscreen" if self.full is not None else "inline"
 
     def back_inline(self) -> None:
-        """The user left full screen: tell the app."""
+        """Back inline (the user pressed Esc, or a question is opening): tell the app."""
         if self.view is not None and self.full is not None:
             self.view.mode = self.set_mode("inline")
             self.view.session.notify_context({"displayMode": self.view.mode})
 
     async def aclose(self) -> None:
+        with contextlib.suppress(RuntimeError):  # already disconnected
+            Confirmations.of().opened.disconnect(self._confirmation_opened)
         self.opening.cancel()
         if self.view is not None:
             self.set_mode("inline")

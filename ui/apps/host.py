@@ -1,8 +1,9 @@
 """``AppHost``: makes the frames of MCP Apps and owns what they share.
 
 Built once in ``app/`` beside the extension host: the broker, the model
-contexts apps keep per instance, how the user is asked about links (``OpenLinkDialog``, then
-the system browser) and which confirmation dialog writes get. ``AppAwareFactory`` puts it in
+contexts apps keep per instance, how the user is asked about links (``OpenLinkDialog``, one at
+a time per app, then the system browser, given exactly the link shown) and which confirmation
+dialog writes get. ``AppAwareFactory`` puts it in
 front of the dashboard's view factory: a manifest with an ``app`` section runs as an app,
 anything else as an extension frame.
 """
@@ -13,20 +14,18 @@ from collections.abc import Callable
 
 from broker.broker import Broker
 from broker.context import AppInstance, CallContext
+from broker.errors import CallError, ErrorCode
 from ui.aio import OwnedTasks
 from ui.apps.dialogs import OpenLinkDialog
 from ui.apps.frame import AppFrame
+from ui.apps.links import prepare_link, system_browser
 from ui.apps.view import AppServices
 from ui.dashboard import FrameSpec, ViewFactory
 from ui.dialogs.base import GUARD_MS, answer
 from ui.dialogs.confirm import ConfirmDialog, ConfirmDialogFactory
-from ui.qt import QDesktopServices, QObject, QUrl, QWidget, Signal
+from ui.qt import QObject, QWidget, Signal
 
 Opener = Callable[[str], None]
-
-
-def system_browser(url: str) -> None:
-    QDesktopServices.openUrl(QUrl(url))
 
 
 class AppHost(QObject):
@@ -55,6 +54,8 @@ class AppHost(QObject):
         self._dialogs, self._open_url, self._guard_ms = dialogs, open_url, guard_ms
         self.frames: list[AppFrame] = []
         self.link_dialogs: list[OpenLinkDialog] = []
+        self._asking: set[tuple[str, str]] = set()
+        """The apps (workspace, extension) with an open-link dialog open."""
         self.tasks = OwnedTasks(self)
 
     def frame(self, workspace: str, ext_id: str, instance: str, parent: QWidget | None = None) -> AppFrame:
@@ -71,17 +72,27 @@ class AppHost(QObject):
         self.frames.append(frame)
         return frame
 
-    async def _ask_link(self, app_name: str, url: str, view: QWidget) -> bool:
-        dialog = OpenLinkDialog(app_name, url, view.window(), guard_ms=self._guard_ms)
+    async def _ask_link(self, ctx: CallContext, app_name: str, url: str) -> bool:
+        link = prepare_link(url)
+        if isinstance(link, str):
+            raise CallError(ErrorCode.REFUSED, f"Invalid URL: {link}")
+        app = (ctx.workspace, ctx.extension)
+        if app in self._asking:
+            raise CallError(ErrorCode.REFUSED, "the app is already asking to open a link; one at a time")
+        frame = next((f for f in self.frames if f.ctx == ctx), None)
+        parent = frame.dialog_parent() if frame is not None else None
+        dialog = OpenLinkDialog(app_name, link, parent, guard_ms=self._guard_ms)
+        self._asking.add(app)
         self.link_dialogs.append(dialog)
         self.linkAsked.emit(dialog)
         try:
             confirmed = (await answer(dialog)).value == "confirmed"
         finally:
+            self._asking.discard(app)
             self.link_dialogs.remove(dialog)
             dialog.deleteLater()
         if confirmed:
-            self._open_url(url)
+            self._open_url(link.url)
         return confirmed
 
     async def aclose(self) -> None:

@@ -42,8 +42,8 @@ if TYPE_CHECKING:  # the app's session imports the MCP SDK: only once an app ope
     from broker.apps.verify import OpenedApp
 
 TEARDOWN_SECONDS = 3.0
-AskLink = Callable[[str, str, QWidget], Awaitable[bool]]
-"""(app name, url, the view) → whether the link was opened."""
+AskLink = Callable[[CallContext, str, str], Awaitable[bool]]
+"""(the app instance, its name, url) → whether the link was opened; ``CallError`` when refused."""
 
 
 @dataclass(frozen=True)
@@ -140,7 +140,7 @@ class AppView(QWidget):
         }
 
     async def open_link(self, url: str) -> bool:
-        return await self._services.ask_link(self.opened.name, url, self)
+        return await self._services.ask_link(self.ctx, self.opened.name, url)
 
     def set_display_mode(self, mode: str) -> str:
         self.mode = self.switch_mode(mode)

@@ -54,6 +54,8 @@ def refusal_text(options: tuple[Option, ...]) -> str:
 class PermissionDialog(QuestionDialog):
     """Allow (with one of the agent's allow options) or Cancel one tool call."""
 
+    confirmation = True
+
     def __init__(
         self, question: PermissionQuestion, parent: QWidget | None = None, *, guard_ms: int = GUARD_MS
     ) -> None:

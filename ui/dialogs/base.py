@@ -6,9 +6,14 @@ Esc or closing the window gives ``DECLINED``; a deadline running out gives ``EXP
 
 The input guard exists because a dialog can appear under a click or key press the user aimed
 at something else a moment before (a button in a widget, Enter in a form). For a short time
-after the dialog is shown, mouse and key events addressed to it are dropped. The guard filters
+after the dialog is shown, mouse and key events addressed to it are dropped — and again each
+time it is uncovered or regains the focus, since a window that was above it may have taken a
+click or key press meant for what was underneath. The guard filters
 the dialog's own widgets, never the whole application: a Python filter on the application sees
 every event of the web engine's objects too, and PySide crashes on some of them.
+
+A dialog that is a *confirmation* (``confirmation = True``: a write, an agent's permission, a
+link) is kept above every Helm window and registered while shown (``ui.dialogs.stacking``).
 """
 
 from __future__ import annotations
@@ -17,16 +22,19 @@ import contextlib
 
 from broker.summary import Decision
 from ui.aio import emitted
+from ui.dialogs.stacking import Confirmations, keep_on_top
 from ui.qt import (
     QDialog,
     QEvent,
     QHBoxLayout,
+    QHideEvent,
     QObject,
     QPushButton,
     QShowEvent,
     Qt,
     QTimer,
     QWidget,
+    QWindow,
     Signal,
 )
 
@@ -85,6 +93,10 @@ class QuestionDialog(QDialog):
     decided = Signal(object)
     """The ``Decision``, emitted once."""
 
+    confirmation = False
+    """A confirmation (a write, an agent's permission, a link): above every Helm window, and
+    registered with ``Confirmations`` while shown."""
+
     def __init__(
         self,
         title: str,
@@ -114,14 +126,42 @@ class QuestionDialog(QDialog):
         self.buttons.addWidget(self.cancel_button)
         self.buttons.addWidget(self.accept_button)
         self.finished.connect(self._finished)
+        if self.confirmation:
+            keep_on_top(self)
 
     def focus_cancel(self) -> None:
         self.cancel_button.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def showEvent(self, event: QShowEvent) -> None:
+        if self.confirmation:
+            Confirmations.of().showing(self)  # full-screen apps go inline before it appears
         super().showEvent(event)
         self.focus_cancel()
         self.guard.arm()
+        window = self.windowHandle()
+        if window is not None:
+            window.removeEventFilter(self)
+            window.installEventFilter(self)
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        super().hideEvent(event)
+        if self.confirmation:
+            Confirmations.of().gone(self)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.ActivationChange and self.isActiveWindow():
+            self.rearm()  # the focus came back: a key press meant for another window may follow
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if isinstance(watched, QWindow) and event.type() == QEvent.Type.Expose and watched.isExposed():
+            self.rearm()  # (part of it) uncovered: whatever covered it may have had the click
+        return False
+
+    def rearm(self) -> None:
+        """The input guard again, for its whole time, while the question is open."""
+        if self.decision is None and self.isVisible():
+            self.guard.arm()
 
     @property
     def guarded(self) -> bool:

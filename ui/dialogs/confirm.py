@@ -102,6 +102,8 @@ def turn_of(who: Requester) -> tuple[str, ...]:
 class ConfirmDialog(QuestionDialog):
     """Asks the user to confirm one write, exactly as ``summary`` describes it."""
 
+    confirmation = True
+
     def __init__(
         self,
         summary: WriteSummary,

@@ -60,10 +60,10 @@ def test_a_write_waits_for_helms_dialog_confirmed_then_declined(run: Any, tmp_pa
     assert items["value"] == ["first", "milk"]
 
 
-def test_in_full_screen_the_write_dialog_belongs_to_the_full_screen_window_and_stays_on_top(
+def test_a_write_brings_a_full_screen_app_back_inline_and_full_screen_is_refused_until_answered(
     run: Any, tmp_path: Path
 ) -> None:
-    async def scenario() -> tuple[Any, bool, bool, bool, Any]:
+    async def scenario() -> tuple[Any, bool, bool, bool, Any, Any, Any]:
         dialogs = Dialogs()
         async with app_broker(tmp_path) as (broker, ext_id):
             host = app_host(broker, dialogs, Links())
@@ -74,45 +74,118 @@ def test_in_full_screen_the_write_dialog_belongs_to_the_full_screen_window_and_s
                 write = asyncio.ensure_future(in_app(view, "board.call('add_item', {text: 'x'})"))
                 dialog = await asyncio.wait_for(dialogs.shown.get(), 20)
                 on_top = bool(dialog.windowFlags() & Qt.WindowType.WindowStaysOnTopHint)
-                above_full = frame.full is not None and dialog.parentWidget() is frame.full
-                full_screen = frame.full is not None and frame.full.isFullScreen()
+                inline = frame.full is None and dialog.parentWidget() is frame.window()
+                toggles = await in_app(
+                    view,
+                    "Promise.all(Array.from({length: 50}, (_, i) =>"
+                    " board.mode(i % 2 ? 'inline' : 'fullscreen').then(r => r.mode)))",
+                )
+                still_inline = frame.full is None
                 dialog.cancel_button.click()
                 await write
+                after = await in_app(view, "board.mode('fullscreen')")
                 contexts = await in_app(view, "board.contexts")
-                return mode, on_top, above_full, full_screen, contexts
+                return mode, on_top, inline, still_inline, toggles, after, contexts
             finally:
                 await host.aclose()
 
-    mode, on_top, above_full, full_screen, contexts = run(scenario(), timeout=90)
+    mode, on_top, inline, still_inline, toggles, after, contexts = run(scenario(), timeout=90)
     assert mode["value"] == {"mode": "fullscreen"}
-    assert full_screen and above_full and on_top
-    assert {"displayMode": "fullscreen"} in contexts["value"]
+    assert on_top and inline and still_inline
+    assert toggles["value"] == ["inline"] * 50
+    assert after["value"] == {"mode": "fullscreen"}, "once answered, the app may go full screen again"
+    assert [c.get("displayMode") for c in contexts["value"] if "displayMode" in c] == [
+        "fullscreen", "inline", "fullscreen"
+    ]  # fmt: skip
 
 
-def test_a_link_is_opened_only_after_the_user_saw_the_full_url(run: Any, tmp_path: Path) -> None:
-    url = "https://example.com/path?next=%2Fsettings&x=\u202e"
+def test_a_link_is_opened_only_after_the_user_saw_it_exactly_as_it_opens(run: Any, tmp_path: Path) -> None:
+    url = "https://Example.com/path?next=%2Fsettings&q=%41"
     links = Links()
 
-    async def scenario() -> tuple[Any, Any, str]:
+    async def scenario() -> tuple[Any, Any, str, str]:
         async with app_broker(tmp_path) as (broker, ext_id):
             host = app_host(broker, Dialogs(), links)
             try:
                 asked = _link_dialogs(host)
                 view = await open_frame(host, ext_id)
-                refused = asyncio.ensure_future(in_app(view, f"board.openLink({json.dumps(url)})"))
+                refused = asyncio.ensure_future(in_app(view, "board.openLink('https://example.com/no')"))
+                (await asyncio.wait_for(asked.get(), 20)).cancel_button.click()
+                opened = asyncio.ensure_future(in_app(view, f"board.openLink({json.dumps(url)})"))
                 dialog = await asyncio.wait_for(asked.get(), 20)
-                shown = dialog.link.toPlainText()
-                dialog.cancel_button.click()
-                opened = asyncio.ensure_future(in_app(view, "board.openLink('https://example.com/ok')"))
-                (await asyncio.wait_for(asked.get(), 20)).accept_button.click()
-                return await refused, await opened, shown
+                shown, host_line = dialog.link.toPlainText(), dialog.host.text()
+                dialog.accept_button.click()
+                return await refused, await opened, shown, host_line
             finally:
                 await host.aclose()
 
-    refused, opened, shown = run(scenario(), timeout=90)
+    refused, opened, shown, host_line = run(scenario(), timeout=90)
     assert "denied" in refused["error"]
-    assert shown == "https://example.com/path?next=%2Fsettings&x=[U+202E]"
-    assert opened == {"value": {}} and links.opened == ["https://example.com/ok"]
+    assert shown == "https://example.com/path?next=%2Fsettings&q=A"
+    assert host_line == "example.com"
+    assert opened == {"value": {}} and links.opened == [shown]
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        pytest.param(
+            "https://accounts.bank.example" + "\n" * 12 + "@evil.example/", id="newlines-then-userinfo"
+        ),
+        pytest.param("https://good.example\\@evil.example/", id="backslash-then-userinfo"),
+        pytest.param("https://accounts.bank.example@evil.example/", id="userinfo"),
+        pytest.param("https://example.com/x?\u202e", id="bidi-control"),
+        pytest.param("https://example.com/a b", id="space"),
+    ],
+)
+def test_a_link_that_could_read_as_another_is_refused_without_a_question(
+    run: Any, tmp_path: Path, url: str
+) -> None:
+    links = Links()
+
+    async def scenario() -> tuple[Any, int]:
+        async with app_broker(tmp_path) as (broker, ext_id):
+            host = app_host(broker, Dialogs(), links)
+            try:
+                asked = _link_dialogs(host)
+                view = await open_frame(host, ext_id)
+                return await in_app(view, f"board.openLink({json.dumps(url)})"), asked.qsize()
+            finally:
+                await host.aclose()
+
+    answer, asked = run(scenario(), timeout=90)
+    assert "Invalid URL" in answer["error"]
+    assert asked == 0 and links.opened == []
+
+
+def test_one_link_question_at_a_time_and_every_request_counts_against_the_rate_limit(
+    run: Any, tmp_path: Path
+) -> None:
+    async def scenario() -> tuple[list[Any], int, Any]:
+        async with app_broker(tmp_path) as (broker, ext_id):
+            host = app_host(broker, Dialogs(), Links())
+            try:
+                asked = _link_dialogs(host)
+                view = await open_frame(host, ext_id)
+                first = asyncio.ensure_future(in_app(view, "board.openLink('https://example.com/1')"))
+                dialog = await asyncio.wait_for(asked.get(), 20)
+                more = await in_app(
+                    view,
+                    "Promise.all(Array.from({length: 300}, (_, i) =>"
+                    " board.openLink('https://example.com/' + i).then(() => 'opened', e => e.message)))",
+                )
+                dialogs = asked.qsize() + 1
+                dialog.cancel_button.click()
+                await first
+                return more["value"], dialogs, await in_app(view, "board.call('list_items')")
+            finally:
+                await host.aclose()
+
+    more, dialogs, call = run(scenario(), timeout=90)
+    assert dialogs == 1
+    assert set(more[:59]) == {"refused: the app is already asking to open a link; one at a time"}
+    assert set(more[59:]) == {"rate_limited: rate limit of 60 calls per minute reached"}
+    assert "rate_limited" in call["error"], "the refused requests spent the app's calls"
 
 
 def _link_dialogs(host: Any) -> asyncio.Queue[Any]:

@@ -1,0 +1,61 @@
+"""Confirmations stay above every Helm window, and nothing takes the screen while one is open.
+
+A confirmation — a write, an agent's permission, a link an app wants opened — is a question the
+user must see whole and answer on purpose. So while one is open:
+
+- it is kept above every Helm window (``WindowStaysOnTopHint``), a full-screen one included;
+- ``Confirmations.opened`` tells every app frame, and a full-screen app goes back inline before
+  the dialog appears, so no window of an app is left where keys typed would reach the app;
+- ``Confirmations.any_open`` is what an app's request for full screen is refused on.
+
+``Confirmations.of()`` is the one register, shared by every window of the process; dialogs
+join it when shown (``ui.dialogs.base.QuestionDialog`` with ``confirmation = True``) and leave
+it when hidden or destroyed.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from ui.qt import QObject, Qt, QWidget, Signal
+
+
+class Confirmations(QObject):
+    opened = Signal(object)
+    """A confirmation dialog is about to appear (the dialog)."""
+
+    closed = Signal(object)
+    """A confirmation dialog went away (the dialog)."""
+
+    _instance: ClassVar[Confirmations | None] = None
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._open: list[QWidget] = []
+
+    @classmethod
+    def of(cls) -> Confirmations:
+        if cls._instance is None:
+            cls._instance = Confirmations()
+        return cls._instance
+
+    @property
+    def any_open(self) -> bool:
+        return bool(self._open)
+
+    def showing(self, dialog: QWidget) -> None:
+        if dialog in self._open:
+            return
+        self._open.append(dialog)
+        dialog.destroyed.connect(lambda _=None, d=dialog: self.gone(d))
+        self.opened.emit(dialog)
+
+    def gone(self, dialog: QWidget) -> None:
+        if dialog in self._open:
+            self._open.remove(dialog)
+            self.closed.emit(dialog)
+
+
+def keep_on_top(dialog: QWidget) -> None:
+    """Above every other window of Helm, full-screen ones included (set before it is shown)."""
+    dialog.setWindowFlag(Qt.WindowType.WindowStaysOnTopHint, True)
