@@ -27,6 +27,9 @@ CSP_KEYS = ("connectDomains", "resourceDomains", "frameDomains", "baseUriDomains
 PERMISSION_KEYS = ("camera", "microphone", "geolocation", "clipboardWrite")
 MAX_DOMAINS = 32
 MAX_DOMAIN_CHARS = 512
+MAX_MESSAGE_CHARS = 4 * 1024 * 1024
+"""The longest JSON-RPC message (as JSON text) Helm takes from an app; a longer one is refused
+in the host page's isolated world before it reaches Helm."""
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ from broker.apps.spec import APP_CONNECTION, AppSpec
 from broker.broker import Broker
 from broker.builtin import APP_HOST_CONNECTION, STATE_CONNECTION, Handler
 from broker.context import CallContext
+from broker.envelope import failure
 from broker.errors import CallError, ErrorCode
 from broker.jsonutil import DuplicateKeyError, loads_strict
 from broker.summary import Confirmer
@@ -46,7 +47,7 @@ from broker.widget_state import MAX_VALUE_BYTES
 
 log = logging.getLogger("helm.apps")
 
-MAX_MESSAGE_CHARS = 4 * 1024 * 1024
+MAX_MESSAGE_CHARS = meta.MAX_MESSAGE_CHARS
 MAX_CONTEXT_BYTES = 64 * 1024
 SERVER_ERROR = -32000
 METHOD_NOT_FOUND = -32601
@@ -97,6 +98,8 @@ class AppSession:
         self.started = asyncio.Event()
         """Set when the app said ``ui/notifications/initialized``."""
         self.app_modes: tuple[str, ...] | None = None
+        self.refused = 0
+        """Messages refused before they reached Helm (too large), counted."""
         self._tasks: set[asyncio.Task[None]] = set()
         self._waiting: dict[str, asyncio.Future[Any]] = {}
         self._ids = itertools.count(1)
@@ -157,6 +160,17 @@ class AppSession:
             self._send(
                 {"jsonrpc": "2.0", "id": rid, "error": {"code": SERVER_ERROR, "message": "internal error"}}
             )
+
+    def refused_large(self, method: str, chars: int) -> None:
+        """A message too large to take was refused before it crossed (its answer, if it was a
+        request, already given): counted here and recorded in Activity as ``too_large``."""
+        self.refused += 1
+        log.warning("refused a message of %d characters from app %s", chars, self.ctx.extension)
+        watch = self.broker.activity.begin(self.ctx, APP_CONNECTION, method or "message")
+        err = CallError(
+            ErrorCode.TOO_LARGE, f"a message of {chars} characters; Helm takes {MAX_MESSAGE_CHARS}"
+        )
+        self.broker.activity.end(watch, failure("mcp", err))
 
     def _notified(self, method: str, params: Any) -> None:
         if method == "ui/notifications/initialized":

@@ -3,8 +3,11 @@
 // sandboxed frame the app runs in (an opaque origin: scripts, nothing else) and relays JSON-RPC:
 // every message the app posts to its parent goes, as JSON text, to this frame's bridge object,
 // which knows which app it is; every message Helm sends goes back to the app's window only.
+// A message larger than Helm takes never crosses: the app is answered here that it was refused
+// (when it was a request), and Helm is told only its method and size, to count the refusal.
 (function () {
   'use strict';
+  var MAX_MESSAGE_CHARS = %MAX_MESSAGE_CHARS%;
   var meta = document.querySelector('meta[name="helm-app"]');
   if (meta === null) return;
   var frame = document.createElement('iframe');
@@ -15,6 +18,21 @@
   var bridge = null;
   var queued = [];
 
+  function refuse(data, length) {
+    var request = data !== null && typeof data === 'object' && !Array.isArray(data) ? data : {};
+    var method = typeof request.method === 'string' ? request.method.slice(0, 100) : '';
+    var id = request.id;
+    if (method !== '' && (typeof id === 'string' || typeof id === 'number')) {
+      frame.contentWindow.postMessage({
+        jsonrpc: '2.0', id: id,
+        error: { code: -32000, message: 'too_large: Helm refused the message: it is larger than ' +
+          MAX_MESSAGE_CHARS + ' characters as JSON' },
+      }, '*');
+    }
+    var told = function () { bridge.refused(method, length); };
+    if (bridge === null) queued.push(told); else told();
+  }
+
   window.addEventListener('message', function (event) {
     if (event.source === null || event.source !== frame.contentWindow) return;
     var text;
@@ -24,7 +42,8 @@
       return;
     }
     if (typeof text !== 'string') return;
-    if (bridge === null) queued.push(text); else bridge.post(text);
+    if (text.length > MAX_MESSAGE_CHARS) { refuse(event.data, text.length); return; }
+    if (bridge === null) queued.push(function () { bridge.post(text); }); else bridge.post(text);
   });
 
   new QWebChannel(qt.webChannelTransport, function (channel) {
@@ -34,7 +53,7 @@
       if (target === null) return;
       target.postMessage(JSON.parse(text), '*');
     });
-    queued.splice(0).forEach(function (text) { bridge.post(text); });
+    queued.splice(0).forEach(function (send) { send(); });
     bridge.ready();
   });
 

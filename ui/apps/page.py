@@ -5,7 +5,9 @@ permissions, windows, dialogs, downloads, full screen) whose navigation policy a
 two documents: the host page in the main frame and the app in its one subframe. ``AppBridge``
 is the one object the host page's isolated world reaches over the web channel: ``post``
 carries a JSON-RPC message from the app, ``deliver`` one from Helm. The app's identity is
-fixed by whoever made the bridge.
+fixed by whoever made the bridge. A message longer than ``MAX_MESSAGE_CHARS`` is refused in
+the isolated world before it crosses (the app is answered there); ``refused`` tells Helm its
+method and size, to count it.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Callable
 from functools import cache
 from importlib import resources
 
+from broker.apps import meta
 from ui.apps.policy import AppHosts, decide_navigation
 from ui.host.page import HostPage, Navigation
 from ui.host.policy import RequestDecision
@@ -24,7 +27,7 @@ from ui.qt import QObject, QUrl, QWebEngineProfile, QWebEngineScript, Signal, Sl
 log = logging.getLogger(__name__)
 
 BRIDGE_OBJECT = "helmApp"
-MAX_MESSAGE_CHARS = 4 * 1024 * 1024
+MAX_MESSAGE_CHARS = meta.MAX_MESSAGE_CHARS
 
 
 def app_navigation(hosts: AppHosts) -> Navigation:
@@ -50,14 +53,25 @@ class AppBridge(QObject):
 
     pageReady = Signal()
 
-    def __init__(self, receive: Callable[[str], None], parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        receive: Callable[[str], None],
+        refused: Callable[[str, int], None],
+        parent: QObject | None = None,
+    ) -> None:
         super().__init__(parent)
-        self._receive = receive
+        self._receive, self._refused = receive, refused
 
     @Slot(str)
     def post(self, text: str) -> None:
         if len(text) <= MAX_MESSAGE_CHARS:
             self._receive(text)
+        else:  # the isolated world refuses these; one that got here anyway is counted too
+            self._refused("", len(text))
+
+    @Slot(str, int)
+    def refused(self, method: str, chars: int) -> None:
+        self._refused(method[:100], max(int(chars), 0))
 
     @Slot()
     def ready(self) -> None:
@@ -67,7 +81,7 @@ class AppBridge(QObject):
 @cache
 def _host_script_source() -> str:
     relay = resources.files("resources").joinpath("apps", "host-isolated.js").read_text(encoding="utf-8")
-    return _qwebchannel_js() + "\n" + relay
+    return _qwebchannel_js() + "\n" + relay.replace("%MAX_MESSAGE_CHARS%", str(MAX_MESSAGE_CHARS))
 
 
 def console_script() -> QWebEngineScript:

@@ -82,7 +82,7 @@ class AppView(QWidget):
         from broker.apps.rpc import AppSession  # the MCP SDK, once an app opens
 
         self.session = AppSession(services.broker, ctx, opened.spec, self, confirm, services.contexts)
-        self.bridge = AppBridge(self._received, self)
+        self.bridge = AppBridge(self._received, self.session.refused_large, self)
         self.bridge.pageReady.connect(self.ready)
         profile = self.profile.profile
         self.stack = WebStack(

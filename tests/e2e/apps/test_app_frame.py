@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -192,3 +193,33 @@ def _link_dialogs(host: Any) -> asyncio.Queue[Any]:
     asked: asyncio.Queue[Any] = asyncio.Queue()
     host.linkAsked.connect(asked.put_nowait)
     return asked
+
+
+def test_a_message_too_large_is_refused_before_it_reaches_helm_and_the_app_is_answered(
+    run: Any, tmp_path: Path
+) -> None:
+    seen: list[int] = []
+
+    async def scenario() -> tuple[Any, Any, int, list[tuple[str, str]]]:
+        async with app_broker(tmp_path) as (broker, ext_id):
+            host = app_host(broker, Dialogs(), Links())
+            host.services = dataclasses.replace(
+                host.services, observe=lambda _way, text: seen.append(len(text))
+            )
+            try:
+                view = await open_frame(host, ext_id)
+                big = await in_app(view, "board.rawCall('list_items', {pad: 'x'.repeat(5 * 1024 * 1024)})")
+                await in_app(view, "window.parent.postMessage({jsonrpc: '2.0', method: 'ping',"
+                                   " params: {pad: 'y'.repeat(5 * 1024 * 1024)}}, '*')")  # fmt: skip
+                after = await in_app(view, "board.rawCall('list_items')")
+                records = [(r.operation, r.outcome) for r in broker.activity.history()]
+                return big, after, view.session.refused, records
+            finally:
+                await host.aclose()
+
+    big, after, refused, records = run(scenario(), timeout=90)
+    assert big["value"]["error"]["message"].startswith("too_large: Helm refused the message")
+    assert refused == 2
+    assert ("tools/call", "too_large") in records and ("ping", "too_large") in records
+    assert max(seen) < 4 * 1024 * 1024, "no large message crossed into Helm"
+    assert after["value"]["result"]["structuredContent"] == {"items": ["first"]}
