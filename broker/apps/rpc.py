@@ -50,10 +50,14 @@ log = logging.getLogger("helm.apps")
 MAX_MESSAGE_CHARS = meta.MAX_MESSAGE_CHARS
 MAX_CONTEXT_BYTES = 64 * 1024
 SERVER_ERROR = -32000
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 DISPLAY_MODES = ("inline", "fullscreen", "pip")
 HOST_INFO = {"name": "Helm", "version": "1"}
+MAX_PENDING = 64
+"""Requests of one app instance being answered at once; more are refused until some end."""
 
 
 class Fault(Exception):
@@ -118,23 +122,37 @@ class AppSession:
 
     # -- from the app --------------------------------------------------------------------
     def receive(self, text: str) -> None:
-        """One message from the app; requests are answered by a task this session owns."""
+        """One message from the app; requests are answered by a task this session owns, and a
+        message that is no JSON-RPC request, notification or answer is refused (id null)."""
         message = _parse(text)
-        if message is None:
+        if isinstance(message, Fault):
+            self._refuse(None, message)
             return
         method, rid = message.get("method"), message.get("id")
         if not isinstance(method, str):
-            self._settle(rid, message)
+            if "result" in message or "error" in message:
+                self._settle(rid, message)
+            else:
+                self._refuse(_valid_id(rid), Fault(INVALID_REQUEST, "neither a request nor an answer"))
             return
-        if rid is None:
+        if "id" not in message:
             self._notified(method, message.get("params"))
             return
-        if not isinstance(rid, str | int) or isinstance(rid, bool):
+        request_id = _valid_id(rid)
+        if request_id is None:
+            self._refuse(None, Fault(INVALID_REQUEST, "a request's id must be a string or an integer"))
+            return
+        if len(self._tasks) >= MAX_PENDING:
+            self._refuse(
+                request_id, Fault(SERVER_ERROR, f"too many requests in flight (at most {MAX_PENDING})")
+            )
             return
         # Started eagerly, as the bridge's calls are: the request runs inside this slot up to its
         # first real wait (a Qt slot calls this outside any coroutine, hence get_event_loop).
         task = asyncio.Task(
-            self._answer(rid, method, message.get("params")), loop=asyncio.get_event_loop(), eager_start=True
+            self._answer(request_id, method, message.get("params")),
+            loop=asyncio.get_event_loop(),
+            eager_start=True,
         )
         if task.done():
             return
@@ -149,10 +167,7 @@ class AppSession:
             result = await handler(params if isinstance(params, dict) else {})
             self._send({"jsonrpc": "2.0", "id": rid, "result": result})
         except Fault as fault:
-            error: dict[str, Any] = {"code": fault.code, "message": fault.message}
-            if fault.data is not None:
-                error["data"] = fault.data
-            self._send({"jsonrpc": "2.0", "id": rid, "error": error})
+            self._refuse(rid, fault)
         except asyncio.CancelledError:
             raise
         except Exception:  # the top of a task: the app always gets an answer
@@ -171,6 +186,12 @@ class AppSession:
             ErrorCode.TOO_LARGE, f"a message of {chars} characters; Helm takes {MAX_MESSAGE_CHARS}"
         )
         self.broker.activity.end(watch, failure("mcp", err))
+
+    def _refuse(self, rid: str | int | None, fault: Fault) -> None:
+        error: dict[str, Any] = {"code": fault.code, "message": fault.message}
+        if fault.data is not None:
+            error["data"] = fault.data
+        self._send({"jsonrpc": "2.0", "id": rid, "error": error})
 
     def _notified(self, method: str, params: Any) -> None:
         if method == "ui/notifications/initialized":
@@ -357,13 +378,17 @@ async def _no_chat(_params: dict[str, Any]) -> dict[str, Any]:
     raise Fault(SERVER_ERROR, "not supported: Helm has no chat, so ui/message goes nowhere")
 
 
-def _parse(text: str) -> dict[str, Any] | None:
+def _parse(text: str) -> dict[str, Any] | Fault:
     if len(text) > MAX_MESSAGE_CHARS:
-        return None
+        return Fault(INVALID_REQUEST, f"too_large: the message is longer than {MAX_MESSAGE_CHARS} characters")
     try:
         message = loads_strict(text)
     except (ValueError, DuplicateKeyError, RecursionError):
-        return None
+        return Fault(PARSE_ERROR, "not JSON (or a JSON object with a key twice)")
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
-        return None
+        return Fault(INVALID_REQUEST, 'not a JSON-RPC 2.0 message (an object with "jsonrpc": "2.0")')
     return message
+
+
+def _valid_id(rid: Any) -> str | int | None:
+    return rid if isinstance(rid, str | int) and not isinstance(rid, bool) else None
