@@ -1,10 +1,11 @@
 """A link an app wants opened, as the browser will get it: what the dialog shows is what opens.
 
 ``broker.urls.link_decision`` refuses what could mislead a reader and names the host. Here the
-link is normalised by ``QUrl`` — the parser that hands it to the browser — and the normal form
-is what the dialog shows and what ``open_link`` opens, so the two cannot differ. The host shown
-is ``QUrl``'s; a link whose host ``QUrl`` reads differently from Helm's decision, or whose
-normal form does not parse back to itself, is refused.
+link is normalised by ``QUrl`` — the parser that hands it to the browser — into its fully
+encoded form (characters a URL may not hold percent-encoded), and that form is what the dialog
+shows and what the browser is given, parsed strictly, so the two cannot differ. The host shown
+is ``QUrl``'s; a link whose host ``QUrl`` reads differently from Helm's decision (``0`` read
+as ``0.0.0.0``, say), or whose normal form does not parse back to itself, is refused.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def prepare_link(text: str) -> Link | str:
     decision = link_decision(text)
     if decision.problem is not None:
         return decision.problem
-    url = parsed(decision.url)
+    url = QUrl(decision.url, QUrl.ParsingMode.TolerantMode)  # encodes what a path may not hold
     if not url.isValid() or url.scheme() not in ("https", "http") or url.userInfo():
         return "the link is not a valid http or https URL"
     shown = url.toString(ENCODED)
