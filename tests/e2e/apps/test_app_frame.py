@@ -10,8 +10,10 @@ from typing import Any
 
 import pytest
 
+from broker.agents import Option, PermissionQuestion
 from tests.e2e.apps.kit import Links, app_broker, app_host, in_app, open_frame
 from tests.e2e.host.kit import Dialogs
+from ui.dialogs.agent_permission import PermissionDialog
 from ui.qt import Qt
 
 pytestmark = pytest.mark.usefixtures("mcp_app_server")
@@ -223,3 +225,41 @@ def test_a_message_too_large_is_refused_before_it_reaches_helm_and_the_app_is_an
     assert ("tools/call", "too_large") in records and ("ping", "too_large") in records
     assert max(seen) < 4 * 1024 * 1024, "no large message crossed into Helm"
     assert after["value"]["result"]["structuredContent"] == {"items": ["first"]}
+
+
+def test_any_confirmation_brings_a_full_screen_app_back_inline_an_agents_permission_too(
+    run: Any, tmp_path: Path
+) -> None:
+    question = PermissionQuestion(
+        "d1",
+        "claude",
+        "ws",
+        "Run make",
+        "execute",
+        options=(Option("allow", "Allow", "allow_once"),),
+        content="make",
+        diff="",
+    )
+
+    async def scenario() -> tuple[bool, bool, bool, Any]:
+        async with app_broker(tmp_path) as (broker, ext_id):
+            host = app_host(broker, Dialogs(), Links())
+            try:
+                view = await open_frame(host, ext_id)
+                await in_app(view, "board.mode('fullscreen')")
+                frame = host.frames[0]
+                was_full = frame.full is not None
+                dialog = PermissionDialog(question, guard_ms=0)
+                dialog.show()
+                inline = frame.full is None
+                on_top = bool(dialog.windowFlags() & Qt.WindowType.WindowStaysOnTopHint)
+                refused = await in_app(view, "board.mode('fullscreen')")
+                dialog.reject()
+                dialog.deleteLater()
+                return was_full, inline, on_top, refused
+            finally:
+                await host.aclose()
+
+    was_full, inline, on_top, refused = run(scenario(), timeout=90)
+    assert was_full and inline and on_top
+    assert refused["value"] == {"mode": "inline"}
