@@ -125,9 +125,6 @@ class AppFrame(QWidget):
         set_plain(self.notice, why)
         self.notice.show()
 
-    def app_window(self) -> QWidget:
-        return self.full if self.full is not None else self.window()
-
     def dialog_parent(self) -> QWidget:
         """The window a question about this app belongs to: the frame's, with the app inline."""
         self.back_inline()
