@@ -13,7 +13,6 @@ keys typed to answer it.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -87,6 +86,7 @@ class AppFrame(QWidget):
         self.review_button.hide()
         self.col.addWidget(self.review_button, 0, Qt.AlignmentFlag.AlignLeft)
         self.opening = own(self._open())
+        # Disconnected by Qt when the frame is destroyed (the slot is the frame's own).
         Confirmations.of().opened.connect(self._confirmation_opened)
 
     async def _open(self) -> None:
@@ -159,8 +159,6 @@ class AppFrame(QWidget):
             self.view.session.notify_context({"displayMode": self.view.mode})
 
     async def aclose(self) -> None:
-        with contextlib.suppress(RuntimeError):  # already disconnected
-            Confirmations.of().opened.disconnect(self._confirmation_opened)
         self.opening.cancel()
         if self.view is not None:
             self.set_mode("inline")

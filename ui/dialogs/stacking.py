@@ -24,8 +24,8 @@ class Confirmations(QObject):
     opened = Signal(object)
     """A confirmation dialog is about to appear (the dialog)."""
 
-    closed = Signal(object)
-    """A confirmation dialog went away (the dialog)."""
+    closed = Signal()
+    """A confirmation dialog went away."""
 
     _instance: ClassVar[Confirmations | None] = None
 
@@ -44,16 +44,22 @@ class Confirmations(QObject):
         return bool(self._open)
 
     def showing(self, dialog: QWidget) -> None:
-        if dialog in self._open:
+        if any(d is dialog for d in self._open):
             return
         self._open.append(dialog)
-        dialog.destroyed.connect(lambda _=None, d=dialog: self.gone(d))
+        key = id(dialog)
+        dialog.destroyed.connect(lambda _=None: self._forget(key))
         self.opened.emit(dialog)
 
     def gone(self, dialog: QWidget) -> None:
-        if dialog in self._open:
-            self._open.remove(dialog)
-            self.closed.emit(dialog)
+        self._forget(id(dialog))
+
+    def _forget(self, key: int) -> None:
+        # By identity: a dialog being destroyed can no longer be compared with anything.
+        kept = [d for d in self._open if id(d) != key]
+        if len(kept) != len(self._open):
+            self._open = kept
+            self.closed.emit()
 
 
 def keep_on_top(dialog: QWidget) -> None:
