@@ -24,9 +24,6 @@ class Confirmations(QObject):
     opened = Signal(object)
     """A confirmation dialog is about to appear (the dialog)."""
 
-    closed = Signal()
-    """A confirmation dialog went away."""
-
     _instance: ClassVar[Confirmations | None] = None
 
     def __init__(self) -> None:
@@ -56,10 +53,8 @@ class Confirmations(QObject):
 
     def _forget(self, key: int) -> None:
         # By identity: a dialog being destroyed can no longer be compared with anything.
-        kept = [d for d in self._open if id(d) != key]
-        if len(kept) != len(self._open):
-            self._open = kept
-            self.closed.emit()
+        # Pure Python: it may run at exit, after this object's own Qt side is gone.
+        self._open = [d for d in self._open if id(d) != key]
 
 
 def keep_on_top(dialog: QWidget) -> None:
