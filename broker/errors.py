@@ -58,7 +58,8 @@ class CallError(HelmError):
 
     ``data`` is what the envelope's ``data`` carries (an http error body, an MCP result with
     isError); ``status`` is the HTTP status for the http kind; ``retry_after`` (seconds) is set
-    for ``rate_limited``.
+    for ``rate_limited``. ``detail`` is for the user only, never in an envelope: what a server
+    that failed to start wrote on stderr, shown by ``helm mcp tools`` and the Test button.
     """
 
     def __init__(
@@ -69,6 +70,7 @@ class CallError(HelmError):
         data: Any = None,
         status: int | None = None,
         retry_after: float | None = None,
+        detail: str = "",
     ) -> None:
         super().__init__(message)
         self.code = code
@@ -76,6 +78,7 @@ class CallError(HelmError):
         self.data = data
         self.status = status
         self.retry_after = retry_after
+        self.detail = detail
 
     def __repr__(self) -> str:
         return f"CallError({self.code.value!r}, {self.message!r})"

@@ -29,41 +29,16 @@ from pydantic import ValidationError
 from broker.agents import tree
 from broker.agents.flow import Flow
 from broker.agents.scrub import scrub_message, scrubber
+from broker.childtail import StderrTail
 from broker.errors import AgentError
 
 log = logging.getLogger("helm.agents")
 
 MAX_MESSAGE = 4 * 1024 * 1024
-STDERR_TAIL = 4096
 _CHUNK = 64 * 1024
 AFTER_EXIT = 0.5
 """Once the agent has exited, how long what it wrote before may still take to be read."""
 _POLL = 0.05
-
-
-class StderrTail:
-    """The last ``STDERR_TAIL`` bytes of the agent's stderr, with its key scrubbed."""
-
-    def __init__(self, secret: str | None) -> None:
-        self._secret = secret.encode() if secret else b""
-        self._buf = bytearray()
-        self._dropped = False
-
-    def feed(self, chunk: bytes) -> None:
-        self._buf += chunk
-        # Keep a key's length more than shown, so a key cut at the edge is still found whole.
-        keep = STDERR_TAIL + 2 * len(self._secret)
-        if len(self._buf) > keep:
-            del self._buf[: len(self._buf) - keep]
-            self._dropped = True
-
-    def text(self) -> str:
-        data = bytes(self._buf)
-        if self._secret:
-            data = data.replace(self._secret, b"[key removed]")
-            if self._dropped:
-                data = data[len(self._secret) :]  # what may be the end of a key cut in half
-        return data[-STDERR_TAIL:].decode("utf-8", "replace")
 
 
 class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):
@@ -88,7 +63,7 @@ class AgentProcess:
     ) -> None:
         self.process = process
         self.mark = mark
-        self.stderr = StderrTail(secret)
+        self.stderr = StderrTail((secret,) if secret else (), mask="[key removed]")
         self._secret = secret
         self._scrub = scrubber(secret)
         self._drain = asyncio.create_task(self._read_stderr(), name="helm.agents.stderr")

@@ -16,10 +16,12 @@ from broker.settings import Workspace
 log = logging.getLogger("helm.mcp")
 
 
-def stdio_opener(command: Sequence[str], env: dict[str, str], cwd: Path, limits: McpLimits) -> Opener:
+def stdio_opener(
+    command: Sequence[str], env: dict[str, str], cwd: Path, limits: McpLimits, secrets: Sequence[str] = ()
+) -> Opener:
     @contextlib.asynccontextmanager
     async def opener(hook: OverflowHook) -> AsyncIterator[tuple[ReadStream, WriteStream, Child | None]]:
-        async with open_stdio(command, env, cwd, limits.max_message, hook) as (read, write, child):
+        async with open_stdio(command, env, cwd, limits.max_message, hook, secrets) as (read, write, child):
             yield read, write, child
 
     return opener

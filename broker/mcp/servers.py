@@ -74,8 +74,8 @@ class McpServers:
                 env = safe_environment(passed=passed)
                 if token_env is not None and token is not None:
                     env[token_env] = token
-                opener = stdio_opener(command, env, working_folder(workspace), self.limits)
                 given = () if token_env is None or token is None else (token,)
+                opener = stdio_opener(command, env, working_folder(workspace), self.limits, given)
                 return ServerSession(label, opener, self.limits, secrets=given)
 
         fingerprint = (profile, token, str(workspace.root))  # a frozen profile compares by value

@@ -28,7 +28,7 @@ from mcp.shared.session import RequestResponder
 from broker.errors import CallError, ErrorCode
 from broker.mcp import pins
 from broker.mcp.sdk_private import next_request_id
-from broker.mcp.stdio import UNREADABLE, Child, OverflowHook, ReadStream, WriteStream
+from broker.mcp.stdio import UNREADABLE, Child, ChildFailed, OverflowHook, ReadStream, WriteStream
 
 log = logging.getLogger("helm.mcp")
 
@@ -106,6 +106,8 @@ class ServerSession:
         self._task: asyncio.Task[None] | None = None
         self._session: ClientSession | None = None
         self._child: Child | None = None
+        self._failure = ""  # why the child could not be started (``ChildFailed``)
+        self._stderr = ""  # the end of its stderr when the session ended
         self._ready = asyncio.Event()
         self._closing = asyncio.Event()
         self._start_lock = asyncio.Lock()
@@ -136,9 +138,13 @@ class ServerSession:
                     self._session = session
                     self._ready.set()
                     await self._closing.wait()
+        except ChildFailed as exc:
+            self._failure = str(exc)
         except Exception:
             log.debug("MCP session %s ended with an error", self.label, exc_info=True)
         finally:
+            if self._child is not None:
+                self._stderr = self._child.stderr.text()
             self._session = None
             reason = ErrorCode.TOO_LARGE if self._unattributed_overflow else ErrorCode.UNAVAILABLE
             for pending in self._pending.values():
@@ -152,6 +158,7 @@ class ServerSession:
                 await self._reap()
                 self._ready, self._closing = asyncio.Event(), asyncio.Event()
                 self._unattributed_overflow = self._broken = self._tools_changed = False
+                self._failure, self._stderr, self._child = "", "", None
                 self._tools = self._tools_refused = None
                 self._task = asyncio.create_task(self._run(), name=f"mcp-session-{self.label}")
                 with contextlib.suppress(TimeoutError):
@@ -159,10 +166,27 @@ class ServerSession:
             session = self._session
         if session is None:
             await self._reap()
-            raise CallError(
-                ErrorCode.UNAVAILABLE, f"{self.label} could not be started or did not answer{self.start_hint}"
-            )
+            raise self._start_error()
         return session
+
+    def _start_error(self) -> CallError:
+        """Why the server did not start, in words the extension may see (its exit code, or no
+        answer); which program was missing and the end of its stderr go to the user only
+        (``CallError.detail``, shown by ``helm mcp tools`` and the Test button)."""
+        child = self._child
+        code = None if child is None else child.process.returncode
+        if self._failure:
+            why = ": its program could not be run"
+        elif code is not None:
+            why = f": it exited with code {code} before answering"
+        else:
+            why = f": it did not answer within {self.limits.start_timeout:g} s"
+        tail = self._stderr.rstrip("\n")
+        detail = "\n".join(
+            part for part in (self._failure, tail and f"--- its stderr (last lines) ---\n{tail}") if part
+        )
+        message = f"{self.label} could not be started{why}{self.start_hint}"
+        return CallError(ErrorCode.UNAVAILABLE, message, detail=detail)
 
     async def _reap(self) -> None:
         """End the runner task (if any) and wait for it: nothing is left running."""

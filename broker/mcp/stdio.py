@@ -17,13 +17,15 @@ import os
 import re
 import signal
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp import types
 from mcp.shared.message import SessionMessage
+
+from broker.childtail import StderrTail
 
 log = logging.getLogger("helm.mcp")
 
@@ -42,14 +44,43 @@ not read (not JSON-RPC, or nested deeper than the parser goes): the request ends
 
 
 class ChildFailed(Exception):
-    """The stdio child could not be started (missing program, permission)."""
+    """The stdio child could not be started (missing program, permission); the message says
+    which, in words for the user, naming the program but no path."""
+
+
+INSTALL_HINTS = {
+    "uvx": "uv (pipx install uv, or pip install uv)",
+    "uv": "uv (pipx install uv, or pip install uv)",
+    "npx": "Node.js with npm",
+    "node": "Node.js",
+    "npm": "Node.js with npm",
+    "docker": "Docker",
+    "python3": "Python 3",
+    "python": "Python 3",
+    "deno": "Deno",
+    "bunx": "Bun",
+}
+"""What to install for the launchers most MCP servers are started with."""
+
+
+def start_failure(command: Sequence[str], exc: BaseException) -> str:
+    """Why ``command`` did not start, naming its program (never its path) and what to install."""
+    program = os.path.basename(command[0]) if command else "the program"
+    if isinstance(exc, FileNotFoundError):
+        what = INSTALL_HINTS.get(program)
+        return f"the program {program!r} was not found" + (f"; install {what}" if what else "")
+    if isinstance(exc, PermissionError):
+        return f"the program {program!r} cannot be run (permission denied)"
+    return f"the program {program!r} could not be started"
 
 
 @dataclass
 class Child:
-    """The running child; its pid is also its process group id."""
+    """The running child; its pid is also its process group id. ``stderr`` keeps the end of
+    what it wrote there, its secrets removed (``broker.childtail``)."""
 
     process: asyncio.subprocess.Process
+    stderr: StderrTail = field(default_factory=StderrTail)
 
     def kill_group(self) -> None:
         """SIGKILL the whole process group (the child ignored cancellation or Helm is closing)."""
@@ -162,6 +193,14 @@ async def _pump_in(child: Child, source: MemoryObjectReceiveStream[SessionMessag
                 return
 
 
+async def _pump_err(child: Child) -> None:
+    """Keep the end of the child's stderr (a pipe nobody reads would block the child)."""
+    stderr = child.process.stderr
+    assert stderr is not None
+    while chunk := await stderr.read(_CHUNK):
+        child.stderr.feed(chunk)
+
+
 async def _stop(child: Child) -> None:
     """Close stdin, give the child a moment to exit, then end its whole group."""
     if child.process.stdin is not None:
@@ -181,7 +220,12 @@ async def _stop(child: Child) -> None:
 
 @contextlib.asynccontextmanager
 async def open_stdio(
-    command: Sequence[str], env: dict[str, str], cwd: Path, max_message: int, on_overflow: OverflowHook
+    command: Sequence[str],
+    env: dict[str, str],
+    cwd: Path,
+    max_message: int,
+    on_overflow: OverflowHook,
+    secrets: Sequence[str] = (),
 ) -> AsyncIterator[tuple[ReadStream, WriteStream, Child]]:
     """Start ``command`` (no shell) and yield the SDK's two streams and the child."""
     try:
@@ -189,14 +233,14 @@ async def open_stdio(
             *command,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
             env=env,
             cwd=cwd,
             start_new_session=True,
         )
     except (OSError, ValueError) as exc:
-        raise ChildFailed from exc
-    child = Child(process)
+        raise ChildFailed(start_failure(command, exc)) from exc
+    child = Child(process, StderrTail(secrets))
     read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
     try:
@@ -210,6 +254,7 @@ async def open_stdio(
 
             tg.start_soon(read_then_end)
             tg.start_soon(_pump_in, child, write_reader)
+            tg.start_soon(_pump_err, child)
             try:
                 yield read_stream, write_stream, child
             finally:
@@ -219,3 +264,5 @@ async def open_stdio(
             await stream.aclose()
         with anyio.CancelScope(shield=True):
             await _stop(child)
+            with anyio.move_on_after(_EXIT_GRACE):
+                await _pump_err(child)  # what it wrote before it exited, to the end

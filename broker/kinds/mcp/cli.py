@@ -117,7 +117,7 @@ def _tools(io: CliIO, args: argparse.Namespace) -> int:
             try:
                 tools = await (await broker.kind(MCP)).list_tools(workspace, args.name)
             except CallError as err:
-                io.fail(f"{err.code.value}: {err.message}")
+                io.fail(f"{err.code.value}: {err.message}" + (f"\n{err.detail}" if err.detail else ""))
         if args.json:
             io.print_json([t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools])
         for tool in [] if args.json else tools:

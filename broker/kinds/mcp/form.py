@@ -30,6 +30,9 @@ if TYPE_CHECKING:
     from broker.kinds.base import KindEnv
     from broker.kinds.mcp.adapter import McpKind
 
+DETAIL_LINES = 24
+"""How many lines of why a server failed (its stderr's last lines) the Test button shows."""
+
 FIELDS = (
     FormField("name", "Name", placeholder="github"),
     FormField(
@@ -109,7 +112,7 @@ async def probe(kind: McpKind, name: str, _inputs: Mapping[str, str]) -> Outcome
     try:
         tools = await kind.list_tools(trial_workspace(kind.env), name)
     except CallError as err:
-        return Outcome(False, err.message)
+        return Outcome(False, err.message, tuple(err.detail.splitlines()[-DETAIL_LINES:]))
     names = tuple(_tool_line(t) for t in tools)
     return Outcome(True, f"connected — {len(names)} tool(s)", names)
 
