@@ -42,7 +42,7 @@ from ui.when import duration, full_local_time, local_time, size
 Names = Callable[[str, str], str]
 """(workspace, extension id) → the extension's name, for people."""
 
-COLUMNS = ("Time", "Extension", "Connection", "Operation", "Duration", "Outcome", "Returned")
+COLUMNS = ("Time", "Extension", "Connection", "Operation", "Duration", "Outcome", "Returned", "Workspace")
 ALL, FAILED = "", "\x00failed"
 Index = QModelIndex | QPersistentModelIndex
 
@@ -87,7 +87,7 @@ class ActivityTable(QAbstractTableModel):
     def _text(self, r: ActivityRecord, column: int) -> str:
         values = (
             local_time(r.time), self.names(r.workspace, r.extension), r.connection, r.operation,
-            duration(r.duration_ms), r.outcome, size(r.bytes),
+            duration(r.duration_ms), r.outcome, size(r.bytes), r.workspace,
         )  # fmt: skip
         return elide(values[column], 80)
 

@@ -65,6 +65,7 @@ def test_every_call_is_listed_newest_first_with_local_time_outcome_duration_and_
     assert table[3][0] == local_time(records[0].time)
     assert table[3][6] == f"{len(json.dumps(results[0], separators=(',', ':')).encode())} B"
     assert table[3][4].endswith("ms")
+    assert {r[7] for r in table} == {"main"}, "each call names its workspace"
     tip = view.table.model().index(0, 5).data(Qt.ItemDataRole.ToolTipRole)
     assert "delete" in tip  # Helm's message for the refusal, on the screen only
     run(broker.aclose())
