@@ -449,10 +449,10 @@ class MainWindow(QMainWindow):
             self.windows[key] = dialog
 
         try:
-            manifest, message = await review_again(self.model.broker, workspace, ext_id, self, shown)
+            manifest, message, good = await review_again(self.model.broker, workspace, ext_id, self, shown)
         finally:
             self.windows.pop(key, None)
-        self.say(message, ok=manifest is not None)
+        self.say(message, ok=good)
         return Decision.DECLINED if manifest is None else Decision.CONFIRMED
 
     def show_workspace_quietly(self, workspace: str) -> None:

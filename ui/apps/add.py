@@ -131,14 +131,20 @@ async def review_again(
     shown: Callable[[AppReviewDialog], None],
     *,
     guard_ms: int = GUARD_MS,
-) -> tuple[Manifest | None, str]:
+) -> tuple[Manifest | None, str, bool]:
     """The main window's Review… of an app in the workspace: the same review as adding it,
-    with what changed since its approval; Approve binds what it showed, as adding does."""
+    with what changed since its approval; Approve binds what it showed, as adding does. The
+    app's manifest once approved, what to tell the user, and whether that is good news (Cancel
+    on an app that was approved leaves it approved)."""
     try:
         reviewed = await review.review_installed(broker, workspace, ext_id)
+        approved = broker.standing(workspace, ext_id).approved
     except (CallError, HelmError) as err:
-        return None, f"Cannot review {ext_id}: {err}"
-    return await _show_and_add(broker, reviewed, parent, shown, guard_ms)
+        return None, f"Cannot review {ext_id}: {err}", False
+    manifest, message = await _show_and_add(broker, reviewed, parent, shown, guard_ms)
+    if manifest is None and approved and message == "Not approved.":
+        return None, f"Nothing changed: {reviewed.name} keeps the approval it had.", True
+    return manifest, message, manifest is not None
 
 
 async def _show_and_add(

@@ -118,3 +118,21 @@ def test_a_changed_apps_frame_offers_review_and_the_app_runs_once_approved(
         assert app is not None and app.sha256 == dialog.reviewed.document.sha256
     finally:
         run(window.aclose())
+
+
+def test_cancelling_the_review_of_an_approved_app_says_it_keeps_its_approval(
+    qtbot: QtBot, home: tuple[Broker, str, Path]
+) -> None:
+    broker, ext_id, _extra = home
+    window = open_main_window(qtbot, broker)
+    window.workspace_box.setCurrentText("ws")
+    item = window.tree.findItems("Board", Qt.MatchFlag.MatchStartsWith | Qt.MatchFlag.MatchRecursive)[0]
+    window.tree.setCurrentItem(item)
+    qtbot.mouseClick(window.buttons["review"], Qt.MouseButton.LeftButton)
+    dialog = app_review(qtbot, window, ext_id)
+    with qtbot.waitSignal(dialog.decided, timeout=3000):
+        qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not window.tasks, timeout=30000)
+    assert window.notice.text() == "Nothing changed: Board keeps the approval it had."
+    assert window.notice.property("tone") == "ok"
+    assert broker.standing("ws", ext_id).approved
