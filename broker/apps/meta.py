@@ -41,6 +41,8 @@ class AppTool:
     visibility: tuple[str, ...]
     read_only: bool
     resource_uri: str | None
+    title: str = ""
+    """The tool's title for people (``title``, else its annotations' ``title``), if it has one."""
 
     @property
     def for_app(self) -> bool:
@@ -102,7 +104,8 @@ def resource_uri(tool: types.Tool) -> str | None:
 
 def app_tool(tool: types.Tool) -> AppTool:
     read_only = bool(tool.annotations is not None and tool.annotations.readOnlyHint is True)
-    return AppTool(tool.name, tool.description or "", visibility(tool), read_only, resource_uri(tool))
+    title = tool.title or (tool.annotations.title if tool.annotations is not None else None) or ""
+    return AppTool(tool.name, tool.description or "", visibility(tool), read_only, resource_uri(tool), title)
 
 
 def permissions(meta: Mapping[str, Any] | None) -> tuple[str, ...]:

@@ -98,10 +98,21 @@ async def list_apps(broker: Broker, workspace: str, server: str) -> list[UiApp]:
     for uri in sorted(uris):
         resource = listed.get(uri)
         linked = tuple(sorted((t for t in by_name.values() if t.resource_uri == uri), key=lambda t: t.name))
-        name = (resource.title or resource.name) if resource is not None else uri
+        name = app_title(resource, linked, uri)
         description = (resource.description or "") if resource is not None else ""
         apps.append(UiApp(server, uri, name, description, linked))
     return apps
+
+
+def app_title(resource: types.Resource | None, linked: tuple[AppTool, ...], uri: str) -> str:
+    """An app's name for people: the name its server gives the resource, else the title or name
+    of the tool that opens it; its ``ui://`` URI only when the server gives neither."""
+    if resource is not None and (resource.title or resource.name):
+        return resource.title or resource.name
+    for tool in linked:
+        if tool.title or tool.name:
+            return tool.title or tool.name
+    return uri
 
 
 async def read_document(broker: Broker, workspace: str, server: str, uri: str) -> UiDocument:
