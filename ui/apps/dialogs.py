@@ -59,7 +59,8 @@ class AppReviewDialog(QuestionDialog):
         self, reviewed: AppReview, parent: QWidget | None = None, *, guard_ms: int = GUARD_MS
     ) -> None:
         verb, button = ("Review app", "Approve") if reviewed.installed else ("Add app", "Add app")
-        super().__init__(f"{verb} {elide(reviewed.name, 80)}", button, parent, guard_ms=guard_ms)
+        title = f"{verb} {elide(reviewed.name, 80)} ({reviewed.ext_id})"  # the id beside the name
+        super().__init__(title, button, parent, guard_ms=guard_ms)
         self.reviewed = reviewed
         self.setMinimumSize(620, 480)
         layout = QVBoxLayout(self)

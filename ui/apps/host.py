@@ -81,7 +81,7 @@ class AppHost(QObject):
             raise CallError(ErrorCode.REFUSED, "the app is already asking to open a link; one at a time")
         frame = next((f for f in self.frames if f.ctx == ctx), None)
         parent = frame.dialog_parent() if frame is not None else None
-        dialog = OpenLinkDialog(app_name, link, parent, guard_ms=self._guard_ms)
+        dialog = OpenLinkDialog(f"{app_name} ({ctx.extension})", link, parent, guard_ms=self._guard_ms)
         self._asking.add(app)
         self.link_dialogs.append(dialog)
         self.linkAsked.emit(dialog)

@@ -14,7 +14,7 @@ from broker.agents import Option, PermissionQuestion
 from tests.e2e.apps.kit import Links, app_broker, app_host, in_app, open_frame
 from tests.e2e.host.kit import Dialogs
 from ui.dialogs.agent_permission import PermissionDialog
-from ui.qt import Qt
+from ui.qt import QLabel, Qt
 
 pytestmark = pytest.mark.usefixtures("mcp_app_server")
 
@@ -106,7 +106,7 @@ def test_a_link_is_opened_only_after_the_user_saw_it_exactly_as_it_opens(run: An
     url = "https://Example.com/path?next=%2Fsettings&q=%41"
     links = Links()
 
-    async def scenario() -> tuple[Any, Any, str, str]:
+    async def scenario() -> tuple[Any, Any, str, str, bool]:
         async with app_broker(tmp_path) as (broker, ext_id):
             host = app_host(broker, Dialogs(), links)
             try:
@@ -117,12 +117,17 @@ def test_a_link_is_opened_only_after_the_user_saw_it_exactly_as_it_opens(run: An
                 opened = asyncio.ensure_future(in_app(view, f"board.openLink({json.dumps(url)})"))
                 dialog = await asyncio.wait_for(asked.get(), 20)
                 shown, host_line = dialog.link.toPlainText(), dialog.host.text()
+                named = any(
+                    f"({ext_id}) wants to open a link" in label.text()
+                    for label in dialog.findChildren(QLabel)
+                )
                 dialog.accept_button.click()
-                return await refused, await opened, shown, host_line
+                return await refused, await opened, shown, host_line, named
             finally:
                 await host.aclose()
 
-    refused, opened, shown, host_line = run(scenario(), timeout=90)
+    refused, opened, shown, host_line, named = run(scenario(), timeout=90)
+    assert named, "the dialog shows the app's id beside its name"
     assert "denied" in refused["error"]
     assert shown == "https://example.com/path?next=%2Fsettings&q=A"
     assert host_line == "example.com"

@@ -130,6 +130,7 @@ def test_cancelling_the_review_of_an_approved_app_says_it_keeps_its_approval(
     window.tree.setCurrentItem(item)
     qtbot.mouseClick(window.buttons["review"], Qt.MouseButton.LeftButton)
     dialog = app_review(qtbot, window, ext_id)
+    assert dialog.windowTitle() == f"Review app Board ({ext_id})", "the id beside the name"
     with qtbot.waitSignal(dialog.decided, timeout=3000):
         qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not window.tasks, timeout=30000)
