@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from broker.urls import url_problem
+from broker.urls import link_decision, url_problem
 
 SCHEMES = ["https", "http", "HTTPS", "Http", "ftp", "file", ""]
 HOSTS = ["example.com", "127.0.0.1", "localhost", "LOCALHOST", "127.0.0.2", ""]
@@ -85,3 +85,43 @@ def test_a_url_that_does_not_parse_is_refused(url: str) -> None:
 
 def test_by_default_a_query_and_a_path_are_allowed() -> None:
     assert url_problem("https://example.com/a/b?c=d") is None
+
+
+@pytest.mark.parametrize(
+    ("link", "why"),
+    [
+        pytest.param("example.com/path", "http and https links only", id="no-scheme"),
+        pytest.param("ftp://example.com/file", "http and https links only", id="other-scheme-with-slashes"),
+        pytest.param("https:example.com", "http and https links only", id="no-slashes"),
+        pytest.param("javascript://example.com/%0aalert(1)", "http and https links only", id="javascript"),
+        pytest.param("https://user@example.com/", "user name or password", id="userinfo"),
+        pytest.param("https://ex_ample.com/", "not a plain host name", id="host-shape"),
+        pytest.param("https://example.com:0/", "port is not valid", id="port-zero"),
+        pytest.param("https://example.com:99999/", "port is not valid", id="port-too-big"),
+        pytest.param("https://exa mple.com/", "whitespace", id="space"),
+        pytest.param("https://good.example\\@evil.example/", "backslash", id="backslash"),
+        pytest.param("https://@example.com/", "user name or password", id="empty-userinfo"),
+        pytest.param("", "non-empty", id="empty"),
+        pytest.param(None, "non-empty", id="not-text"),
+        pytest.param("https://example.com/" + "a" * (4097 - 20), "longer than 4096", id="one-too-long"),
+    ],
+)
+def test_a_link_helm_would_not_open_as_shown_is_refused_with_its_reason(link: object, why: str) -> None:
+    decision = link_decision(link)
+    assert decision.problem is not None and why in decision.problem
+    assert not decision.allowed
+
+
+@pytest.mark.parametrize(
+    ("link", "host"),
+    [
+        pytest.param("https://Example.com/a?b=c#d", "example.com", id="query-and-fragment"),
+        pytest.param("http://127.0.0.1:8080/x", "127.0.0.1", id="port"),
+        pytest.param("HTTPS://example.com/a/b@c", "example.com", id="at-in-the-path"),
+        pytest.param("https://example.com/" + "a" * (4096 - 20), "example.com", id="as-long-as-allowed"),
+    ],
+)
+def test_a_plain_http_or_https_link_is_allowed_and_names_its_host(link: str, host: str) -> None:
+    decision = link_decision(link)
+    assert decision.problem is None and decision.allowed
+    assert decision.host == host
