@@ -108,6 +108,12 @@ class KindSpec[C: Connection, P: ProfileModel, K]:
     """``"package.module:function"`` (a ``ReviewWarnings``): what review warns about a connection
     in the user's own workspace (a root that holds Helm's home), which the manifest cannot say."""
 
+    def named_modules(self) -> tuple[str, ...]:
+        """The modules this kind imports by name ("module:attr" above): an installer must ship
+        them, as nothing else imports them."""
+        targets = (self.adapter, self.cli, self.warnings)
+        return tuple(t.partition(":")[0] for t in targets if t is not None)
+
     def load(self) -> Callable[[KindEnv], K]:
         factory: Callable[[KindEnv], K] = _imported(self.adapter)
         return factory

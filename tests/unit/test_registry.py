@@ -20,3 +20,21 @@ def test_each_adapter_loads_and_implements_the_kind_interface(name: str) -> None
     factory = KINDS[name].load()
     for method in ("pin", "describe", "execute", "aclose"):
         assert inspect.iscoroutinefunction(getattr(factory, method)), f"{name}.{method} must be async"
+
+
+def test_every_module_a_kind_imports_by_name_is_named_for_installers_and_imports():
+    """A "module:attr" field nobody lists would be missing from a bundle (nothing else imports it)."""
+    import dataclasses
+    import importlib
+
+    from broker.kinds import KINDS
+
+    for spec in KINDS.values():
+        by_name = {
+            value.partition(":")[0]
+            for f in dataclasses.fields(spec)
+            if isinstance(value := getattr(spec, f.name), str) and ":" in value and "." in value
+        }
+        assert set(spec.named_modules()) == by_name, spec.name
+        for module in by_name:
+            importlib.import_module(module)
