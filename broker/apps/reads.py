@@ -32,8 +32,7 @@ READ = "resources/read"
 async def visible_to_app(broker: Broker, workspace: str, app: AppSpec, tool: str) -> None:
     """``refused`` unless ``tool`` is a tool of the app's server whose visibility includes
     "app" now (the broker then checks it against what the user approved)."""
-    tools = await discovery.tools(broker, workspace, app.server)
-    found = tools.get(tool)
+    found = await discovery.tool(broker, workspace, app.server, tool)
     if found is None:
         raise CallError(ErrorCode.REFUSED, f"{tool!r} is not a tool of MCP server {app.server!r}")
     if not found.for_app:

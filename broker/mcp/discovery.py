@@ -67,6 +67,14 @@ async def tools(broker: Broker, workspace: str, server: str) -> dict[str, AppToo
     return {name: meta.app_tool(tool) for name, tool in listed.items()}
 
 
+async def tool(broker: Broker, workspace: str, server: str, name: str) -> AppTool | None:
+    """One tool of the server as an app sees it, or None when the server has no such tool (the
+    check before each of an app's tool calls: it reads the session's current listing and looks
+    at that one tool only)."""
+    found = (await (await session(broker, workspace, server)).tools()).get(name)
+    return None if found is None else meta.app_tool(found)
+
+
 async def resources(broker: Broker, workspace: str, server: str) -> list[types.Resource]:
     """The resources the server lists (every page, up to a bound); none when it offers none."""
     s = await session(broker, workspace, server)
