@@ -4,7 +4,8 @@
   (``broker.agents.tree``), keeps the last ~4 KB of its stderr (the key removed before anyone
   sees it), and stops it: close stdin and wait, then SIGTERM the whole group and every process
   the agent started (found by ``tree.descendants``, wherever it went) and wait, then SIGKILL
-  whatever is left, so nothing the agent started outlives it.
+  whatever is left, so nothing the agent started outlives it. Should Helm be killed with no
+  chance to do that, the kernel ends the agent itself (``broker.parentdeath``).
 * ``LineTransport`` is the SDK's message transport over the child's stdin/stdout, reading at
   most ``MAX_MESSAGE`` bytes of a line and asking ``Flow`` for room before each message. It
   watches the process itself, not only its stdout: once the agent has exited, what it wrote
@@ -31,6 +32,7 @@ from broker.agents.flow import Flow
 from broker.agents.scrub import scrub_message, scrubber
 from broker.childtail import StderrTail
 from broker.errors import AgentError
+from broker.parentdeath import ends_with_helm
 
 log = logging.getLogger("helm.agents")
 
@@ -87,6 +89,7 @@ class AgentProcess:
                 env={**env, tree.MARK_VARIABLE: mark},
                 cwd=cwd,
                 start_new_session=True,
+                preexec_fn=ends_with_helm(),
             )
         except (OSError, ValueError) as exc:
             raise AgentError(f"the agent {command[0]!r} could not be started ({type(exc).__name__})") from exc
