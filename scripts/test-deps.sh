@@ -88,11 +88,13 @@ py_venv() {  # py_venv NAME PACKAGES...  (reinstalls when the pinned list change
   echo "$want" > "$dir/.installed"
   say "venv $name: installed (${SECONDS}s so far)"
 }
-# The three installs are independent: run them side by side and fail if any failed.
+# The installs are independent: run them side by side and fail if any failed.
 pids=()
 py_venv mcp-time "mcp-server-time==2026.10.19" & pids+=($!)
 py_venv mcp-git "mcp-server-git==2026.10.19" & pids+=($!)
 py_venv httpbin "httpbin==0.10.4" "gunicorn==27.0.1" & pids+=($!)
+# The real TDT for tdt-mcp: its MCP server needs mcp>=2.3, never Helm's own mcp.
+py_venv tdt "thisdamnthing[mcp]==0.1.11" & pids+=($!)
 for pid in "${pids[@]}"; do wait "$pid"; done
 
 say "done in ${SECONDS}s"

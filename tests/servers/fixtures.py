@@ -7,6 +7,7 @@ Where a server holds state a test may change, a function-scoped fixture hands it
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 from collections.abc import Iterator
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.servers import databases, services
+from tests.servers import databases, services, tdt
 from tests.servers.databases import DatabaseServer
 from tests.servers.services import JsonServer, McpHttpServer, OAuth2Server
 from tests.support import require
@@ -136,3 +137,23 @@ def keyring_available() -> bool:
     except Exception:
         return False
     return True
+
+
+@pytest.fixture(scope="session")
+def tdt_program() -> list[str]:
+    """The real TDT's program (PyPI thisdamnthing[mcp], in its own venv)."""
+    require(tdt.TDT.exists(), "thisdamnthing is not installed in .test-deps/tdt")
+    return [str(tdt.TDT)]
+
+
+@pytest.fixture(scope="session")
+def _tdt_template(tdt_program: list[str], tmp_path_factory: pytest.TempPathFactory) -> tdt.TdtWorkspace:
+    return tdt.make_workspace(tmp_path_factory.mktemp("tdt") / "template")
+
+
+@pytest.fixture
+def tdt_workspace(_tdt_template: tdt.TdtWorkspace, tmp_path: Path) -> tdt.TdtWorkspace:
+    """A fresh copy of a real, seeded TDT workspace (see ``tests.servers.tdt.make_workspace``)."""
+    root = tmp_path / "tdt-workspace"
+    shutil.copytree(_tdt_template.root, root, symlinks=True)
+    return dataclasses.replace(_tdt_template, root=root)

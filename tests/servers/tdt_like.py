@@ -1,6 +1,7 @@
 """A TDT-like MCP server over stdio that speaks the TDT envelope and misbehaves on purpose.
 
-Run: ``python -m tests.servers.tdt_like [--profile everyday]``. It is plain JSON-RPC on
+Run: ``python -m tests.servers.tdt_like [--workspace ROOT mcp serve] [--profile everyday]`` (as
+Helm starts a TDT child: the other arguments are ignored). It is plain JSON-RPC on
 stdin/stdout (no SDK), so every misbehaviour is exact: ``crash`` exits mid-call, ``hang`` blocks
 without reading (it ignores cancellation and pings), ``stall`` never answers one request but
 keeps serving, ``flood`` writes one huge line, ``shout`` a huge notification that names no
@@ -27,7 +28,7 @@ state: dict[str, Any] = {"status_schema": dict(OBJECT), "next_id": 1000}
 
 
 def envelope(data: Any, ok: bool = True, error: Any = None) -> dict[str, Any]:
-    return {"api_version": "1", "ok": ok, "data": data, "coverage": {"complete": True},
+    return {"api_version": 1, "ok": ok, "data": data, "coverage": {"truncated": False, "omissions": []},
             "warnings": [], "error": error}  # fmt: skip
 
 

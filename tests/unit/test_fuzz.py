@@ -142,11 +142,14 @@ def test_every_kind_builds_its_failure_shape_for_every_error_code(
     result = envelope.failure(kind, err, write=write)
     assert set(result) == SHAPES.get(kind, {"ok", "data", "error"})
     assert result["ok"] is False
-    assert result["error"]["code"] == code.value and result["error"]["message"] == message
-    assert ("retryAfter" in result["error"]) == (retry is not None)
-    if kind == "tdt-mcp":
+    waits = f" (call again in {math.ceil(retry)} s)" if kind == "tdt-mcp" and retry is not None else ""
+    assert result["error"]["code"] == code.value and result["error"]["message"] == message + waits
+    if kind == "tdt-mcp":  # TDT's error keys exactly; a rate limit's wait is in its message
+        assert set(result["error"]) == {"code", "message", "retry"} and result["api_version"] == 1
         assert result["error"]["retry"] in {"safe", "reread", "inspect_outcome"}
-        assert not write or result["error"]["retry"] == "inspect_outcome"
+        assert not write or result["error"]["retry"] != "safe" or code is ErrorCode.RATE_LIMITED
+    else:
+        assert ("retryAfter" in result["error"]) == (retry is not None)
     if kind == "http":
         assert result["status"] == status
     assert same(json.loads(json.dumps(result))["data"], data)
@@ -155,7 +158,7 @@ def test_every_kind_builds_its_failure_shape_for_every_error_code(
 @given(st.sampled_from(sorted(KINDS)), json_values, st.none() | st.integers(200, 299))
 def test_every_kind_builds_its_success_shape(kind: str, data: Any, status: int | None) -> None:
     result = envelope.success(kind, data, status=status)
-    assert set(result) == ({"ok", "status", "data", "error"} if kind == "http" else {"ok", "data", "error"})
+    assert set(result) == SHAPES.get(kind, {"ok", "data", "error"})
     assert result["ok"] is True and result["error"] is None and result["data"] is data
 
 
