@@ -105,15 +105,20 @@ declare global {
 
   /** tdt-mcp: the TDT envelope, passed through unchanged. Obey `error.retry`. */
   interface TdtEnvelope<T = HelmJson> {
-    api_version: string;
+    /** TDT's envelope version: the integer 1 (Helm's own errors say it too). */
+    api_version: 1;
     ok: boolean;
     data: T | null;
-    coverage: HelmJson | null;
-    warnings: HelmJson[];
-    error: null | (HelmError & {
+    coverage: { truncated: boolean; omissions: string[] };
+    warnings: string[];
+    /** Exactly TDT's keys, for TDT's errors and Helm's alike (no retryAfter: a rate limit's wait
+     * is in the message). `code` is TDT's own (invalid_input, stale_revision…) or Helm's. */
+    error: null | {
+      code: ErrorCode | string;
+      message: string;
       /** safe: retry · reread: refresh, then retry · inspect_outcome: show it, never retry a write */
       retry: "safe" | "reread" | "inspect_outcome";
-    });
+    };
   }
 
   /** Any envelope `helm.call` can resolve with. */

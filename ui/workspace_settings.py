@@ -59,7 +59,7 @@ class WorkspaceSettings(QWidget):
         form.addRow("", plain_label(EVERYDAY_TEXT, self))
         self.command = QLineEdit(self)
         self.command.setAccessibleName("TDT command")
-        self.command.setPlaceholderText("tdt mcp serve (default)")
+        self.command.setPlaceholderText("tdt (default; Helm adds --workspace, mcp serve and --profile)")
         self.command.setText(shlex.join(ws.tdt_command) if ws.tdt_command else "")
         self.command.textChanged.connect(lambda _t: self.check_command())
         cmd_row = QHBoxLayout()

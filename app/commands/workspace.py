@@ -34,9 +34,16 @@ def register(sub: Any) -> None:
     ev.add_argument("state", choices=["on", "off"])
     add_home_option(ev)
     ev.set_defaults(handler=_everyday)
-    tdt = s.add_parser("tdt-command", help="the command that starts this workspace's TDT server")
+    tdt = s.add_parser(
+        "tdt-command",
+        help="the program that runs this workspace's TDT server",
+        description="Name the tdt executable and any wrapper arguments only: Helm adds "
+        "--workspace <root> mcp serve --profile read-only|everyday itself.",
+    )
     tdt.add_argument("name")
-    tdt.add_argument("argv", nargs="*", metavar="ARG", help="program and arguments (none: tdt mcp serve)")
+    tdt.add_argument(
+        "argv", nargs="*", metavar="ARG", help="the program and wrapper arguments (none: tdt on PATH)"
+    )
     add_home_option(tdt)
     tdt.set_defaults(handler=_tdt_command)
 
@@ -79,6 +86,6 @@ def _everyday(args: argparse.Namespace) -> int:
 
 def _tdt_command(args: argparse.Namespace) -> int:
     set_tdt_command(home(args), args.name, list(args.argv) or None)
-    shown = " ".join(args.argv) if args.argv else "tdt mcp serve (the default)"
-    print(f"TDT command for {args.name}: {shown}")
+    shown = " ".join(args.argv) if args.argv else "tdt on PATH (the default)"
+    print(f"TDT program for {args.name}: {shown} (Helm adds --workspace, mcp serve and --profile)")
     return 0
