@@ -1,14 +1,17 @@
 """The demo workspace: what a new user sees on the first ``helm``, with no account or server.
 
 It is built from ``resources/demo`` into ``<home>/demo``: a workspace folder with notes, a
-SQLite database created from the SQL Helm ships, a profile for Helm's own small MCP server and
-a TDT-style server (both started with this Python), and four widgets — one per kind a new user
-can try without signing in anywhere. The widgets ship with Helm, so setting up the demo
+SQLite database created from the SQL Helm ships, a profile for Helm's own small MCP server
+(started with this Python), and widgets for every kind a new user can try without signing in
+anywhere. When ``tdt`` is installed the workspace is a real TDT workspace (``app.demo_tdt``) with
+a TDT widget set — status, reminders, brain search, candidate review; else it uses Helm's TDT
+stand-in, which says so. The widgets ship with Helm, so setting up the demo
 approves them; plugin review still shows what each may do.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import sqlite3
@@ -16,15 +19,16 @@ import sys
 from pathlib import Path
 
 import resources
+from app.demo_tdt import find_tdt, make_tdt_workspace
 from broker import Broker
 from broker.extensions import install, review_and_approve
 from broker.kinds.db.profiles import DATABASES, DbProfile
 from broker.mcp.profiles import MCP_SERVERS, StdioProfile
-from broker.workspaces import DEMO_ROOT, add_workspace, set_tdt_command
+from broker.workspaces import DEMO_ROOT, add_workspace, set_everyday, set_tdt_command
 
 WORKSPACE = "demo"
 PROFILE = "helm-demo"
-EXTENSIONS = ("tasks", "notes", "clock", "status")
+EXTENSIONS = ("tasks", "notes", "clock", "status", "reminders", "brain", "candidates")
 """The demo widgets, in the order the dashboard shows them."""
 
 SOURCE = resources.path("demo")
@@ -74,7 +78,13 @@ async def set_up_demo(broker: Broker) -> str:
     )
     if WORKSPACE not in home.settings().workspaces:
         add_workspace(home, WORKSPACE, root)
-    set_tdt_command(home, WORKSPACE, server_command("demo_tdt.py"))
+    program = find_tdt()
+    if program is not None and await asyncio.to_thread(make_tdt_workspace, program, root):
+        set_tdt_command(home, WORKSPACE, None)  # tdt on PATH, as for any workspace
+        set_everyday(home, WORKSPACE, True)
+    else:
+        set_tdt_command(home, WORKSPACE, server_command("demo_tdt.py"))
+        set_everyday(home, WORKSPACE, False)
     for name in EXTENSIONS:
         manifest = install(home, WORKSPACE, extensions / name)
         await review_and_approve(broker, WORKSPACE, manifest.id)

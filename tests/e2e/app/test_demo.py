@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from app.demo import EXTENSIONS, set_up_demo
 from app.window import open_window
@@ -27,8 +30,11 @@ SETTLED = """new Promise((resolve) => {
 
 
 def test_the_demo_shows_every_kind_and_a_save_asks_for_confirmation(
-    run: Any, qtbot: Any, tmp_path: Path
+    run: Any, qtbot: Any, tmp_path: Path, tdt_program: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # With tdt installed the demo is a real TDT workspace (tests/unit/test_demo_tdt.py has both).
+    monkeypatch.setenv("PATH", f"{Path(tdt_program[0]).parent}{os.pathsep}{os.environ['PATH']}")
+
     async def scenario() -> dict[str, Any]:
         async with new_broker(tmp_path / "home") as broker:
             workspace = await set_up_demo(broker)
@@ -48,7 +54,10 @@ def test_the_demo_shows_every_kind_and_a_save_asks_for_confirmation(
                     ),
                     "notes": await evaluate(views["notes"], SETTLED % "status"),
                     "clock": await evaluate(views["clock"], SETTLED % "utc"),
-                    "status": await evaluate(views["status"], SETTLED % "files"),
+                    "status": await evaluate(views["status"], SETTLED % "candidates"),
+                    "reminders": await evaluate(views["reminders"], SETTLED % "status"),
+                    "brain": await evaluate(views["brain"], SETTLED % "status"),
+                    "review": await evaluate(views["candidates"], SETTLED % "status"),
                 }
                 saving = asyncio.ensure_future(
                     evaluate(views["notes"], "(document.getElementById('save').click(), true)")
@@ -73,6 +82,9 @@ def test_the_demo_shows_every_kind_and_a_save_asks_for_confirmation(
     assert seen["task rows"][0].startswith("Try the Notes widget")
     assert seen["notes"] == "notes/todo.txt"
     assert seen["clock"].endswith("+00:00")
-    assert seen["status"] == "2"
+    assert seen["status"] == "1"
+    assert seen["reminders"] == "2 pending"
+    assert seen["brain"] == "2 notes"
+    assert seen["review"] == "1 waiting for review"
     assert seen["dialog"] == "Confirm file change"
     assert seen["after cancel"] == "Not saved: you cancelled."

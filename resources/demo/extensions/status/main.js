@@ -1,4 +1,4 @@
-// Workspace status: TDT envelopes ({api_version, ok, data, coverage, warnings, error}) as text.
+// Workspace status: the TDT envelope ({api_version, ok, data, coverage, warnings, error}) as text.
 'use strict';
 
 const statusLine = document.getElementById('status');
@@ -19,24 +19,18 @@ function failure(envelope) {
 }
 
 async function refresh() {
-  const [status, reminders] = await Promise.all([
-    helm.call('tdt', 'tdt_workspace_status', {}),
-    helm.call('tdt', 'tdt_reminder_list', {})
-  ]);
+  setStatus('Asking the TDT server…');
+  const status = await helm.call('tdt', 'tdt_workspace_status', {});
   if (!status.ok) { setStatus(failure(status), true); return; }
-  show('workspace', status.data.workspace);
-  show('files', status.data.files);
-  show('last', status.data.last_change);
-  if (reminders.ok) {
-    document.getElementById('reminders').replaceChildren(...reminders.data.reminders.map((r) => {
-      const item = document.createElement('li');
-      item.textContent = r.due + ' — ' + r.text;
-      return item;
-    }));
-    setStatus(reminders.warnings.length ? reminders.warnings.join('; ') : 'TDT api ' + status.api_version);
-  } else {
-    setStatus(failure(reminders), true);
-  }
+  const data = status.data;
+  show('candidates', data.pending_candidates);
+  show('projects', data.projects_total === undefined ? undefined
+    : data.projects_total + ' (' + data.projects_available + ' available)');
+  show('due', data.due_reminders);
+  show('observed', data.observed_at);
+  // The stand-in (no tdt installed) says so in its warnings; a real TDT workspace has none.
+  setStatus(status.warnings.length ? status.warnings.join('; ') : 'TDT workspace, api ' + status.api_version);
 }
 
+document.getElementById('refresh').addEventListener('click', () => { refresh(); });
 refresh();
