@@ -79,6 +79,12 @@ def command_for(workspace: Workspace) -> list[str]:
     ]
 
 
+def preview_tool(apply: str) -> str:
+    """The preview that goes with an apply: TDT names them alike (``tdt_brain_names_apply`` and
+    ``tdt_brain_names_preview``, ``tdt_project_remove_apply`` and ``…_preview``…)."""
+    return apply.removesuffix("_apply") + "_preview"
+
+
 def is_hash_bound(tool: str) -> bool:
     """A write TDT binds to a preview's hash: its dialog shows that preview."""
     return tool == CANDIDATE_REVIEW or tool.endswith("_apply")
@@ -185,8 +191,8 @@ class TdtKind:
         )
         if found is not None and call.operation == CANDIDATE_REVIEW:
             found = found if found.tool in CANDIDATE_READS and found.subject == call.args.get("id") else None
-        elif found is not None and found.tool in CANDIDATE_READS:
-            found = None  # a candidate's revision is no proposal another apply may use
+        elif found is not None and found.tool != preview_tool(call.operation):
+            found = None  # another tool's preview (or a candidate's revision) shows another change
         if found is None:
             what = (
                 "read the candidate"

@@ -280,7 +280,12 @@ async def test_an_apply_with_a_hash_no_preview_returned_is_refused(
         via_status = await broker.request(
             ctx, "tdt", "tdt_brain_names_apply", {"expected_sha256": "0" * 64}, confirmer
         )
-    for refused in (guessed, theirs, via_status):
+        candidate = await broker.call(
+            ctx, "tdt", "tdt_candidate_read", {"reference": tdt_workspace.candidate}
+        )
+        revision = {"expected_sha256": candidate["data"]["revision"]}  # another tool's hash
+        other_tool = await broker.request(ctx, "tdt", "tdt_brain_names_apply", revision, confirmer)
+    for refused in (guessed, theirs, via_status, other_tool):
         assert (refused["error"]["code"], refused["error"]["retry"]) == ("refused", "reread")
     assert status["ok"] is True  # a status read returns the hash it was asked about: no preview
     assert confirmer.shown == []
