@@ -268,10 +268,12 @@ class Broker:
         except Exception:  # a bug, or the home failing under a step (an audit record): never raised
             log.exception("a call of %s failed inside Helm", ctx.extension)
             err = CallError(ErrorCode.UNAVAILABLE, "Helm could not complete this call (internal error)")
-            result = envelope.failure(self._kind_hint(ctx, connection_id), err)
+            write = self._is_write_hint(ctx, connection_id, operation)  # it may have been sent
+            result = envelope.failure(self._kind_hint(ctx, connection_id), err, write=write)
         stopped = watch.cancelled_by_stop()  # also when a library swallowed the cancellation
         if stopped is not None:
-            result = envelope.failure(self._kind_hint(ctx, connection_id), stopped)
+            write = self._is_write_hint(ctx, connection_id, operation)
+            result = envelope.failure(self._kind_hint(ctx, connection_id), stopped, write=write)
         self.activity.end(watch, result)
         if result is None:
             raise cancelled or asyncio.CancelledError()
