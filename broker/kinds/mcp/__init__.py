@@ -4,8 +4,9 @@ workspace's own ``tdt mcp serve``): both call tools over an MCP session.
 Its parts: ``rules`` (the connection model, lint and review), ``form`` and ``cli`` (Settings
 and ``helm mcp``), ``adapter`` (``mcp``) and ``tdt`` (``tdt-mcp``: the child per workspace), with
 ``shape`` (the TDT envelope, Helm's errors in it), ``tdt_actions`` (a write's Action line and the
-``user_instruction`` made of it) and ``tdt_previews`` (the previews kept in the home). The sessions, the server
-profiles and the pinned tool definitions are shared with MCP Apps and live in ``broker.mcp``.
+``user_instruction`` made of it) and ``tdt_previews`` (the previews kept in the home). The
+sessions, the server profiles and the pinned tool definitions are shared with MCP Apps and live
+in ``broker.mcp``.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from broker.errors import CallError, ErrorCode, HomeWriteError
+from broker.errors import CallError, ErrorCode
 from broker.kinds.base import JSON, Call, KindEnv, WriteDetails
 from broker.kinds.mcp import TDT
 from broker.kinds.mcp.adapter import wire_args
@@ -224,9 +224,9 @@ class TdtKind:
         preview = Preview(digest, call.operation, subject, shown_text(text), time.time())
         try:
             self.previews.remember(call.ctx.workspace, call.ctx.extension, preview)
-        except HomeWriteError as exc:
+        except OSError as exc:  # HomeWriteError included: a full disk, a read-only home
             # The read itself succeeded; only a later apply of it will be refused.
-            log.warning("could not keep a TDT preview: %s", exc)
+            log.warning("could not keep a TDT preview: %s", exc.strerror or type(exc).__name__)
 
     # -- the Kind protocol -----------------------------------------------------------------
     async def pin(self, workspace: Workspace, conn: McpConnection) -> Mapping[str, JSON]:

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from broker.atomic import write_atomic
+from broker.errors import HomeWriteError
 from broker.jsonutil import DuplicateKeyError, loads_strict
 
 VERSION = 1
@@ -75,6 +76,14 @@ class PreviewBook:
     def remember(self, workspace: str, extension: str, preview: Preview) -> None:
         """Keep ``preview`` (the newest first); raises ``HomeWriteError`` if the home refuses."""
         file = self.path(workspace, extension)
+        try:
+            self._remember(file, workspace, extension, preview)
+        except HomeWriteError:
+            raise
+        except OSError as exc:  # the folder or its lock could not be made
+            raise HomeWriteError(file, exc, "no preview was kept") from exc
+
+    def _remember(self, file: Path, workspace: str, extension: str, preview: Preview) -> None:
         with self._locked():
             kept = [p for p in self._read(file) if p.hash != preview.hash]
             kept = [preview, *kept][:MAX_PREVIEWS]

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from broker.errors import HomeWriteError
 from broker.kinds.mcp.tdt_actions import MAX_INSTRUCTION, action, user_instruction
 from broker.kinds.mcp.tdt_previews import (
     MAX_PREVIEWS,
@@ -108,3 +109,11 @@ def test_an_unreadable_previews_file_counts_as_empty_and_is_replaced(tmp_path: P
 def test_a_long_preview_is_cut_and_says_so() -> None:
     text = shown_text("y" * (MAX_TEXT + 10))
     assert text.startswith("y" * MAX_TEXT) and text.endswith("the full preview is larger)")
+
+
+def test_a_home_that_refuses_the_preview_raises_an_oserror_and_keeps_nothing(tmp_path: Path) -> None:
+    (tmp_path / "tdt-previews").write_text("a file where the folder should be")
+    book = PreviewBook(tmp_path)
+    with pytest.raises(HomeWriteError, match="no preview was kept"):
+        book.remember("ws", "a", Preview("h", "t", None, "x", 1.0))
+    assert book.find("ws", "a", "h") is None
