@@ -1,5 +1,5 @@
 """The ``mcp`` kind (tools of an MCP server the user adds) and the ``tdt-mcp`` kind (the
-workspace's own ``tdt mcp serve``): both call tools over an MCP session.
+workspace's own TDT server, ``tdt --workspace ROOT mcp serve``): both call tools over an MCP session.
 
 Its parts: ``rules`` (the connection model, lint and review), ``form`` and ``cli`` (Settings
 and ``helm mcp``), ``adapter`` (``mcp``) and ``tdt`` (``tdt-mcp``: the child per workspace), with
