@@ -88,6 +88,12 @@ def queued_bytes(pid: int) -> int:
         os.close(fd)
 
 
+def stopped(pid: int) -> bool:
+    """Whether every thread of process ``pid`` has stopped (after SIGSTOP)."""
+    tasks = Path(f"/proc/{pid}/task")
+    return all((t / "stat").read_text().rsplit(")", 1)[1].split()[0] == "T" for t in tasks.iterdir())
+
+
 async def until(condition: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
     """Wait for ``condition`` (checked every 10 ms), failing after ``timeout`` seconds."""
     async with asyncio.timeout(timeout):
@@ -343,6 +349,7 @@ async def test_after_an_uncertain_apply_the_status_tool_is_a_read_that_works(
         proposal = preview["data"]["proposal_sha256"]
         [child] = tdt_children(tdt_workspace.root)
         os.kill(child, signal.SIGSTOP)  # the child takes the apply and never answers it
+        await until(lambda: stopped(child), "the child to stop")
         confirmer = ScriptedConfirmer()
         lost = await broker.request(
             ctx, "tdt", "tdt_brain_names_apply", {"expected_sha256": proposal}, confirmer
@@ -380,6 +387,7 @@ async def test_turning_everyday_off_restarts_the_child_without_cutting_a_call(
         before = await broker.call(ctx, "tdt", "tdt_workspace_context", {})
         [old] = tdt_children(tdt_workspace.root)
         os.kill(old, signal.SIGSTOP)  # its next call stays in flight until SIGCONT
+        await until(lambda: stopped(old), "the child to stop")
         in_flight = asyncio.ensure_future(broker.call(ctx, "tdt", "tdt_workspace_context", {}))
         await until(lambda: queued_bytes(old) > 0, "the call to reach the old child")
         set_everyday(broker.home, "ws", False)
