@@ -22,7 +22,7 @@ import resources
 from app.demo_tdt import find_tdt, make_tdt_workspace
 from broker import Broker
 from broker.extensions import install, review_and_approve
-from broker.kinds.db.profiles import DATABASES, DbProfile
+from broker.kinds import KINDS
 from broker.mcp.profiles import MCP_SERVERS, StdioProfile
 from broker.workspaces import DEMO_ROOT, add_workspace, set_everyday, set_tdt_command
 
@@ -34,10 +34,28 @@ EXTENSIONS = ("tasks", "notes", "clock", "status", "reminders", "brain", "candid
 SOURCE = resources.path("demo")
 
 
+def _kinds_of(name: str) -> set[str]:
+    manifest = json.loads((SOURCE / "extensions" / name / "manifest.json").read_text("utf-8"))
+    return {str(c["kind"]) for c in manifest["connections"]}
+
+
 def kinds() -> set[str]:
     """The kinds of connection the demo's widgets use."""
-    manifests = (SOURCE / "extensions" / name / "manifest.json" for name in EXTENSIONS)
-    return {str(c["kind"]) for m in manifests for c in json.loads(m.read_text("utf-8"))["connections"]}
+    return set().union(*(_kinds_of(name) for name in EXTENSIONS))
+
+
+def widgets() -> tuple[str, ...]:
+    """The demo widgets this Helm can run: those whose every kind is installed (a Helm built
+    without a kind shows the rest of its demo)."""
+    return tuple(name for name in EXTENSIONS if _kinds_of(name) <= set(KINDS))
+
+
+def _save_database_profile(broker: Broker, database: Path) -> None:
+    if "db" not in KINDS:
+        return
+    from broker.kinds.db.profiles import DATABASES, DbProfile  # the db kind's own
+
+    DATABASES.store(broker.home, broker.credentials).save(DbProfile(PROFILE, "sqlite", path=str(database)))
 
 
 def needs_demo(broker: Broker) -> bool:
@@ -70,9 +88,10 @@ async def set_up_demo(broker: Broker) -> str:
         shutil.copytree(SOURCE / "workspace", root)
     create_database(SOURCE / "data" / "tasks.sql", base / "tasks.db")
     extensions = base / "extensions"
-    for name in EXTENSIONS:
+    shown = widgets()
+    for name in shown:
         shutil.copytree(SOURCE / "extensions" / name, extensions / name, dirs_exist_ok=True)
-    DATABASES.store(home, broker.credentials).save(DbProfile(PROFILE, "sqlite", path=str(base / "tasks.db")))
+    _save_database_profile(broker, base / "tasks.db")
     MCP_SERVERS.store(home, broker.credentials).save(
         StdioProfile(PROFILE, tuple(server_command("demo_mcp.py")), None)
     )
@@ -85,7 +104,7 @@ async def set_up_demo(broker: Broker) -> str:
     else:
         set_tdt_command(home, WORKSPACE, server_command("demo_tdt.py"))
         set_everyday(home, WORKSPACE, False)
-    for name in EXTENSIONS:
+    for name in shown:
         manifest = install(home, WORKSPACE, extensions / name)
         await review_and_approve(broker, WORKSPACE, manifest.id)
     return WORKSPACE

@@ -1,9 +1,9 @@
 """The window ``helm`` opens: Helm's main window, its frames made by the extension host.
 
 The composition of the GUI's parts: the broker behind the workspace model, the connections
-and DB explorer backends, the extension host and the MCP Apps host behind the dashboard, Helm's
-own write dialog behind every frame, and the coding agents' host behind the Agents page
-(closed, with every agent it started, when the window is).
+backend and the parts kinds supply (a sign-in, the DB explorer), the extension host and the MCP
+Apps host behind the dashboard, Helm's own write dialog behind every frame, and the coding
+agents' host behind the Agents page (closed, with every agent it started, when the window is).
 
 The window shows first: its workspaces, their extensions and the dashboard's frames are filled
 in once it has been painted (reading every manifest and making the frames takes longer than
@@ -16,7 +16,7 @@ import asyncio
 
 from app.agents import add_agents
 from broker import Broker, Confirmer
-from broker.explorer import DbExplorer
+from broker.kinds import window_part
 from ui.apps.host import AppAwareFactory, AppHost
 from ui.attention import Attention, tray_notifier
 from ui.dialogs.confirm import DialogConfirmer
@@ -24,7 +24,6 @@ from ui.extension_frames import HostViewFactory
 from ui.host.host import ExtensionHost
 from ui.host.view import ExtensionView
 from ui.icons import app_icon
-from ui.kinds.http.oauth import BrokerOAuth
 from ui.main_window import MainWindow
 from ui.qt import (
     QAction,
@@ -127,11 +126,17 @@ class Window:
         self.ready_frames: list[ExtensionView] = []
         self._changed = asyncio.Event()
         self.host.frameReady.connect(self._frame_ready)
-        self.window = HelmWindow(
+        # The parts that kinds supply (broker.kinds.spec.WINDOW_ROLES); none without the kind.
+        oauth, explorer = window_part("oauth"), window_part("explorer")
+
+        def workspace() -> str | None:
+            return self.window.workspace
+
+        self.window: HelmWindow = HelmWindow(
             WorkspaceModel(broker),
             AppAwareFactory(HostViewFactory(self.host), self.apps),
-            BrokerConnections(broker, BrokerOAuth(broker, lambda: self.window.workspace)),
-            DbExplorer(broker),
+            BrokerConnections(broker, oauth(broker, workspace) if oauth else None),
+            explorer(broker) if explorer else None,
         )
         self.window.add_apps_menu(broker)
         self.apps.reviewAsked.connect(lambda ws, ext: self.window.tasks.start(self.window.review(ws, ext)))

@@ -46,7 +46,7 @@ The decisions and pipelines other parts of Helm reuse:
 * ``broker.writes`` — the one write pipeline (``Broker.writes``): describe a ``WriteTarget``,
   mint a one-time token bound to the requester and the exact request, ask a ``Confirmer``,
   redeem, audit the decision, send, audit the outcome. Extension and app writes, coding agents'
-  file writes (``broker.agents``), the DB explorer (``broker.explorer``) and anything else that
+  file writes (``broker.agents``), the DB explorer (``broker.kinds.db.explorer``) and anything else that
   writes on the user's behalf go through it.
 * ``broker.visible`` — untrusted text made visible as text, for dialogs and terminals.
 """

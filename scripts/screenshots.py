@@ -42,9 +42,9 @@ from broker.audit import AuditRecord  # noqa: E402
 from broker.broker import Broker  # noqa: E402
 from broker.context import ExtensionFrame  # noqa: E402
 from broker.credentials import FileStore  # noqa: E402
-from broker.explorer import DbExplorer as ExplorerLogic  # noqa: E402
 from broker.extensions import install, review_and_approve  # noqa: E402
 from broker.kinds.db import profiles as db_profiles  # noqa: E402
+from broker.kinds.db.explorer import DbExplorer as ExplorerLogic  # noqa: E402
 from broker.kinds.http import profiles as http_profiles  # noqa: E402
 from broker.mcp import profiles as mcp_profiles  # noqa: E402
 from broker.summary import Decision, WriteSummary  # noqa: E402

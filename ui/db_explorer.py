@@ -1,6 +1,6 @@
 """The DB explorer window: choose a database profile, run SQL, read the rows in a table.
 
-The logic is the broker's (``broker.explorer.DbExplorer``): Run is always read-only;
+The logic is the broker's (``broker.kinds.db.explorer.DbExplorer``): Run is always read-only;
 "Run as write" exists only while the write toggle for that database is on, and the toggle and
 every write statement are confirmed in Helm's dialog. Cell values come from the database, so
 they are shown as plain text (table items never interpret markup).
@@ -46,7 +46,7 @@ class ProfileChoice(Protocol):
 
 
 class ExplorerBackend(Protocol):
-    """What the window needs; ``broker.explorer.DbExplorer`` is one."""
+    """What the window needs; ``broker.kinds.db.explorer.DbExplorer`` is one."""
 
     def profiles(self) -> Sequence[ProfileChoice]: ...
 

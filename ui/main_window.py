@@ -71,7 +71,7 @@ class MainWindow(QMainWindow):
         model: WorkspaceModel,
         factory: ViewFactory,
         connections: ConnectionsBackend,
-        explorer: ExplorerBackend,
+        explorer: ExplorerBackend | None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -144,6 +144,8 @@ class MainWindow(QMainWindow):
             ("get_started", "Get started", lambda: self.first_steps.show(), ""),
             ("palette", "Command palette…", self.open_palette, "Ctrl+K"),
         ):
+            if key == "explorer" and self.explorer is None:  # no kind supplies one
+                continue
             action = QAction(text, self)
             action.triggered.connect(lambda _checked=False, slot=slot: slot())
             if keys:
@@ -490,8 +492,11 @@ class MainWindow(QMainWindow):
     def open_audit(self) -> QWidget:
         return self._window("audit", lambda: AuditView(self.model.broker.audit, self))
 
-    def open_db_explorer(self) -> QWidget:
-        return self._window("explorer", lambda: DbExplorerWindow(self.explorer, self))
+    def open_db_explorer(self) -> QWidget | None:
+        explorer = self.explorer
+        if explorer is None:
+            return None
+        return self._window("explorer", lambda: DbExplorerWindow(explorer, self))
 
     def open_workspace_settings(self) -> QWidget | None:
         if not self.workspace:

@@ -48,3 +48,13 @@ def registered(spec: AnySpec) -> Iterator[AnySpec]:
     finally:
         KINDS.clear()
         KINDS.update(before)
+
+
+def window_part(role: str) -> Any | None:
+    """The factory of the window part ``role`` (``spec.WINDOW_ROLES``) from the first kind
+    that supplies it, in the kinds' order; None when no installed kind does."""
+    for spec in KINDS.values():
+        part = spec.window_part(role)
+        if part is not None:
+            return part
+    return None

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -63,6 +63,13 @@ class Outcome:
     details: tuple[str, ...] = ()
 
 
+WINDOW_ROLES = {
+    "oauth": "the browser sign-in of the kind's profiles: (broker, the window's workspace) → an "
+    "OAuthConnector (ui/settings/backend.py)",
+    "explorer": "the DB explorer window's backend: (broker) → an ExplorerBackend (ui/db_explorer.py)",
+}
+"""The parts of the window a kind may supply (``KindSpec.window_parts``), by role."""
+
 CliRegister = Callable[[Any, "CliIO"], None]
 """``register(subparsers, io)``: adds the kind's ``helm`` command group."""
 ReviewWarnings = Callable[[Any, "Workspace", Path], tuple[str, ...]]
@@ -107,12 +114,20 @@ class KindSpec[C: Connection, P: ProfileModel, K]:
     warnings: str | None = None
     """``"package.module:function"`` (a ``ReviewWarnings``): what review warns about a connection
     in the user's own workspace (a root that holds Helm's home), which the manifest cannot say."""
+    window_parts: Mapping[str, str] = field(default_factory=dict)
+    """What the kind adds to Helm's window, by role, each ``"package.module:factory"``
+    imported when the window is built (``broker.kinds.window_part``; the roles are listed in
+    ``WINDOW_ROLES``). Without the kind, the window has no such part."""
 
     def named_modules(self) -> tuple[str, ...]:
         """The modules this kind imports by name ("module:attr" above): an installer must ship
         them, as nothing else imports them."""
-        targets = (self.adapter, self.cli, self.warnings)
+        targets = (self.adapter, self.cli, self.warnings, *self.window_parts.values())
         return tuple(t.partition(":")[0] for t in targets if t is not None)
+
+    def window_part(self, role: str) -> Any | None:
+        target = self.window_parts.get(role)
+        return None if target is None else _imported(target)
 
     def load(self) -> Callable[[KindEnv], K]:
         factory: Callable[[KindEnv], K] = _imported(self.adapter)

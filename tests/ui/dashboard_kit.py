@@ -12,8 +12,8 @@ from typing import Any
 from pytestqt.qtbot import QtBot
 
 from broker import Broker
-from broker.explorer import DbExplorer as ExplorerLogic
 from broker.extensions import install, review_and_approve
+from broker.kinds.db.explorer import DbExplorer as ExplorerLogic
 from broker.workspaces import add_workspace
 from tests.helpers import new_broker, write_extension
 from ui.frame_spec import FrameSpec

@@ -16,8 +16,8 @@ from pytestqt.qtbot import QtBot
 
 from broker import Broker
 from broker.audit import AuditRecord
-from broker.explorer import DbExplorer as ExplorerLogic
 from broker.extensions import install, review_and_approve
+from broker.kinds.db.explorer import DbExplorer as ExplorerLogic
 from broker.kinds.db.profiles import DATABASES, DbProfile
 from broker.kinds.http.profiles import SERVICES, ServiceProfile
 from broker.mcp.profiles import MCP_SERVERS, StdioProfile

@@ -11,8 +11,8 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from broker import Broker
-from broker.explorer import DbExplorer as ExplorerLogic
 from broker.kinds.db import profiles as db_profiles
+from broker.kinds.db.explorer import DbExplorer as ExplorerLogic
 from broker.summary import Decision
 from tests.helpers import ScriptedConfirmer, new_broker
 from ui.db_explorer import DbExplorerWindow

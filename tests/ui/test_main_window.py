@@ -11,8 +11,8 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from broker import Broker
-from broker.explorer import DbExplorer as ExplorerLogic
 from broker.extensions import install, review_and_approve
+from broker.kinds.db.explorer import DbExplorer as ExplorerLogic
 from broker.mcp import profiles as mcp_profiles
 from broker.mcp import servers as mcp_servers
 from broker.mcp.session import McpLimits

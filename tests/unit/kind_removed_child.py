@@ -1,5 +1,6 @@
-"""Run in a copy of Helm whose folder of one kind was deleted: every other module imports, and
-the test-only echo kind still validates, is called and confirms a write through the broker.
+"""Run in a copy of Helm whose folder of one kind was deleted: every other module imports, the
+test-only echo kind still validates, is called and confirms a write through the broker, and
+Helm's main window is built, without the parts the deleted kind supplied.
 
 Usage: ``python -m tests.unit.kind_removed_child HOME TMP`` from the copy's root; prints one
 JSON line (what failed to import, the kinds the registry found, the echo call's envelopes).
@@ -48,6 +49,31 @@ async def call_echo(home: Path, tmp: Path) -> list[dict[str, Any]]:
     return [read, write]
 
 
+def build_window(home: Path) -> dict[str, Any]:
+    """Helm's main window, built (not shown) on a broker: its menu, and whether it has a
+    sign-in and a DB explorer (the parts kinds supply)."""
+    from app.window import Window
+    from broker import Broker
+    from broker.credentials import FileStore
+    from tests.helpers import ScriptedConfirmer
+    from ui.qt import QApplication
+
+    app = QApplication.instance() or QApplication([])
+    broker = Broker(home, credentials=FileStore(home / "credentials.json"))
+    window = Window(broker, ScriptedConfirmer())
+    try:
+        built = window.window
+        return {
+            "menu": sorted(built.menu_actions),
+            "oauth": built.connections.oauth is not None,  # type: ignore[attr-defined]
+            "explorer": built.open_db_explorer() is not None,
+        }
+    finally:
+        window.window.close()
+        window.window.deleteLater()
+        app.processEvents()
+
+
 def main(home: Path, tmp: Path) -> None:
     import broker
     from broker.kinds import KINDS
@@ -58,6 +84,8 @@ def main(home: Path, tmp: Path) -> None:
         "failed": failed,
         "kinds": sorted(KINDS),
         "echo": asyncio.run(call_echo(home, tmp)),
+        "window": build_window(tmp / "window-home"),
+        "demo": list(importlib.import_module("app.demo").widgets()),
     }
     print(json.dumps(report))
 

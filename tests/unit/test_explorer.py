@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from broker import Broker, Decision
-from broker.explorer import DbExplorer
+from broker.kinds.db.explorer import DbExplorer
 from broker.kinds.db.profiles import DbProfile
 from tests.helpers import ScriptedConfirmer, new_broker
 from tests.servers.databases import DatabaseServer

@@ -1,6 +1,8 @@
-"""Removing a kind breaks nothing else: in a copy of Helm whose folder of the files or the mcp
-kind is deleted, every other module of broker/, app/ and ui/ imports (the file guard agents use,
-MCP Apps' sessions and discovery included), and the test-only echo kind still works end to end."""
+"""Removing a kind breaks nothing else: in a copy of Helm whose folder of one kind (files, mcp,
+http or db) is deleted, every other module of broker/, app/ and ui/ imports (the file guard
+agents use, MCP Apps' sessions and discovery included), the test-only echo kind still works end
+to end, and the main window is built without what that kind supplied to it (the sign-in of
+http's profiles, the DB explorer) and with everything else."""
 
 from __future__ import annotations
 
@@ -13,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from app import demo
+from broker.kinds import KINDS
 from tests.support import REPO
 
 COPIED = ("broker", "app", "ui", "resources", "tests/kinds")
@@ -37,7 +41,10 @@ def helm_without(kind: str, where: Path) -> Path:
     return where
 
 
-@pytest.mark.parametrize("kind", ["files", "mcp"])
+WINDOW_PART = {"http": "oauth", "db": "explorer"}
+
+
+@pytest.mark.parametrize("kind", ["files", "mcp", "http", "db"])
 def test_helm_without_a_kinds_folder_imports_whole_and_runs_another_kind(kind: str, tmp_path: Path) -> None:
     copy = helm_without(kind, tmp_path / "helm")
     env = {**os.environ, "PYTHONPATH": str(copy), "QT_QPA_PLATFORM": "offscreen"}
@@ -48,7 +55,8 @@ def test_helm_without_a_kinds_folder_imports_whole_and_runs_another_kind(kind: s
     report = json.loads(result.stdout.strip().splitlines()[-1])
     assert report["broker"] == str(copy / "broker" / "__init__.py")  # the copy, not this tree
     assert report["failed"] == {}
-    assert kind not in report["kinds"] and "http" in report["kinds"]
+    gone = {name for name, spec in KINDS.items() if spec.adapter.startswith(f"broker.kinds.{kind}.")}
+    assert kind in gone and report["kinds"] == sorted(set(KINDS) - gone)  # the folder's kinds only
     read, write = report["echo"]
     assert read == {
         "ok": True,
@@ -56,3 +64,9 @@ def test_helm_without_a_kinds_folder_imports_whole_and_runs_another_kind(kind: s
         "error": None,
     }
     assert write["ok"] is True
+    window = report["window"]
+    for part in ("oauth", "explorer"):  # a part is there exactly when its kind is
+        assert window[part] is (WINDOW_PART.get(kind) != part)
+    assert ("explorer" in window["menu"]) is (kind != "db")
+    shown = [name for name in demo.EXTENSIONS if not demo._kinds_of(name) & gone]
+    assert report["demo"] == shown  # the demo shows the widgets whose kinds are there

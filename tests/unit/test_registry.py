@@ -34,7 +34,7 @@ def test_every_module_a_kind_imports_by_name_is_named_for_installers_and_imports
             value.partition(":")[0]
             for f in dataclasses.fields(spec)
             if isinstance(value := getattr(spec, f.name), str) and ":" in value and "." in value
-        }
+        } | {target.partition(":")[0] for target in spec.window_parts.values()}
         assert set(spec.named_modules()) == by_name, spec.name
         for module in by_name:
             importlib.import_module(module)

@@ -14,8 +14,8 @@ import pytest
 
 from broker import Broker, Decision, WriteSummary
 from broker.context import HelmItself
-from broker.explorer import DbExplorer
 from broker.kinds import KINDS
+from broker.kinds.db.explorer import DbExplorer
 from broker.kinds.db.profiles import DbProfile
 from broker.workspaces import add_project
 from tests.helpers import ScriptedConfirmer, new_broker

@@ -39,6 +39,7 @@ DB: KindSpec[rules.DbConnection, profiles.DbProfile, DbKind] = KindSpec(
     form=form.FORM,
     probe=form.probe,
     cli="broker.kinds.db.cli:register",
+    window_parts={"explorer": "broker.kinds.db.explorer:DbExplorer"},
 )
 
 SPECS = (DB,)

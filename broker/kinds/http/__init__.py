@@ -41,6 +41,7 @@ HTTP: KindSpec[rules.HttpConnection, profiles.ServiceProfile, HttpKind] = KindSp
     form=form.FORM,
     probe=form.probe,
     cli="broker.kinds.http.cli:register",
+    window_parts={"oauth": "ui.kinds.http.oauth:BrokerOAuth"},
 )
 
 SPECS = (HTTP,)

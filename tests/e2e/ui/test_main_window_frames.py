@@ -12,8 +12,8 @@ from urllib.parse import unquote
 
 from pytestqt.qtbot import QtBot
 
-from broker.explorer import DbExplorer as ExplorerLogic
 from broker.extensions import install, review_and_approve
+from broker.kinds.db.explorer import DbExplorer as ExplorerLogic
 from broker.workspaces import add_workspace
 from tests.e2e.host.kit import PAGES, evaluate
 from tests.helpers import new_broker
