@@ -76,6 +76,10 @@ class ActivityRecord(NamedTuple):
     path), so it is never written to the log on disk."""
     requester: str = "extension"
     """Who called: ``extension``, ``app``, ``agent`` or ``helm`` (``broker.context``)."""
+    detail: str = ""
+    """What only the user sees of a failure (``CallError.detail``: a server's last stderr lines,
+    its secrets removed), for the screen only like ``message``: never in the log on disk, never
+    in an envelope."""
 
     @property
     def ok(self) -> bool:
@@ -119,7 +123,9 @@ class Count:
 class Watch:
     """One call while it runs: what ``end`` needs, and whether the kill switch cancelled it."""
 
-    __slots__ = ("connection", "ctx", "operation", "refusal", "started", "stopped_by", "task", "time")
+    __slots__ = (
+        "connection", "ctx", "detail", "operation", "refusal", "started", "stopped_by", "task", "time"
+    )  # fmt: skip
 
     def __init__(
         self, ctx: CallContext, connection: str, operation: str, task: asyncio.Task[Any] | None,
@@ -129,6 +135,8 @@ class Watch:
         self.time, self.started = time.time(), time.perf_counter()
         self.refusal = refusal
         self.stopped_by: Stop | None = None
+        self.detail = ""
+        """The failure's ``CallError.detail``, when it had one (the broker sets it)."""
 
     def cancelled_by_stop(self) -> CallError | None:
         """When the kill switch cancelled this call: the refusal to answer with (the
@@ -242,6 +250,7 @@ class Activity:
         record = ActivityRecord(
             watch.time, ctx.workspace, ctx.extension, ctx.instance, watch.connection, watch.operation,
             duration, outcome, size, message, "extension" if ctx.requester is None else ctx.requester.role,
+            watch.detail if outcome != OK else "",
         )  # fmt: skip
         self.recent.append(record)
         count = self.counts.get((ctx.workspace, ctx.extension))

@@ -25,7 +25,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
 from broker import approval, envelope, home_tidy
-from broker.activity import Activity
+from broker.activity import Activity, Watch
 from broker.arguments import MAX_CALL_BYTES as MAX_CALL_BYTES
 from broker.arguments import check_arguments
 from broker.audit import AuditLog
@@ -262,7 +262,7 @@ class Broker:
         try:
             if watch.refusal is not None:
                 route = replace(route, refusal=watch.refusal)
-            result = await self._admit(ctx, connection_id, operation, args, route)
+            result = await self._admit(ctx, connection_id, operation, args, route, watch)
         except asyncio.CancelledError as exc:
             cancelled = exc
         except Exception:  # a bug, or the home failing under a step (an audit record): never raised
@@ -286,9 +286,11 @@ class Broker:
         operation: str,
         args: Mapping[str, Any],
         route: _Route,
+        watch: Watch,
     ) -> dict[str, Any]:
         """Admission, then the call (or the route's refusal, when the call was refused before it
-        was read); every CallError becomes the kind's failure envelope."""
+        was read); every CallError becomes the kind's failure envelope, and its detail (for the
+        user only) goes to the call's Activity record."""
         key = instance_key(ctx)
         admitted = self.admission.admit(key)
         if not admitted.admitted:
@@ -314,6 +316,7 @@ class Broker:
                 return await self.writes.request(self._target(resolved), route.confirm)
             return await self.writes.send(self._target(resolved), route.confirmation)
         except CallError as err:
+            watch.detail = err.detail
             if resolved is None:
                 kind = self._kind_hint(ctx, connection_id)
                 write = self._is_write_hint(ctx, connection_id, operation)

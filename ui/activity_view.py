@@ -4,7 +4,9 @@ Each row is one finished call (``broker.activity``): its local time, the extensi
 connection and operation, how long it took, its outcome and the size of what it returned.
 Filters narrow the list by extension, connection and outcome; beside it, a live count of each
 extension's calls (and failures) since Helm started. The list holds at most ``KEEP`` calls;
-older ones stay in the log on disk until it is rotated.
+older ones stay in the log on disk until it is rotated. Under the list, the selected call in
+full: Helm's message and, for a failure that has one, what only the user sees (a server's
+last stderr lines), which is never in the log on disk.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from ui.qt import (
     QVBoxLayout,
     QWidget,
 )
-from ui.text import elide, plain_label, set_plain, visible
+from ui.text import elide, plain_box, plain_label, set_plain, visible
 from ui.theme import Theme
 from ui.when import duration, full_local_time, local_time, size
 
@@ -169,6 +171,10 @@ class ActivityView(QWidget):
         split.setStretchFactor(1, 1)
         split.setSizes([700, 260])
         col.addWidget(split, 1)
+        self.selected = plain_box("", self, max_lines=10, name="The selected call")
+        self.selected.setPlaceholderText("Select a call to see all of it here.")
+        col.addWidget(self.selected)
+        self.table.selectionModel().currentRowChanged.connect(lambda now, _before: self._show_selected(now))
         self.shown = plain_label("", self)
         col.addWidget(self.shown)
         self.loaded = False
@@ -234,6 +240,13 @@ class ActivityView(QWidget):
         self.counts.setToolTip(f"Since Helm started ({full_local_time(self.activity.since)})")
         return self.counts
 
+    def _show_selected(self, index: Index) -> None:
+        if not index.isValid():
+            self.selected.clear()
+            return
+        row = self.filtered.mapToSource(self.filtered.index(index.row(), 0)).row()
+        self.selected.setPlainText(visible(describe(self.table_model.record(row), self.names)))
+
     # -- new calls -------------------------------------------------------------------------
     def add(self, records: Iterable[ActivityRecord]) -> None:
         """Show calls that ended (the main window passes each batch of the feed)."""
@@ -278,6 +291,22 @@ class ActivityView(QWidget):
         if total == 0:
             text = NO_CALLS
         set_plain(self.shown, text)
+
+
+def describe(r: ActivityRecord, names: Names) -> str:
+    """All of one call, for the box under the list: when, who, what, how it ended, Helm's
+    message and, for a failure that has one, what only the user sees (a server's last stderr
+    lines, its secrets already removed)."""
+    lines = [
+        f"{full_local_time(r.time)} — {names(r.workspace, r.extension)} ({r.extension}), "
+        f"{r.requester}, in workspace {r.workspace} ({r.instance})",
+        f"{r.connection} · {r.operation}: {r.outcome} in {duration(r.duration_ms)}, returned {size(r.bytes)}",
+    ]
+    if r.message:
+        lines.append(r.message)
+    if r.detail:
+        lines += ["", "What the extension did not see:", r.detail]
+    return "\n".join(lines)
 
 
 def _compact(table: QTableView) -> None:

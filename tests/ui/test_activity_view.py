@@ -134,3 +134,27 @@ def test_the_list_keeps_at_most_its_limit(qtbot: QtBot) -> None:
     table.add(records[10:])  # already shown: not twice
     assert table.rowCount() == 5
     assert [table.record(r).operation for r in range(5)] == ["op11", "op10", "op9", "op8", "op7"]
+
+
+def test_the_selected_call_is_shown_in_full_with_what_only_the_user_sees(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    broker = Broker(tmp_path / "home")
+    view = ActivityView(broker.activity, lambda _ws, ext: {"x": "Board"}.get(ext, ext))
+    qtbot.addWidget(view)
+    failed = ActivityRecord(
+        1_700_000_000.0, "main", "x", "x#1", "m", "echo", 12.0, "unavailable", 80,
+        "MCP server 'srv' could not be started: it exited with code 3 before answering", "app",
+        "--- its stderr (last lines) ---\nboom\u202e",
+    )  # fmt: skip
+    fine = ActivityRecord(1_700_000_001.0, "main", "x", "x#1", "m", "echo", 3.0, "ok", 20)
+    view.add([failed, fine])
+    assert view.selected.toPlainText() == ""
+    view.table.selectRow(1)  # newest first: the failure is the second row
+    text = view.selected.toPlainText()
+    assert "Board (x), app, in workspace main (x#1)" in text
+    assert "m · echo: unavailable" in text and "exited with code 3" in text
+    assert "What the extension did not see:\n--- its stderr (last lines) ---\nboom[U+202E]" in text
+    view.table.selectRow(0)
+    assert "m · echo: ok" in view.selected.toPlainText()
+    assert "did not see" not in view.selected.toPlainText()

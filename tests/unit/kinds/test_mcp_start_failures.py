@@ -32,6 +32,21 @@ async def test_a_server_that_exits_says_its_exit_code_and_the_extension_never_se
     assert "boom" not in str(result) and TOKEN not in str(result)
 
 
+async def test_activity_keeps_the_stderr_tail_for_the_user_and_never_writes_it_to_disk(tmp_path: Path):
+    home = tmp_path / "home"
+    async with new_broker(home) as broker:
+        add_stdio(broker, "srv", CRASH, token_env="SRV_TOKEN")
+        ctx = await mcp_extension(broker, tmp_path, "srv", ["echo"])
+        result = await broker.call(ctx, "m", "echo", {})
+        (record,) = broker.activity.recent
+    assert result["error"]["code"] == "unavailable" and "boom" not in str(result)
+    assert record.outcome == "unavailable"
+    assert "--- its stderr (last lines) ---\nconfig missing for [removed]\nboom" in record.detail
+    assert TOKEN not in record.detail
+    on_disk = (home / "activity.jsonl").read_text()
+    assert '"outcome":"unavailable"' in on_disk and "boom" not in on_disk and "stderr" not in on_disk
+
+
 def test_helm_mcp_tools_shows_the_servers_last_stderr_lines_without_its_token(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ):
