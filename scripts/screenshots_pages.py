@@ -75,6 +75,9 @@ async def activity_screens(out: Path, window: MainWindow, broker: Broker, save: 
     outcome = window.activity.filters["outcome"]
     outcome.setCurrentIndex(outcome.findText("Failed (anything but ok)"))
     written.append(await save(window, out, "activity-failed-only", (1280, 760)))
+    window.activity.table.selectRow(0)  # the newest failure, in full under the list
+    written.append(await save(window, out, "activity-selected", (1280, 760)))
+    window.activity.table.clearSelection()
     outcome.setCurrentIndex(0)
     audit = AuditView(broker.audit)
     audit.outcome_filter.setCurrentIndex(audit.outcome_filter.findData("ok"))
