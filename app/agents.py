@@ -39,9 +39,11 @@ def agent_host(broker: Broker) -> tuple[AgentHost, str]:
         limits = Limits.from_env()
     except SettingsError as err:
         return AgentHost(
-            broker.home, broker.credentials, limits=Limits(), writes=broker.writes
+            broker.home, broker.credentials, limits=Limits(), writes=broker.writes, point=broker.points
         ), f"{err}; using 60 s"
-    return AgentHost(broker.home, broker.credentials, limits=limits, writes=broker.writes), ""
+    return AgentHost(
+        broker.home, broker.credentials, limits=limits, writes=broker.writes, point=broker.points
+    ), ""
 
 
 def agent_settings(broker: Broker, tab: AgentsTab, parent: QWidget | None = None) -> QWidget:

@@ -20,6 +20,11 @@ can hold personal data); the digest identifies them.
   when the agent ended; outcome: the option Helm answered with), a
   ``decision_id`` (a sticky "allow always" grant is named by it in the records it covers) and
   the policy's ``reason``; and each file an agent read or wrote, with its outcome.
+* When the organisation's decision point was asked (an agent's permission request, a write),
+  its verdict and the ids of its decision and receipt (``point_*``).
+
+After a record is written it is handed to the log's ``tap`` (the audit export,
+``broker.export``), which never blocks and never fails the record.
 
 Durability: every record is written whole and fsynced before ``record`` returns (``broker.jsonl``):
 a decision Helm reports as recorded survives a crash and a power loss. A record that cannot be
@@ -34,9 +39,10 @@ set aside; one bad line never hides the others.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import MISSING, asdict, dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
@@ -45,6 +51,8 @@ from typing import Any
 from broker import jsonl
 from broker.errors import AuditWriteError
 from broker.jsonutil import loads_strict
+
+log = logging.getLogger("helm.audit")
 
 
 @dataclass(frozen=True)
@@ -70,6 +78,12 @@ class AuditRecord:
     instance: str = ""
     file: str = ""
     """For a file write: the root's name, then the path inside it (``notes/src/a.py``)."""
+    point_verdict: str = ""
+    """What the organisation's decision point answered (``broker.decision_point``): ``ALLOW``,
+    ``DENY``, ``ESCALATE``, ``PENDING``, or ``ERROR`` when it gave no usable answer; "" when it
+    was not asked. Its ``point_decision_id`` and ``point_receipt_id`` name its decision."""
+    point_decision_id: str = ""
+    point_receipt_id: str = ""
 
     @property
     def who(self) -> str:
@@ -105,9 +119,14 @@ class AuditScan:
         return "; ".join(said)
 
 
+Tap = Callable[[AuditRecord], None]
+
+
 class AuditLog:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, tap: Tap | None = None) -> None:
+        """``tap`` hears each record once it is written (it must not block)."""
         self.path = path
+        self.tap = tap
         self._lock = threading.Lock()
 
     @classmethod
@@ -132,6 +151,11 @@ class AuditLog:
                 raise AuditWriteError(self.path, exc, "the record was not written") from exc
             finally:
                 os.close(fd)
+        if self.tap is not None:
+            try:
+                self.tap(rec)
+            except Exception:  # the export's bug must not turn a written record into a failure
+                log.exception("the audit export failed to take a record")
 
     def records(self) -> Iterator[AuditRecord]:
         """Every record that can be read, oldest first (bad lines are skipped)."""

@@ -24,7 +24,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
-from broker import approval, envelope, home_tidy
+from broker import approval, envelope, home_tidy, teams
 from broker.activity import Activity, Watch
 from broker.arguments import MAX_CALL_BYTES as MAX_CALL_BYTES
 from broker.arguments import check_arguments
@@ -32,7 +32,9 @@ from broker.audit import AuditLog
 from broker.builtin import STATE_CONNECTION, BuiltinKind, Handler
 from broker.context import AppInstance, CallContext, ExtensionFrame, Requester
 from broker.credentials import CredentialStore, open_store
+from broker.decision_point import DecisionPoints
 from broker.errors import CallError, ErrorCode, ManifestError, SettingsError
+from broker.export import AuditExporter, SinkConfig
 from broker.jsonutil import DuplicateKeyError, loads_strict
 from broker.kinds import KINDS
 from broker.kinds.base import Call, Connection, Kind, PinReviewer
@@ -85,12 +87,17 @@ class Broker:
         """What this start put right after a crash (temp files, torn log tails)."""
         self.home = Home(home)
         self.credentials = credentials if credentials is not None else open_store(home)
-        self.audit = AuditLog(home / "audit.jsonl")
+        self.export = AuditExporter(self._user_sinks)
+        """Audit (and activity) records to the sinks in effect (``broker.export``)."""
+        self.audit = AuditLog(home / "audit.jsonl", tap=self.export.audit)
         self.tokens = TokenBook()
         self.admission = CallAdmission()
         self.activity = Activity(home)
         """Every call's record, and the kill switch (``broker.activity``)."""
-        self.writes = WritePipeline(self.tokens, self.audit, self._settings_version)
+        self.activity.subscribe(self.export.activity)
+        self.points = DecisionPoints(self.home, self.credentials)
+        """The organisation's decision point in effect (``broker.decision_point``)."""
+        self.writes = WritePipeline(self.tokens, self.audit, self._settings_version, self.points)
         """The one write pipeline; Helm's own writers (the DB explorer) use it too."""
         self.state = StateStore(home)
         """The per-instance state behind ``helm.state`` (``broker.widget_state``)."""
@@ -113,6 +120,7 @@ class Broker:
     async def aclose(self) -> None:
         self.activity.flush()
         await self.running.aclose()
+        await asyncio.to_thread(self.export.close)
 
     # -- public surface ------------------------------------------------------------------
     async def call(
@@ -366,6 +374,9 @@ class Broker:
             ) from exc
 
     # -- helpers -------------------------------------------------------------------------
+    def _user_sinks(self) -> tuple[SinkConfig, ...]:
+        return teams.audit_sinks(self.home.settings())
+
     def _settings_version(self) -> object:
         try:
             return self.home.settings()

@@ -8,6 +8,8 @@ Format (``settings.json``, version 1)::
       "mcp_servers": {NAME: {...mcp profile...}},
       "databases":   {NAME: {...db profile...}},
       "agents":      {"version": 1, "profiles": {NAME: {...agent profile...}}},
+      "teams":       {"version": 1, "audit_sinks": {NAME: {...sink...}},
+                      "decision_point": {...} | null},
       "workspaces":  {NAME: {"root": PATH, "projects": {ID: PATH},
                              "everyday": false, "tdt_command": [ARG, ...] | null,
                              "author_mode": false,
@@ -17,14 +19,16 @@ Format (``settings.json``, version 1)::
                                                                   "pins": {...}} | null}}}}
     }
 
-Every top-level key but ``version``, ``workspaces`` and ``agents`` is a **profile section**:
+Every top-level key but ``version``, ``workspaces``, ``agents`` and ``teams`` is a **profile section**:
 the profiles of one connection kind, by name, as plain JSON objects. A kind declares its
 section (``broker.profiles.ProfileSpec``) and reads and writes it only through its
 ``ProfileStore``; ``services``, ``mcp_servers`` and ``databases`` are the sections of the
 http, mcp and db kinds. A section no kind of this Helm declares (a kind of a newer Helm) is
 kept exactly as it is. Agent profiles live in the
 ``agents`` section, which carries its own version, so its format can change without touching
-the rest of the file. Secrets never go here: they live in the credential store. Every change is
+the rest of the file. ``teams`` (optional, with its own version too) holds the user's audit
+sinks and the organisation's decision point; ``broker.teams`` reads and changes it. Secrets
+never go here: they live in the credential store. Every change is
 written atomically under a lock; a file that cannot be read is reported and left exactly as it is.
 """
 
@@ -46,7 +50,9 @@ from broker.jsonutil import DuplicateKeyError, loads_strict
 VERSION = 1
 AGENTS_VERSION = 1
 AGENTS = "agents"
-_RESERVED = frozenset({"version", "workspaces", AGENTS})
+TEAMS = "teams"
+TEAMS_VERSION = 1
+_RESERVED = frozenset({"version", "workspaces", AGENTS, TEAMS})
 
 
 @dataclass
@@ -83,6 +89,8 @@ class Settings:
     workspaces: dict[str, Workspace] = field(default_factory=dict)
     agents: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Coding-agent profiles by name (the ``agents.profiles`` section)."""
+    teams: dict[str, Any] = field(default_factory=dict)
+    """The ``teams`` section as plain JSON, without its version (``broker.teams`` reads it)."""
 
     def workspace(self, name: str) -> Workspace:
         try:
@@ -106,6 +114,7 @@ class Settings:
             **self.sections,
             "workspaces": {n: _workspace_to_json(w) for n, w in sorted(self.workspaces.items())},
             AGENTS: {"version": AGENTS_VERSION, "profiles": self.agents},
+            **({TEAMS: {"version": TEAMS_VERSION, **self.teams}} if self.teams else {}),
         }
 
     @classmethod
@@ -125,6 +134,7 @@ class Settings:
                     for n, w in _object(raw.get("workspaces", {}), "workspaces").items()
                 },
                 agents=_agents(raw.get(AGENTS, {"version": AGENTS_VERSION})),
+                teams=_teams(raw.get(TEAMS, {"version": TEAMS_VERSION})),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise SettingsError(f"malformed settings: {exc}") from exc
@@ -155,6 +165,16 @@ def _agents(value: Any) -> dict[str, dict[str, Any]]:
     if unknown:
         raise SettingsError(f"agents has unknown key(s): {', '.join(unknown)}")
     return _profiles(section.get("profiles", {}), "agents.profiles")
+
+
+def _teams(value: Any) -> dict[str, Any]:
+    section = _object(value, TEAMS)
+    version = section.get("version")
+    if version != TEAMS_VERSION:
+        raise SettingsError(
+            f"unsupported teams section version {version!r} (this Helm reads version {TEAMS_VERSION})"
+        )
+    return {k: v for k, v in section.items() if k != "version"}
 
 
 def _workspace_to_json(w: Workspace) -> dict[str, Any]:

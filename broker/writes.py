@@ -29,6 +29,10 @@ Guarantees:
   sent). When the decision cannot be recorded (a full disk, a read-only home) nothing is sent
   and the call ends with ``unavailable``. Each record names the fields the dialog showed (their
   labels, never their values) and, for a file, which file.
+* When the organisation's decision point asks about writes (``broker.decision_point``), it is
+  asked once the write is prepared, before the user is: anything but ALLOW refuses the write
+  (recorded ``refused``, nothing sent, the user never asked); an ALLOW leaves the user's
+  confirmation in place. Its verdict and ids are in the write's records.
 
 Errors are ``CallError``s; the caller turns them into its envelope (``broker.envelope``).
 """
@@ -36,6 +40,7 @@ Errors are ``CallError``s; the caller turns them into its envelope (``broker.env
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -43,6 +48,7 @@ from typing import Any
 
 from broker.audit import AuditLog, AuditRecord
 from broker.context import Requester
+from broker.decision_point import PointAsker, PointRequest, PointVerdict, write_classes
 from broker.errors import CallError, ErrorCode
 from broker.jsonutil import digest
 from broker.kinds.base import WriteDetails
@@ -110,9 +116,17 @@ class WritePipeline:
     are unchanged; the pipeline prepares a write again only when it changed.
     """
 
-    def __init__(self, tokens: TokenBook, audit: AuditLog, settings_version: Callable[[], object]) -> None:
+    def __init__(
+        self,
+        tokens: TokenBook,
+        audit: AuditLog,
+        settings_version: Callable[[], object],
+        point: PointAsker | None = None,
+    ) -> None:
+        """``point``: the organisation's decision point, asked about every write it wants."""
         self.tokens = tokens
         self.audit = audit
+        self.point = point
         self._settings_version = settings_version
 
     async def describe(self, target: WriteTarget) -> WriteSummary:
@@ -125,22 +139,25 @@ class WritePipeline:
             raise CallError(
                 ErrorCode.CONFIRMATION_REQUIRED, "a write needs the user's confirmation; nothing was sent"
             )
-        return await self._redeemed(target, await target.prepare(), token)
+        prepared = await target.prepare()
+        verdict = await self._asked(target, prepared.details, token)
+        return await self._redeemed(target, prepared, token, verdict)
 
     async def request(self, target: WriteTarget, confirm: Confirmer) -> dict[str, Any]:
         """The whole flow: prepare once, ask ``confirm``, send only when the user confirmed."""
         version = self._settings_version()
         prepared = await target.prepare()
         summary = self._summary(target, prepared)
+        verdict = await self._asked(target, prepared.details, summary.token)
         try:
             decision = await confirm(summary)
         except asyncio.CancelledError:  # the frame closed, or the user stopped the extension
             self.tokens.discard(summary.token)
-            self._audit_after(target, prepared.details, "cancelled", "nothing sent")
+            self._audit_after(target, prepared.details, "cancelled", "nothing sent", verdict)
             raise
         if decision is not Decision.CONFIRMED:
             self.tokens.discard(summary.token)
-            self._audit_after(target, prepared.details, decision.value, "nothing sent")
+            self._audit_after(target, prepared.details, decision.value, "nothing sent", verdict)
             code, message = UNANSWERED[decision]
             raise CallError(code, message)
         if self._settings_version() is not version:
@@ -149,7 +166,22 @@ class WritePipeline:
             except CallError:
                 self.tokens.discard(summary.token)
                 raise
-        return await self._redeemed(target, prepared, summary.token)
+        return await self._redeemed(target, prepared, summary.token, verdict)
+
+    async def _asked(
+        self, target: WriteTarget, details: WriteDetails, token: str | None
+    ) -> PointVerdict | None:
+        """The decision point's verdict on this write (None: not asked); a refusal is recorded
+        and raised, and its token withdrawn."""
+        if self.point is None:
+            return None
+        verdict = await self.point.ask(point_request(target, details), write=True)
+        if verdict is None or verdict.allowed:
+            return verdict
+        if token is not None:
+            self.tokens.discard(token)
+        self._audit_after(target, details, "refused", "nothing sent", verdict)
+        raise CallError(ErrorCode.REFUSED, f"{verdict.refusal()}; nothing was sent")
 
     def _summary(self, target: WriteTarget, prepared: Prepared) -> WriteSummary:
         details = prepared.details
@@ -169,40 +201,56 @@ class WritePipeline:
             diff=details.diff,
         )
 
-    async def _redeemed(self, target: WriteTarget, prepared: Prepared, token: str) -> dict[str, Any]:
+    async def _redeemed(
+        self, target: WriteTarget, prepared: Prepared, token: str, point: PointVerdict | None
+    ) -> dict[str, Any]:
         details = prepared.details
         verdict = self.tokens.redeem(token, target.binding(details))
         if verdict is not Redemption.VALID:
             decision = "expired" if verdict is Redemption.EXPIRED else "refused"
-            self._audit_after(target, details, decision, "nothing sent")
+            self._audit_after(target, details, decision, "nothing sent", point)
             raise CallError(ErrorCode.CONFIRMATION_REQUIRED, REDEMPTION_MESSAGES[verdict])
         try:
-            self._audit(target, details, "confirmed", SENDING)  # the decision, before anything is sent
+            self._audit(target, details, "confirmed", SENDING, point)  # the decision, before anything is sent
         except OSError as exc:
             log.error("the audit log cannot be written (%s); a confirmed write was not sent", exc)
             raise CallError(ErrorCode.UNAVAILABLE, UNRECORDED) from None
         try:
             result = await prepared.send()
         except CallError as err:
-            self._audit_after(target, details, "confirmed", err.code.value)
+            self._audit_after(target, details, "confirmed", err.code.value, point)
             raise
         except asyncio.CancelledError:  # cancelled while it was being sent: it may have arrived
-            self._audit_after(target, details, "confirmed", "cancelled")
+            self._audit_after(target, details, "confirmed", "cancelled", point)
             raise
         error = result.get("error")
         outcome = "ok" if result.get("ok") else str(error.get("code") if isinstance(error, dict) else error)
-        self._audit_after(target, details, "confirmed", outcome)
+        self._audit_after(target, details, "confirmed", outcome, point)
         return result
 
-    def _audit_after(self, target: WriteTarget, details: WriteDetails, decision: str, outcome: str) -> None:
+    def _audit_after(
+        self,
+        target: WriteTarget,
+        details: WriteDetails,
+        decision: str,
+        outcome: str,
+        point: PointVerdict | None,
+    ) -> None:
         """Record an outcome; when the log cannot be written the caller still gets its answer
         (what was decided is already done, or nothing was sent)."""
         try:
-            self._audit(target, details, decision, outcome)
+            self._audit(target, details, decision, outcome, point)
         except OSError as exc:
             log.error("the audit log cannot be written (%s): %s %s not recorded", exc, decision, outcome)
 
-    def _audit(self, target: WriteTarget, details: WriteDetails, decision: str, outcome: str) -> None:
+    def _audit(
+        self,
+        target: WriteTarget,
+        details: WriteDetails,
+        decision: str,
+        outcome: str,
+        point: PointVerdict | None,
+    ) -> None:
         who = target.requester
         self.audit.record(
             AuditRecord(
@@ -219,5 +267,38 @@ class WritePipeline:
                 requester=who.role,
                 instance=who.instance,
                 file=details.file,
+                reason="" if point is None or point.allowed else point.refusal(),
+                **({} if point is None else point.audit()),
             )
         )
+
+
+MAX_POINT_ARGS_BYTES = 64 * 1024
+"""A write's request larger than this reaches the decision point as its digest alone."""
+
+
+def point_request(target: WriteTarget, details: WriteDetails) -> PointRequest:
+    """What the decision point is asked about a write: ``tool.helm.<kind>.<connection>``, the
+    operation, the exact request (as the dialog's binding holds it, credentials never in it)."""
+    who = target.requester
+    request_digest = digest(details.binding)
+    args: dict[str, Any] = dict(details.binding)
+    if len(json.dumps(args, default=str)) > MAX_POINT_ARGS_BYTES:
+        args = {"too_large": True}
+    risk, effect = write_classes(target.kind)
+    return PointRequest(
+        resource=f"tool.helm.{target.kind}.{target.connection}",
+        tool=target.operation,
+        args=args,
+        session_id=who.instance,
+        risk_class=risk,
+        effect_class=effect,
+        context={
+            "workspace": who.workspace,
+            "requester": {"role": who.role, "id": who.id, "instance": who.instance},
+            "connection": target.connection,
+            "kind": target.kind,
+            "request_digest": request_digest,
+            "write": True,
+        },
+    )

@@ -16,6 +16,8 @@ APT_PACKAGES=(
   postgresql mariadb-server
   gnome-keyring dbus dbus-user-session libsecret-tools
   git iproute2 xvfb fonts-dejavu-core
+  # A real syslog receiver for the audit export tests (they start their own rsyslogd):
+  rsyslog
   # A real window manager and real key presses for the stacking tests under Xvfb:
   openbox xdotool x11-utils
   # Qt (xcb and offscreen platforms) and QtWebEngine, read off `ldd` of PySide6's libraries:
@@ -43,7 +45,7 @@ if [ "${#missing_apt[@]}" -gt 0 ]; then
   say "apt: installed (${SECONDS}s so far)"
   # Debian starts the packaged servers; tests run their own, so keep the machine quiet.
   if command -v systemctl >/dev/null && systemctl is-system-running >/dev/null 2>&1; then
-    as_root systemctl disable --now mariadb postgresql >/dev/null 2>&1 || true
+    as_root systemctl disable --now mariadb postgresql rsyslog >/dev/null 2>&1 || true
   fi
 else
   say "apt: all present"

@@ -26,6 +26,7 @@ from broker.agents.session import AgentSession, SessionRequest
 from broker.agents.state import Limits, SessionState
 from broker.audit import FILE_NAME, AuditLog
 from broker.credentials import CredentialStore
+from broker.decision_point import DecisionPoints, PointAsker
 from broker.errors import SettingsError
 from broker.settings import Home, Workspace
 from broker.summary import Confirmer
@@ -72,14 +73,18 @@ class AgentHost:
         *,
         limits: Limits | None = None,
         writes: WritePipeline | None = None,
+        point: PointAsker | None = None,
     ) -> None:
         """``writes``: the write pipeline file writes go through (the broker's, ``Broker.writes``,
-        so one token book and audit log serve every write; by default one of the host's own)."""
+        so one token book and audit log — and its export — serve every write and decision; by
+        default one of the host's own). ``point``: the organisation's decision point (by
+        default the one the settings name)."""
         self.home = home
         self.credentials = credentials
         self.limits = limits or Limits.from_env()
-        self.audit = AuditLog(home.path / FILE_NAME)
+        self.audit = writes.audit if writes is not None else AuditLog(home.path / FILE_NAME)
         self.writes = writes or WritePipeline(TokenBook(), self.audit, _unchanging)
+        self.point = point if point is not None else DecisionPoints(home, credentials)
         self._idle: dict[ConnectionKey, tuple[AgentConnection, asyncio.Task[None]]] = {}
         self._sessions: set[AgentSession] = set()
         self._closed = False
@@ -116,7 +121,7 @@ class AgentHost:
             rules=Rules(write=request.write, allow_reads=plan.profile.allow_reads),
             home=self.home.path, audit=self.audit, asker=asker, confirmer=confirmer, limits=self.limits,
             scrub=scrubber(plan.secret), chunks=ChunkScrubber(plan.secret), push=_nowhere,
-            writes=self.writes,
+            writes=self.writes, point=self.point,
         )  # fmt: skip
         session = AgentSession(self, plan, state)
         self._sessions.add(session)

@@ -1,8 +1,11 @@
 """Serving ``session/request_permission``: policy verdict, the question if ASK, audit, answer.
 
-Every request goes through ``policy.decide``. After a cancel, every request is answered
-``cancelled`` (as ACP requires). The verdict, the user's answer (if asked) and Helm's reply are
-recorded in the audit log under one decision id, and streamed as a ``PermissionDecided`` event.
+Every request goes through ``policy.decide``; one that Helm's rules do not refuse is then put to
+the organisation's decision point, when one is set (``broker.decision_point``): anything but its
+ALLOW refuses, and an ALLOW leaves Helm's verdict (the user's question included) as it was.
+After a cancel, every request is answered ``cancelled`` (as ACP requires). The verdict, the
+user's answer (if asked) and Helm's reply are recorded in the audit log under one decision id,
+and streamed as a ``PermissionDecided`` event.
 A question still open when the agent ends is recorded and streamed too (decision ``cancelled``),
 before the turn's failure.
 """
@@ -20,6 +23,7 @@ from broker.agents.events import PermissionDecided, clip, content_digest, tool_c
 from broker.agents.policy import Option, PermissionAnswer, PermissionFacts, PolicyDecision, Verdict
 from broker.agents.questions import PermissionQuestion, clip_diff
 from broker.agents.state import ENDED, SessionState, ToolFacts, new_decision_id
+from broker.decision_point import PointRequest, PointVerdict, agent_classes
 from broker.fs.diff import line_diff
 from broker.summary import Decision
 
@@ -109,6 +113,52 @@ def _reason(
     return verdict.reason
 
 
+async def _asked_point(
+    state: SessionState, facts: PermissionFacts, call: schema.ToolCallUpdate, verdict: PolicyDecision
+) -> tuple[PolicyDecision, PointVerdict | None]:
+    """Helm's verdict once the decision point has had its say (it is not asked about what
+    Helm's rules refuse anyway)."""
+    if state.point is None or verdict.verdict is Verdict.DENY:
+        return verdict, None
+    point = await state.point.ask(point_request(state, facts, call))
+    if point is None or point.allowed:
+        return verdict, point
+    return policy.deny(facts, point.refusal()), point
+
+
+def point_request(state: SessionState, facts: PermissionFacts, call: schema.ToolCallUpdate) -> PointRequest:
+    """What the decision point is asked: ``tool.acp.<agent>.<kind>``, the tool call's title and
+    input (the agent's key removed), the session and the classes of its kind."""
+    risk, effect = agent_classes(facts.kind)
+    agent = state.profile.name
+    raw = call.raw_input
+    return PointRequest(
+        resource=f"tool.acp.{agent}.{facts.kind}",
+        tool=state.scrub(facts.title),
+        args=_scrubbed(raw, state.scrub) if isinstance(raw, dict) else {},
+        session_id=state.session_id,
+        risk_class=risk,
+        effect_class=effect,
+        context={
+            "workspace": state.workspace.name,
+            "agent": agent,
+            "kind": facts.kind,
+            "locations": [state.scrub(p) for p in facts.locations],
+            "tool_call_id": state.scrub(call.tool_call_id),
+        },
+    )
+
+
+def _scrubbed(value: Any, scrub: Any) -> Any:
+    if isinstance(value, str):
+        return scrub(value)
+    if isinstance(value, dict):
+        return {scrub(str(k)): _scrubbed(v, scrub) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrubbed(v, scrub) for v in value]
+    return value
+
+
 async def serve_permission(
     state: SessionState, call: schema.ToolCallUpdate, options: list[Any]
 ) -> schema.RequestPermissionResponse:
@@ -122,7 +172,7 @@ async def _serve(
 ) -> schema.RequestPermissionResponse:
     facts = facts_for(state, call, options)
     did = new_decision_id()
-    verdict = _verdict(state, facts)
+    verdict, point = await _asked_point(state, facts, call, _verdict(state, facts))
     if verdict.verdict is Verdict.ASK:
         answer = await _ask(state, facts, call, did)
     else:
@@ -143,6 +193,7 @@ async def _serve(
         request_digest=digest,
         decision_id=did,
         reason=reason,
+        **({} if point is None else point.audit()),
     )
     kind, option = facts.kind, answer.option_kind
     state.emit(

@@ -21,6 +21,7 @@ from broker.agents.profiles import AgentProfile
 from broker.agents.questions import PermissionAsker
 from broker.agents.scrub import ChunkScrubber
 from broker.audit import AuditLog, AuditRecord
+from broker.decision_point import PointAsker
 from broker.errors import SettingsError
 from broker.settings import Workspace
 from broker.summary import Confirmer, Decision
@@ -128,6 +129,8 @@ class SessionState:
     push: Callable[[AgentEvent], None]
     writes: WritePipeline
     """The one write pipeline (``broker.writes``) every file write of the session goes through."""
+    point: PointAsker | None = None
+    """The organisation's decision point, asked about every permission request (``broker.decision_point``)."""
     chunks: ChunkScrubber = field(default_factory=lambda: ChunkScrubber(None))
     """Scrubs the key from what is streamed, across chunk boundaries (see ``emit``)."""
     grants: dict[GrantKey, str] = field(default_factory=dict)

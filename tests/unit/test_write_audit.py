@@ -125,14 +125,14 @@ async def test_the_decision_is_recorded_before_the_write_is_sent(
     seen: list[list[tuple[str, str]]] = []
     original = broker.writes._redeemed
 
-    async def spy(target: Any, prepared: Any, token: str) -> dict[str, Any]:
+    async def spy(target: Any, prepared: Any, token: str, *rest: Any) -> dict[str, Any]:
         send = prepared.send
 
         async def sending() -> dict[str, Any]:
             seen.append([(r.decision, r.outcome) for r in broker.audit.records()])
             return await send()
 
-        return await original(target, type(prepared)(prepared.details, sending), token)
+        return await original(target, type(prepared)(prepared.details, sending), token, *rest)
 
     broker.writes._redeemed = spy  # type: ignore[method-assign]
     assert (await broker.request(ctx, "notes", "write", args(), ScriptedConfirmer()))["ok"]

@@ -9,7 +9,7 @@ an agent message, e.g. ``[{"read": "/abs/path"}, {"say": "done"}]``:
   ``tool_update`` {id, status}; ``plan`` [[content, priority, status], ...];
 * ``read`` PATH (+ ``line``, ``limit``) → "read ok: TEXT" / "read error: MESSAGE";
 * ``write`` PATH + ``content`` → "write ok" / "write error: MESSAGE";
-* ``ask`` {id, title, kind, options: [[id, name, kind], ...], locations, diff}
+* ``ask`` {id, title, kind, options: [[id, name, kind], ...], locations, diff, input}
   → "permission: selected ID" / "permission: cancelled";
 * ``terminal`` CMD (+ ``args``) → asks the client for a terminal (Helm never offers one);
 * ``flood`` N (+ ``size``) → N message chunks; ``big_line`` N → one raw N-byte line;
@@ -182,7 +182,7 @@ class Scripted:
         locations = [schema.ToolCallLocation(path=p) for p in value.get("locations", [])]
         call = schema.ToolCallUpdate(
             tool_call_id=value["id"], title=value.get("title"), kind=value.get("kind"),
-            content=content, locations=locations or None,
+            content=content, locations=locations or None, raw_input=value.get("input"),
         )  # fmt: skip
         response = await self.conn.request_permission(sid, call, options)
         outcome = response.outcome
