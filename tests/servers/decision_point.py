@@ -52,7 +52,10 @@ class DecisionPointServer:
     def answer(self, headers: dict[str, str], raw: bytes) -> tuple[int, bytes]:
         if headers.get("authorization") != f"Bearer {self.key}":
             return 401, b'{"error": "unauthorized"}'
-        if headers.get("x-helm-tenant-id") != self.tenant or headers.get("x-helm-principal-id") != self.principal:
+        if (
+            headers.get("x-helm-tenant-id") != self.tenant
+            or headers.get("x-helm-principal-id") != self.principal
+        ):
             return 400, b'{"error": "tenant or principal missing"}'
         try:
             body = json.loads(raw)
@@ -76,7 +79,11 @@ class DecisionPointServer:
 
 
 def valid_request(body: Any, principal: str) -> bool:
-    if not isinstance(body, dict) or body.get("action") != "EXECUTE_TOOL" or body.get("principal") != principal:
+    if (
+        not isinstance(body, dict)
+        or body.get("action") != "EXECUTE_TOOL"
+        or body.get("principal") != principal
+    ):
         return False
     context = body.get("context")
     if not isinstance(body.get("resource"), str) or not isinstance(context, dict):

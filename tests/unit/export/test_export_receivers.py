@@ -19,8 +19,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from broker import Broker, CallContext, Decision
-from broker import teams
+from broker import Broker, CallContext, Decision, teams
 from broker.export.config import FACILITIES
 from broker.kinds.http.profiles import SERVICES, ServiceProfile
 from tests.helpers import ScriptedConfirmer, manifest_dict, new_broker, setup_extension
@@ -33,7 +32,12 @@ CANARY_SECRET = "canary-secret-9a7b3c"
 SCHEMA = json.loads((REPO / "resources" / "audit-export.schema.json").read_text("utf-8"))
 NOTES = {"id": "notes", "kind": "files", "root": "workspace", "paths": ["notes/*.md"],
          "operations": ["read", "write"]}  # fmt: skip
-API = {"id": "api", "kind": "http", "service": "svc", "calls": {"bearer": {"method": "GET", "path": "/bearer"}}}
+API = {
+    "id": "api",
+    "kind": "http",
+    "service": "svc",
+    "calls": {"bearer": {"method": "GET", "path": "/bearer"}},
+}
 
 
 @pytest.fixture
@@ -96,7 +100,12 @@ async def test_audit_records_reach_rsyslog_over_udp_tcp_and_a_socket_and_the_jso
     assert declined["error"]["code"] == "declined"
     assert (await broker.call(ctx, "api", "bearer", {}))["ok"]  # httpbin echoes the token: redacted
     local = [(r.decision, r.outcome) for r in broker.audit.records()]
-    assert local == [("confirmed", "sending"), ("confirmed", "ok"), ("declined", "nothing sent"), ("redacted", "ok")]
+    assert local == [
+        ("confirmed", "sending"),
+        ("confirmed", "ok"),
+        ("declined", "nothing sent"),
+        ("redacted", "ok"),
+    ]
 
     messages = rsyslog.wait_for(3 * len(local))
     by_input = {name: [m for m in messages if m["input"] == name] for name in ("imudp", "imtcp", "imuxsock")}
@@ -116,7 +125,12 @@ async def test_audit_records_reach_rsyslog_over_udp_tcp_and_a_socket_and_the_jso
         jsonschema.validate(entry, SCHEMA)
     write = next(e for e in entries if e["type"] == "audit")
     assert write["requester"] == {"role": "extension", "id": ctx.extension, "instance": ctx.instance}
-    assert (write["workspace"], write["connection"], write["kind"], write["operation"]) == ("ws", "notes", "files", "write")
+    assert (write["workspace"], write["connection"], write["kind"], write["operation"]) == (
+        "ws",
+        "notes",
+        "files",
+        "write",
+    )
     assert write["request_digest"] == next(broker.audit.records()).request_digest
 
     everything = rsyslog.out.read_text("utf-8") + jsonl.read_text("ascii")
@@ -132,9 +146,16 @@ async def test_a_write_goes_through_while_every_sink_is_down_and_its_records_sta
     add_sinks(broker, rsyslog, tmp_path / "no-such-folder" / "helm.jsonl")
     ctx = await extension(broker, tmp_path, httpbin_server.url)
     assert (await broker.request(ctx, "notes", "write", write_args(), ScriptedConfirmer()))["ok"]
-    assert [(r.decision, r.outcome) for r in broker.audit.records()] == [("confirmed", "sending"), ("confirmed", "ok")]
+    assert [(r.decision, r.outcome) for r in broker.audit.records()] == [
+        ("confirmed", "sending"),
+        ("confirmed", "ok"),
+    ]
     status = wait_status(broker, lambda s: all(x.state == "down" for x in s if x.name != "udp"))
-    assert {s.name: s.queued for s in status if s.name != "udp"} == {"file": 3, "tcp": 2, "unix": 2}  # file: + 1 call
+    assert {s.name: s.queued for s in status if s.name != "udp"} == {
+        "file": 3,
+        "tcp": 2,
+        "unix": 2,
+    }  # file: + 1 call
     assert not (tmp_path / "no-such-folder").exists()  # a sink's folder is never made
 
 
