@@ -3,14 +3,17 @@
 Filters narrow it by decision, extension and outcome. Selecting a record shows what the dialog
 showed — its title, the labels of its fields and the digest of the exact request — and who
 asked, through what, with what outcome. The log never holds argument values, so neither does
-this window: the digest identifies the request.
+this window: the digest identifies the request. When the records are also exported
+(``broker.export``), a line under the filters says where to and how each sink is doing: up or
+down, how many records wait, how many it had to drop.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from broker.audit import AuditLog, AuditRecord
+from broker.export import SinkStatus
 from ui.qt import (
     QAbstractItemView,
     QComboBox,
@@ -81,22 +84,41 @@ def details(record: AuditRecord) -> list[tuple[str, str]]:
             ("File", record.file),
             ("Decision id", record.decision_id),
             ("Reason", record.reason),
+            ("Decision point", record.point_verdict),
+            ("Its decision id", record.point_decision_id),
+            ("Its receipt id", record.point_receipt_id),
         )
         if value
     ]
     return pairs
 
 
+def export_text(statuses: Iterable[SinkStatus]) -> str:
+    """The export line: each sink in effect and how it is doing ("" when there is none)."""
+    lines = [s.line() for s in statuses]
+    return "Exported — " + "; ".join(lines) if lines else ""
+
+
 class AuditView(QWidget):
-    def __init__(self, log: AuditLog, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        log: AuditLog,
+        parent: QWidget | None = None,
+        export: Callable[[], list[SinkStatus]] | None = None,
+    ) -> None:
+        """``export``: the audit export's status (``AuditExporter.status``), shown when given."""
         super().__init__(parent)
         self.log = log
+        self.export = export
         self.shown: list[AuditRecord] = []
         self.setWindowTitle("Audit log — write decisions and redactions")
         self.setAccessibleName("Audit log")
         self.resize(1100, 560)
         layout = QVBoxLayout(self)
         layout.addLayout(self._filters())
+        self.export_line = plain_label("", self)
+        self.export_line.setAccessibleName("Audit export")
+        layout.addWidget(self.export_line)
         split = QSplitter(Qt.Orientation.Vertical, self)
         split.addWidget(self._table())
         self.detail = QWidget(split)
@@ -171,6 +193,9 @@ class AuditView(QWidget):
                 self.table.setItem(r, c, item)
         problems = scan.problems(self.log.path)
         set_plain(self.count, f"{len(self.shown)} decision(s)" + (f" — {problems}" if problems else ""))
+        exported = export_text(self.export()) if self.export is not None else ""
+        set_plain(self.export_line, exported)
+        self.export_line.setVisible(bool(exported))
         self.show_detail(self.table.currentRow())
 
     def _offer(self, box: QComboBox, everything: str, values: list[str]) -> None:

@@ -490,7 +490,8 @@ class MainWindow(QMainWindow):
         return self._window("preferences", lambda: PreferencesDialog(self.model.preferences, self))
 
     def open_audit(self) -> QWidget:
-        return self._window("audit", lambda: AuditView(self.model.broker.audit, self))
+        broker = self.model.broker
+        return self._window("audit", lambda: AuditView(broker.audit, self, broker.export.status))
 
     def open_db_explorer(self) -> QWidget | None:
         explorer = self.explorer

@@ -147,3 +147,40 @@ def test_lines_that_cannot_be_read_are_skipped_and_counted_beside_the_decisions(
     assert view.count.text() == (
         f"2 decision(s) — 2 line(s) of {log.path} could not be read and were skipped"
     )
+
+
+def test_the_window_says_where_records_are_exported_and_that_a_sink_is_down_with_what_waits(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    from broker import teams
+
+    broker = new_broker(tmp_path / "home")
+    share = tmp_path / "unmounted"
+    teams.add_sink(broker.home, "share", {"type": "jsonl", "path": str(share / "helm.jsonl")})
+    view = AuditView(broker.audit, export=broker.export.status)
+    qtbot.addWidget(view)
+    assert view.export_line.isHidden() is False
+    broker.audit.record(
+        AuditRecord("ws", "com.example.test", "gh", "http", "close", "refused", "nothing sent",
+                    point_verdict="DENY", point_decision_id="dec-9", point_receipt_id="rcpt-9")
+    )  # fmt: skip
+    qtbot.waitUntil(lambda: broker.export.status()[0].state == "down", timeout=10_000)
+    view.refresh_button.click()
+    line = view.export_line.text()
+    assert f"sink share: JSON Lines file {share / 'helm.jsonl'} — down" in line
+    assert "1 record(s) waiting" in line
+    view.table.setCurrentCell(0, 0)
+    shown = detail_texts(view)
+    assert (shown["Decision point"], shown["Its decision id"], shown["Its receipt id"]) == (
+        "DENY",
+        "dec-9",
+        "rcpt-9",
+    )
+    broker.export.close(0.1)
+
+
+def test_the_export_line_is_hidden_when_nothing_is_exported(qtbot: QtBot, tmp_path: Path) -> None:
+    broker = new_broker(tmp_path / "home")
+    view = AuditView(broker.audit, export=broker.export.status)
+    qtbot.addWidget(view)
+    assert view.export_line.isHidden()
