@@ -134,3 +134,26 @@ def test_a_hand_edited_sink_that_is_wrong_is_reported_by_name(tmp_path: Path) ->
     raw["teams"]["audit_sinks"].pop("bad")
     home.settings_path.write_text(json.dumps(raw))
     assert [type(s) for s in teams.audit_sinks(home.settings())] == [SyslogSinkConfig]
+
+
+def test_the_command_line_sets_the_decision_point_with_its_key_from_stdin_only(tmp_path: Path) -> None:
+    from broker.credentials import open_store
+
+    home, key = tmp_path / "home", "pdp-cli-key-0c9d"
+    argv = [sys.executable, "-m", "app.cli", "decision-point", "set", "https://pdp.example", "--tenant", "t1",
+            "--principal", "desk", "--writes", "--home", str(home)]  # fmt: skip
+    done = subprocess.run(argv, input=key + "\n", capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "every write" in done.stdout
+    shown = helm(home, "decision-point", "show", "--json")
+    assert json.loads(shown.stdout) == {
+        "url": "https://pdp.example", "tenant_id": "t1", "principal_id": "desk",
+        "key_ref": "teams/decision_point/key", "writes": True,
+    }  # fmt: skip
+    assert open_store(home).get("teams/decision_point/key") == key
+    assert key not in (home / "settings.json").read_text() + done.stdout + done.stderr + shown.stdout
+    wrong = helm(home, "decision-point", "set", "http://pdp.example", "--tenant", "t", "--principal", "p")
+    assert wrong.returncode != 0 and "must be https" in wrong.stderr
+    assert helm(home, "decision-point", "clear").returncode == 0
+    assert "no decision point" in helm(home, "decision-point", "show").stdout
+    assert open_store(home).get("teams/decision_point/key") is None
