@@ -252,7 +252,8 @@ class AuditExporter:
         """Export one activity record to the sinks that take them (an ``Activity`` listener)."""
         if time.monotonic() - self._checked > ACTIVITY_REFRESH_SECONDS:
             self.refresh()
-        queues = [q for q in self._queues.values() if q.config.activity]
+        with self._lock:  # audit records may come from worker threads, which refresh the queues
+            queues = [q for q in self._queues.values() if q.config.activity]
         if queues:
             entry = activity_entry(rec)
             for queue in queues:

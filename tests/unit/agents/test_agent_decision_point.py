@@ -4,6 +4,7 @@ decision point's ids are in the audit record."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -87,3 +88,32 @@ async def test_a_request_helms_own_rules_refuse_is_not_put_to_the_decision_point
         events = await turn(session(h, write=False), [edit])
     assert said(events) == ["permission: selected no"]
     assert pdp.seen == []
+
+
+CANARY = "canary-agent-arg-4d2e"
+
+
+async def test_an_agents_decision_is_exported_with_the_decision_points_ids_and_without_its_title_or_input(
+    setup: Setup, pdp: DecisionPointServer, tmp_path: Path
+) -> None:
+    from broker import Broker
+
+    export = tmp_path / "export.jsonl"
+    teams.add_sink(setup.home, "file", {"type": "jsonl", "path": str(export)})
+    ask = {"ask": {"id": "t2", "title": f"Run {CANARY}", "kind": "execute", "options": OPTIONS,
+                   "input": {"command": CANARY}}}  # fmt: skip
+    async with Broker(setup.home.path, credentials=setup.credentials) as broker:
+        points = DecisionPoints(broker.home, broker.credentials, timeout=5.0)
+        async with AgentHost(
+            broker.home, broker.credentials, limits=SHORT, writes=broker.writes, point=points
+        ) as h:
+            events = await turn(session(h, asker=FakeAsker(lambda q: "once")), [ask])
+        assert said(events) == ["permission: selected once"]
+    # The broker closed: its queues were drained into the file.
+    [entry] = [json.loads(line) for line in export.read_text("ascii").splitlines()]
+    assert (entry["requester"]["role"], entry["requester"]["id"], entry["operation"]) == (
+        "agent", "scripted", "session/request_permission")  # fmt: skip
+    assert entry["decision_point"] == {"verdict": "ALLOW", "decision_id": "dec-1", "receipt_id": "rcpt-1"}
+    assert CANARY in pdp.seen[0].body["context"]["args"]["command"]  # the decision point is told…
+    assert CANARY not in export.read_text("ascii")  # …the export never is
+    assert CANARY in (setup.home.path / "audit.jsonl").read_text("utf-8")  # the local log keeps the title
