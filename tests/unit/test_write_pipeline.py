@@ -11,12 +11,13 @@ import pytest
 
 from broker.audit import AuditLog
 from broker.context import ExtensionFrame
+from broker.decision_point import PointRequest, PointVerdict
 from broker.errors import CallError, ErrorCode
 from broker.jsonutil import digest
 from broker.kinds.base import WriteDetails
 from broker.summary import Decision, WriteSummary
 from broker.tokens import Redemption, TokenBook
-from broker.writes import Prepared, WritePipeline, WriteTarget
+from broker.writes import MAX_POINT_ARGS_BYTES, Prepared, WritePipeline, WriteTarget
 
 
 class World:
@@ -226,3 +227,154 @@ async def test_a_confirmed_write_the_audit_log_cannot_record_is_not_sent(
     assert caught.value.code is ErrorCode.UNAVAILABLE
     assert "nothing was sent" in caught.value.message
     assert world.sent == []
+
+
+# -- the organisation's decision point --------------------------------------------------------
+class Point:
+    """The decision point as the pipeline sees it: a scripted verdict, and what it was asked."""
+
+    def __init__(self, verdict: PointVerdict | None) -> None:
+        self.verdict = verdict
+        self.asked: list[tuple[PointRequest, bool]] = []
+
+    async def ask(self, request: PointRequest, *, write: bool = False) -> PointVerdict | None:
+        self.asked.append((request, write))
+        return self.verdict
+
+
+def points(world: World) -> list[tuple[str, str, str, str, str]]:
+    return [(r.decision, r.outcome, r.point_verdict, r.point_decision_id, r.point_receipt_id)
+            for r in world.audit.records()]  # fmt: skip
+
+
+@pytest.mark.parametrize("verdict", ["DENY", "ESCALATE", "PENDING"])
+async def test_a_write_the_decision_point_refuses_is_refused_unasked_unsent_and_audited(
+    world: World, verdict: str
+) -> None:
+    world.pipeline.point = Point(PointVerdict(verdict, "d-1", "r-1"))
+    answer = Answer(Decision.CONFIRMED)
+    with pytest.raises(CallError) as caught:
+        await world.pipeline.request(world.target, answer)
+    assert caught.value.code is ErrorCode.REFUSED
+    assert caught.value.message.endswith("(decision d-1); nothing was sent")
+    assert "refused: your organisation's decision point" in caught.value.message
+    assert answer.summaries == [] and world.sent == []
+    assert points(world) == [("refused", "nothing sent", verdict, "d-1", "r-1")]
+    [record] = world.audit.records()
+    assert record.reason == PointVerdict(verdict, "d-1", "r-1").refusal()
+
+
+async def test_a_decision_point_that_failed_refuses_with_its_problem(world: World) -> None:
+    world.pipeline.point = Point(PointVerdict("ERROR", problem="no answer within 10 s"))
+    with pytest.raises(CallError, match=r"gave no usable answer \(no answer within 10 s\); nothing was sent"):
+        await world.pipeline.request(world.target, Answer(Decision.CONFIRMED))
+    assert points(world) == [("refused", "nothing sent", "ERROR", "", "")]
+
+
+async def test_an_allowed_write_still_asks_the_user_and_every_record_carries_the_verdict(
+    world: World,
+) -> None:
+    point = Point(PointVerdict("ALLOW", "d-2", "r-2"))
+    world.pipeline.point = point
+    answer = Answer(Decision.CONFIRMED)
+    assert await world.pipeline.request(world.target, answer) == world.result
+    assert len(answer.summaries) == 1 and world.sent == [world.binding]
+    assert points(world) == [
+        ("confirmed", "sending", "ALLOW", "d-2", "r-2"),
+        ("confirmed", "ok", "ALLOW", "d-2", "r-2"),
+    ]
+    assert [r.reason for r in world.audit.records()] == ["", ""]
+    [(request, write)] = point.asked
+    assert write is True
+    assert request == PointRequest(
+        resource="tool.helm.http.api",
+        tool="post",
+        args=world.binding,
+        session_id="cli",
+        risk_class="T2",
+        effect_class="E3",
+        context={
+            "workspace": "ws",
+            "requester": {"role": "extension", "id": "com.example.a", "instance": "cli"},
+            "connection": "api",
+            "kind": "http",
+            "request_digest": digest(world.binding),
+            "write": True,
+        },
+    )
+
+
+@pytest.mark.parametrize("decision", [Decision.DECLINED, Decision.EXPIRED])
+async def test_a_write_allowed_by_the_decision_point_but_not_by_the_user_is_audited_with_both(
+    world: World, decision: Decision
+) -> None:
+    world.pipeline.point = Point(PointVerdict("ALLOW", "d-3", "r-3"))
+    with pytest.raises(CallError):
+        await world.pipeline.request(world.target, Answer(decision))
+    assert points(world) == [(decision.value, "nothing sent", "ALLOW", "d-3", "r-3")]
+
+
+async def test_an_allowed_write_cancelled_under_the_dialog_or_failing_is_audited_with_the_verdict(
+    world: World,
+) -> None:
+    world.pipeline.point = Point(PointVerdict("ALLOW", "d-4", "r-4"))
+    world.send_raises = CallError(ErrorCode.UNAVAILABLE, "the service failed")
+    with pytest.raises(CallError):
+        await world.pipeline.request(world.target, Answer(Decision.CONFIRMED))
+    world.send_raises = asyncio.CancelledError()
+    with pytest.raises(asyncio.CancelledError):
+        await world.pipeline.request(world.target, Answer(Decision.CONFIRMED))
+
+    async def cancelled(summary: WriteSummary) -> Decision:
+        raise asyncio.CancelledError
+
+    with pytest.raises(asyncio.CancelledError):
+        await world.pipeline.request(world.target, cancelled)
+    assert [p[1:3] for p in points(world)] == [
+        ("sending", "ALLOW"), ("unavailable", "ALLOW"), ("sending", "ALLOW"), ("cancelled", "ALLOW"),
+        ("nothing sent", "ALLOW"),
+    ]  # fmt: skip
+
+
+async def test_the_two_step_flow_asks_the_decision_point_and_a_refusal_spends_the_token(world: World) -> None:
+    summary = await world.pipeline.describe(world.target)
+    world.pipeline.point = Point(PointVerdict("DENY", "d-5", "r-5"))
+    with pytest.raises(CallError, match="denied it"):
+        await world.pipeline.send(world.target, summary.token)
+    assert world.spent(summary)
+    world.pipeline.point = Point(PointVerdict("ALLOW", "d-6", "r-6"))
+    with pytest.raises(CallError, match="unknown or was already used"):
+        await world.pipeline.send(world.target, summary.token)
+    summary = await world.pipeline.describe(world.target)
+    assert await world.pipeline.send(world.target, summary.token) == world.result
+    assert points(world)[-1] == ("confirmed", "ok", "ALLOW", "d-6", "r-6")
+
+
+async def test_no_decision_point_to_ask_leaves_the_records_as_they_were(world: World) -> None:
+    point = Point(None)
+    world.pipeline.point = point
+    assert await world.pipeline.request(world.target, Answer(Decision.CONFIRMED)) == world.result
+    assert points(world) == [("confirmed", "sending", "", "", ""), ("confirmed", "ok", "", "", "")]
+    assert len(point.asked) == 1
+
+
+async def test_a_file_write_is_classed_e2_and_a_huge_request_reaches_the_decision_point_as_too_large(
+    world: World,
+) -> None:
+    point = Point(PointVerdict("ALLOW", "d", "r"))
+    world.pipeline.point = point
+    world.target = WriteTarget(ExtensionFrame("ws", "com.example.a", "w1"), "notes", "write", "files",
+                               world.target.prepare)  # fmt: skip
+    world.binding = {"url": "u", "body": "x" * MAX_POINT_ARGS_BYTES}
+    await world.pipeline.request(world.target, Answer(Decision.CONFIRMED))
+    [(request, _)] = point.asked
+    assert (request.resource, request.risk_class, request.effect_class) == (
+        "tool.helm.files.notes",
+        "T2",
+        "E2",
+    )
+    assert request.args == {"too_large": True}
+    assert request.session_id == "w1"
+    world.binding = {"url": "u", "body": "x" * (MAX_POINT_ARGS_BYTES - 24)}  # exactly the bound
+    await world.pipeline.request(world.target, Answer(Decision.CONFIRMED))
+    assert point.asked[1][0].args == world.binding
