@@ -17,7 +17,7 @@ from broker.jsonutil import digest
 from broker.kinds.base import WriteDetails
 from broker.summary import Decision, WriteSummary
 from broker.tokens import Redemption, TokenBook
-from broker.writes import MAX_POINT_ARGS_BYTES, Prepared, WritePipeline, WriteTarget
+from broker.writes import Prepared, WritePipeline, WriteTarget
 
 
 class World:
@@ -365,7 +365,7 @@ async def test_a_file_write_is_classed_e2_and_a_huge_request_reaches_the_decisio
     world.pipeline.point = point
     world.target = WriteTarget(ExtensionFrame("ws", "com.example.a", "w1"), "notes", "write", "files",
                                world.target.prepare)  # fmt: skip
-    world.binding = {"url": "u", "body": "x" * MAX_POINT_ARGS_BYTES}
+    world.binding = {"url": "u", "body": "x" * (64 * 1024 - 23)}  # one past 64 KiB of JSON
     await world.pipeline.request(world.target, Answer(Decision.CONFIRMED))
     [(request, _)] = point.asked
     assert (request.resource, request.risk_class, request.effect_class) == (
@@ -375,6 +375,6 @@ async def test_a_file_write_is_classed_e2_and_a_huge_request_reaches_the_decisio
     )
     assert request.args == {"too_large": True}
     assert request.session_id == "w1"
-    world.binding = {"url": "u", "body": "x" * (MAX_POINT_ARGS_BYTES - 24)}  # exactly the bound
+    world.binding = {"url": "u", "body": "x" * (64 * 1024 - 24)}  # exactly 64 KiB
     await world.pipeline.request(world.target, Answer(Decision.CONFIRMED))
     assert point.asked[1][0].args == world.binding
