@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
+from broker import teams
 from broker.agents import profiles
 from broker.agents.connection import AgentConnection, ConnectionKey
 from broker.agents.fsguard import Root
@@ -28,6 +29,7 @@ from broker.audit import FILE_NAME, AuditLog
 from broker.credentials import CredentialStore
 from broker.decision_point import DecisionPoints, PointAsker
 from broker.errors import SettingsError
+from broker.export import AuditExporter
 from broker.settings import Home, Workspace
 from broker.summary import Confirmer
 from broker.tokens import TokenBook
@@ -77,12 +79,18 @@ class AgentHost:
     ) -> None:
         """``writes``: the write pipeline file writes go through (the broker's, ``Broker.writes``,
         so one token book and audit log — and its export — serve every write and decision; by
-        default one of the host's own). ``point``: the organisation's decision point (by
-        default the one the settings name)."""
+        default one of the host's own, exported to the sinks the settings name, as ``helm
+        agent`` runs it). ``point``: the organisation's decision point (by default the one the
+        settings name)."""
         self.home = home
         self.credentials = credentials
         self.limits = limits or Limits.from_env()
-        self.audit = writes.audit if writes is not None else AuditLog(home.path / FILE_NAME)
+        self.export: AuditExporter | None = None
+        if writes is not None:
+            self.audit = writes.audit
+        else:
+            self.export = AuditExporter(lambda: teams.audit_sinks(home.settings()))
+            self.audit = AuditLog(home.path / FILE_NAME, tap=self.export.audit)
         self.writes = writes or WritePipeline(TokenBook(), self.audit, _unchanging)
         self.point = point if point is not None else DecisionPoints(home, credentials)
         self._idle: dict[ConnectionKey, tuple[AgentConnection, asyncio.Task[None]]] = {}
@@ -176,6 +184,8 @@ class AgentHost:
             with contextlib.suppress(asyncio.CancelledError):
                 await timer
             await conn.close()
+        if self.export is not None:
+            await asyncio.to_thread(self.export.close)
 
 
 def _nowhere(event: object) -> None:

@@ -26,7 +26,7 @@ from typing import Protocol
 
 from broker import jsonl
 from broker.export.config import JsonlSinkConfig, SinkConfig, SyslogSinkConfig
-from broker.export.records import Entry, json_text, syslog_message
+from broker.export.records import Entry, hostname, json_text, syslog_message
 
 CONNECT_SECONDS = 5.0
 """How long a connection or one send may take before the receiver counts as down."""
@@ -65,7 +65,7 @@ class JsonlSender:
 class SyslogSender:
     def __init__(self, config: SyslogSinkConfig, host: str | None = None) -> None:
         self.config = config
-        self.host = host
+        self.host = host or hostname()
         self._sock: socket.socket | None = None
         self._stream = config.transport == "tcp"
 

@@ -117,3 +117,14 @@ async def test_an_agents_decision_is_exported_with_the_decision_points_ids_and_w
     assert CANARY in pdp.seen[0].body["context"]["args"]["command"]  # the decision point is told…
     assert CANARY not in export.read_text("ascii")  # …the export never is
     assert CANARY in (setup.home.path / "audit.jsonl").read_text("utf-8")  # the local log keeps the title
+
+
+async def test_an_agent_host_of_its_own_as_helm_agent_runs_it_exports_its_decisions_too(
+    setup: Setup, pdp: DecisionPointServer, tmp_path: Path
+) -> None:
+    export = tmp_path / "export.jsonl"
+    teams.add_sink(setup.home, "file", {"type": "jsonl", "path": str(export)})
+    async with host(setup) as h:
+        await turn(session(h, asker=FakeAsker(lambda q: "once")), [ASK])
+    [entry] = [json.loads(line) for line in export.read_text("ascii").splitlines()]
+    assert (entry["decision"], entry["decision_point"]["receipt_id"]) == ("confirmed", "rcpt-1")
