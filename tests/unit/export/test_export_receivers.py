@@ -42,8 +42,10 @@ API = {
 
 @pytest.fixture
 def rsyslog(tmp_path: Path) -> Iterator[Rsyslog]:
+    system_socket = Path("/dev/log").exists()
     with Rsyslog(tmp_path / "rsyslog") as server:
         yield server
+    assert Path("/dev/log").exists() is system_socket  # the system's socket was left alone
 
 
 @pytest.fixture
