@@ -19,9 +19,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from broker import signatures
 from broker.agents.provision.errors import CatalogueError, SignatureError
 from broker.agents.provision.registry import DEFAULT_REGISTRY
 from broker.agents.provision.release import build_catalogue, catalogue_entry
@@ -70,22 +70,16 @@ def sign_catalogue(args: argparse.Namespace) -> int:
 def read_private_key(path: str) -> Ed25519PrivateKey:
     pem = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     try:
-        key = serialization.load_pem_private_key(pem, password=None)
-    except (ValueError, TypeError):
-        raise SystemExit("agents_catalogue: the key is not an unencrypted PEM private key") from None
-    if not isinstance(key, Ed25519PrivateKey):
-        raise SystemExit("agents_catalogue: the key is not an Ed25519 key")
-    return key
+        return signatures.private_key(pem)
+    except signatures.BadSignature as bad:
+        raise SystemExit(f"agents_catalogue: the key is {bad.detail}") from None
 
 
 def keygen(args: argparse.Namespace) -> int:
     key = Ed25519PrivateKey.generate()
-    pem = key.private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-    )
     fd = os.open(args.private_out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "wb") as fh:
-        fh.write(pem)
+        fh.write(signatures.private_pem(key))
     Path(args.public_out).write_bytes(public_pem(key.public_key()))
     print(f"key {key_id(key.public_key())}: private half in {args.private_out}, public in {args.public_out}")
     return 0

@@ -5,28 +5,35 @@ Helm ships three files in ``resources/agents/``: ``catalogue.json``, its signatu
 
     {"algorithm": "ed25519", "key_id": "<16 hex>", "signature": "<base64 of 64 bytes>"}
 
-``key_id`` is the first 16 hex digits of the sha256 of the raw public key; it only makes the
-error clear when a catalogue was signed with another key. The private key never enters the
+(``broker.signatures``, the one Ed25519 implementation; this module words its refusals for
+the adapter catalogue.) The private key never enters the
 repository: the release step signs with a key read from a file or standard input
 (``packaging/agents_catalogue.py``).
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hashlib
-import json
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from broker import signatures
 from broker.agents.provision.catalogue import Catalogue, parse_catalogue
 from broker.agents.provision.errors import CatalogueError, SignatureError
+from broker.signatures import Problem, key_id, public_pem, sign
+
+__all__ = [
+    "CatalogueSource",
+    "key_id",
+    "load_catalogue",
+    "public_key",
+    "public_pem",
+    "sign",
+    "verify_signature",
+]
 
 _MAX_CATALOGUE = 8 * 1024 * 1024
 _MAX_SIGNATURE = 4096
@@ -57,62 +64,38 @@ def load_catalogue(source: CatalogueSource | None = None) -> Catalogue:
 
 
 def verify_signature(data: bytes, signature_file: bytes, key: Ed25519PublicKey) -> None:
-    algorithm, claimed_id, signature = _parse_signature(signature_file)
-    if algorithm != "ed25519":
-        raise SignatureError(f"the catalogue's signature uses {algorithm!r}; Helm accepts only ed25519")
-    if claimed_id != key_id(key):
-        raise SignatureError(
-            f"the adapter catalogue was signed with key {claimed_id}, but this Helm trusts only key "
-            f"{key_id(key)}: refusing it (install adapters from a Helm release's own catalogue)"
-        )
+    """``broker.signatures.verify``, its refusal worded for the adapter catalogue."""
     try:
-        key.verify(signature, data)
-    except InvalidSignature:
-        raise SignatureError(
-            "the adapter catalogue's signature does not verify: it was changed after signing. "
-            "Nothing was downloaded; reinstall Helm to restore its catalogue"
-        ) from None
+        signatures.verify(data, signature_file, key)
+    except signatures.BadSignature as bad:
+        raise SignatureError(_refusal(bad, key)) from None
 
 
-def sign(data: bytes, private_key: Ed25519PrivateKey) -> bytes:
-    """The signature file for ``data`` (the release step and tests call this)."""
-    record = {
-        "algorithm": "ed25519",
-        "key_id": key_id(private_key.public_key()),
-        "signature": base64.b64encode(private_key.sign(data)).decode("ascii"),
-    }
-    return (json.dumps(record, indent=2) + "\n").encode("ascii")
-
-
-def key_id(key: Ed25519PublicKey) -> str:
-    raw = key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
-    return hashlib.sha256(raw).hexdigest()[:16]
+def _refusal(bad: signatures.BadSignature, key: Ed25519PublicKey) -> str:
+    match bad.problem:
+        case Problem.ALGORITHM:
+            return f"the catalogue's signature uses {bad.detail!r}; Helm accepts only ed25519"
+        case Problem.OTHER_KEY:
+            return (
+                f"the adapter catalogue was signed with key {bad.detail}, but this Helm trusts only key "
+                f"{key_id(key)}: refusing it (install adapters from a Helm release's own catalogue)"
+            )
+        case Problem.INVALID:
+            return (
+                "the adapter catalogue's signature does not verify: it was changed after signing. "
+                "Nothing was downloaded; reinstall Helm to restore its catalogue"
+            )
+        case Problem.LENGTH:
+            return "the catalogue's signature has the wrong length: refusing the catalogue"
+        case _:
+            return "the catalogue's signature file is malformed: refusing the catalogue"
 
 
 def public_key(pem: bytes) -> Ed25519PublicKey:
     try:
-        key = serialization.load_pem_public_key(pem)
-    except ValueError:
-        raise SignatureError("the trusted catalogue key is not a PEM public key") from None
-    if not isinstance(key, Ed25519PublicKey):
-        raise SignatureError("the trusted catalogue key is not an Ed25519 key")
-    return key
-
-
-def public_pem(key: Ed25519PublicKey) -> bytes:
-    return key.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
-
-
-def _parse_signature(raw: bytes) -> tuple[str, str, bytes]:
-    try:
-        record = json.loads(raw.decode("ascii"))
-        signature = base64.b64decode(record["signature"], validate=True)
-        algorithm, claimed = str(record["algorithm"]), str(record["key_id"])
-    except (UnicodeDecodeError, ValueError, KeyError, TypeError, binascii.Error):
-        raise SignatureError("the catalogue's signature file is malformed: refusing the catalogue") from None
-    if len(signature) != 64:
-        raise SignatureError("the catalogue's signature has the wrong length: refusing the catalogue")
-    return algorithm, claimed, signature
+        return signatures.public_key(pem)
+    except signatures.BadSignature as bad:
+        raise SignatureError(f"the trusted catalogue key is {bad.detail}") from None
 
 
 def _read(path: Path, limit: int, what: str) -> bytes:
