@@ -276,11 +276,20 @@ class Activity:
         return envelope_text(result)[0]
 
     # -- the kill switch -----------------------------------------------------------------
-    def stop(self, workspace: str, extension: str, connection: str | None = None) -> int:
+    def stop(
+        self,
+        workspace: str,
+        extension: str,
+        connection: str | None = None,
+        *,
+        by: str = "user",
+        reason: str = "",
+    ) -> int:
         """Stop an extension (or one connection of it) now: refuse its new calls and cancel
         those running. Returns how many running calls were cancelled; raises SettingsError
-        when the stop cannot be recorded (nothing was cancelled then)."""
-        stop = self.switch.set(workspace, extension, connection, True)
+        when the stop cannot be recorded (nothing was cancelled then). ``by`` and ``reason``
+        say who stopped it and why when it was not the user (a withdrawn version)."""
+        stop = self.switch.set(workspace, extension, connection, True, by=by, reason=reason)
         cancelled = 0
         for watch in list(self._running):
             ctx = watch.ctx

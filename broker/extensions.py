@@ -13,6 +13,10 @@ when the manifest or a pinned definition differs from the snapshot::
     show(reviewed.review, reviewed.changes, reviewed.pinning)   # then, on the user's Approve:
     await extensions.approve(broker, reviewed)
 
+An update from a catalogue is reviewed the same way, from the folder it was unpacked to
+(``review(..., update=folder)``); the installed version keeps running until ``approve`` puts
+the update's folder and its approval in place together.
+
 A server that is not set up or does not answer at review is not pinned then: its tools are
 pinned at the extension's first call to it (trust on first use, recorded in the audit log and
 shown by the next review). Whether an extension may call at all is ``broker.approval``'s
@@ -54,6 +58,8 @@ class Reviewed:
     pins: Mapping[str, Mapping[str, Any]]
     changes: tuple[str, ...] = ()
     pinning: tuple[str, ...] = ()
+    update: Path | None = None
+    """The folder of the version under review, when it is to replace the installed one."""
 
     @property
     def digest(self) -> str:
@@ -79,15 +85,21 @@ def install(home: Home, workspace: str, folder: Path) -> Manifest:
     return manifest
 
 
-async def review(broker: Broker, workspace: str, extension: str) -> Reviewed:
+async def review(broker: Broker, workspace: str, extension: str, *, update: Path | None = None) -> Reviewed:
     """The snapshot to show the user; raises SettingsError (not installed, no workspace) or
-    ManifestError (invalid manifest)."""
+    ManifestError (invalid manifest). ``update``: review the version in that folder instead,
+    which ``approve`` then puts in place of the installed one (a catalogue update)."""
     decision = broker.standing(workspace, extension)
-    if decision.installed is None:
+    installed = decision.installed
+    if installed is None:
         raise SettingsError(decision.message)
-    manifest = broker.manifest(workspace, extension)  # the manifest, or its ManifestError
+    manifest = (
+        broker.manifest(workspace, extension) if update is None else _update_manifest(extension, update)
+    )
+    if update is not None:
+        decision = replace(decision, standing=Standing.STALE, manifest=manifest)
     ws = broker.home.settings().workspace(workspace)
-    previous = decision.installed.approval
+    previous = installed.approval
     pins: dict[str, Mapping[str, Any]] = {}
     changes: list[str] = []
     pinning: list[str] = []
@@ -112,7 +124,14 @@ async def review(broker: Broker, workspace: str, extension: str) -> Reviewed:
                 pinning.append(f"[{cid}] not pinned now ({err.message}); its tools will be pinned at "
                                "the first call (trust on first use)")  # fmt: skip
     shown = reviewed_with_warnings(manifest, ws, broker.home.path)
-    return Reviewed(workspace, extension, shown, decision, pins, tuple(changes), tuple(pinning))
+    return Reviewed(workspace, extension, shown, decision, pins, tuple(changes), tuple(pinning), update)
+
+
+def _update_manifest(extension: str, folder: Path) -> Manifest:
+    manifest = load_manifest(folder)
+    if manifest.id != extension:
+        raise SettingsError(f"{folder} holds {manifest.id}, not an update of {extension}")
+    return manifest
 
 
 def reviewed_with_warnings(manifest: Manifest, ws: Workspace, home: Path) -> Review:
@@ -129,7 +148,10 @@ async def approve(broker: Broker, reviewed: Reviewed) -> Approval:
     """Approve exactly what ``reviewed`` showed; ``ApprovalChanged`` (nothing written) when the
     manifest or a pinned definition changed since."""
     workspace, extension = reviewed.workspace, reviewed.extension
-    manifest = broker.manifest(workspace, extension)
+    if reviewed.update is None:
+        manifest = broker.manifest(workspace, extension)
+    else:
+        manifest = _update_manifest(extension, reviewed.update)
     if manifest.digest() != reviewed.digest:
         raise ApprovalChanged(
             f"the manifest of {extension} changed while you reviewed it; nothing was approved — "
@@ -145,6 +167,8 @@ async def approve(broker: Broker, reviewed: Reviewed) -> Approval:
         if ext is None:
             raise SettingsError(f"{extension!r} is not installed in {workspace!r}")
         ext.approval = approval
+        if reviewed.update is not None:
+            ext.path = manifest.folder  # the update lands with its approval, in one write
     return approval
 
 

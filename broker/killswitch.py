@@ -7,7 +7,12 @@ cancelled (``broker.activity`` does that). A stop outlives a restart of Helm, un
 turns the extension or connection back on. Format (version 1)::
 
     {"version": 1, "stopped": [{"workspace": "main", "extension": "com.example.board",
-                                "connection": null | "gh", "since": "<UTC ISO time>"}]}
+                                "connection": null | "gh", "since": "<UTC ISO time>",
+                                "by": "catalogue", "reason": "…"}]}
+
+``by`` and ``reason`` are there only for a stop Helm made itself rather than the user: a version
+its catalogue withdrew is stopped with the catalogue's reason (``broker.catalogue``), and every
+refusal names it. Approving an update of that extension lifts such a stop; a user's stop stays.
 
 Written atomically (``broker.atomic``). A file Helm cannot read is reported and left as it is:
 while it is unreadable, Helm does not know what the user stopped, so every call is refused
@@ -19,7 +24,7 @@ from __future__ import annotations
 import fcntl
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -43,6 +48,10 @@ class Stop:
     extension: str
     connection: str | None = None
     since: str = ""
+    by: str = "user"
+    """Who stopped it: "user", or "catalogue" for a withdrawn version."""
+    reason: str = ""
+    """Why, when Helm stopped it (the catalogue's words); empty for the user's own stop."""
 
     @property
     def key(self) -> tuple[str, str, str | None]:
@@ -61,6 +70,9 @@ def stopped_message(stop: Stop, *, running: bool = False) -> str:
     what = (
         stop.extension if stop.connection is None else f"connection {stop.connection!r} of {stop.extension}"
     )
+    if stop.reason:
+        done = "Helm cancelled this call" if running else "nothing was sent"
+        return f"Helm stopped {what}: {stop.reason}; {done}"
     if running:
         return (
             f"the user stopped {what} in Helm while this call was running; Helm cancelled it "
@@ -133,36 +145,56 @@ class KillSwitch:
             self._stops, self._broken = {}, str(err)
 
     # -- changing ------------------------------------------------------------------------
-    def set(self, workspace: str, extension: str, connection: str | None, stopped: bool) -> Stop:
-        """Stop or turn back on; raises SettingsError (nothing written) when the file is damaged."""
+    def set(
+        self,
+        workspace: str,
+        extension: str,
+        connection: str | None,
+        stopped: bool,
+        *,
+        by: str = "user",
+        reason: str = "",
+    ) -> Stop:
+        """Stop or turn back on; raises SettingsError (nothing written) when the file is damaged.
+        ``by`` and ``reason`` say who stopped it and why, when it was not the user."""
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         with open(self.path.parent / ".stopped.lock", "a") as lock:  # another Helm process
             fcntl.flock(lock, fcntl.LOCK_EX)
             try:
-                return self._set(workspace, extension, connection, stopped)
+                return self._set(Stop(workspace, extension, connection, "", by, reason), stopped)
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
 
-    def _set(self, workspace: str, extension: str, connection: str | None, stopped: bool) -> Stop:
+    def _set(self, asked: Stop, stopped: bool) -> Stop:
         self._stamp = None
         self._refresh(now=True)
         if self._broken is not None:
             raise SettingsError(self._broken)
-        when = datetime.now(UTC).isoformat(timespec="seconds")
-        stop = Stop(workspace, extension, connection, when)
+        stop = replace(asked, since=datetime.now(UTC).isoformat(timespec="seconds"))
         stops = dict(self._stops)
-        if stopped:
-            stops.setdefault(stop.key, stop)
-        else:
+        existing = stops.get(stop.key)
+        if not stopped:
             stops.pop(stop.key, None)
+        elif existing is None or (stop.reason and existing.reason != stop.reason):
+            stops[stop.key] = stop  # Helm's own stop says why, even over the user's
+        else:
+            return existing
         rows = [
-            {"workspace": s.workspace, "extension": s.extension, "connection": s.connection, "since": s.since}
+            _row(s)
             for s in sorted(stops.values(), key=lambda s: (s.workspace, s.extension, s.connection or ""))
         ]
         data = json.dumps({"version": VERSION, "stopped": rows}, indent=2, ensure_ascii=False) + "\n"
         write_atomic(self.path, data.encode("utf-8"), mode=0o600)
         self._stops, self._stamp = stops, None
         return stops.get(stop.key, stop)
+
+
+def _row(stop: Stop) -> dict[str, Any]:
+    row: dict[str, Any] = {"workspace": stop.workspace, "extension": stop.extension}
+    row |= {"connection": stop.connection, "since": stop.since}
+    if stop.by != "user" or stop.reason:
+        row |= {"by": stop.by, "reason": stop.reason}
+    return row
 
 
 def _read(path: Path) -> dict[tuple[str, str, str | None], Stop]:
@@ -182,6 +214,9 @@ def _read(path: Path) -> dict[tuple[str, str, str | None], Stop]:
             raise SettingsError(broken)
         if connection is not None and not isinstance(connection, str):
             raise SettingsError(broken)
-        stop = Stop(workspace, extension, connection, str(row.get("since", "")))
+        by, reason = row.get("by", "user"), row.get("reason", "")
+        if not (isinstance(by, str) and isinstance(reason, str)):
+            raise SettingsError(broken)
+        stop = Stop(workspace, extension, connection, str(row.get("since", "")), by, reason)
         stops[stop.key] = stop
     return stops

@@ -1,4 +1,5 @@
-"""``helm ext new|schema|lint|review|install|approve|list|enable|disable|remove``."""
+"""``helm ext new|schema|lint|review|install|approve|list|enable|disable|remove``, and (from
+``app.commands.ext_catalogue``) ``update|rollback|pack``."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from app import exttest
+from app.commands import ext_catalogue
 from app.commands.common import add_home_option, ask_yes_no, fail, home, open_broker, print_json, run
 from app.scaffold import ScaffoldError, create
 from broker import approval, extensions
@@ -50,7 +52,8 @@ def register(sub: Any) -> None:
 def _register_workspace_actions(s: Any) -> None:
     """install, approve, list, enable, disable, remove: an extension in a workspace."""
     inst = s.add_parser("install", help="review and install an extension into a workspace")
-    inst.add_argument("dir", type=Path)
+    inst.add_argument("dir", metavar="DIR|ID[@VERSION]", help="its folder, or with --catalogue its id")
+    inst.add_argument("--catalogue", "-c", metavar="NAME", help="download it from this catalogue (signed)")
     inst.add_argument("--workspace", "-w", required=True)
     inst.add_argument("--approve", action="store_true", help="approve without asking (for scripts)")
     add_home_option(inst)
@@ -77,6 +80,7 @@ def _register_workspace_actions(s: Any) -> None:
     rm.add_argument("--workspace", "-w", required=True)
     add_home_option(rm)
     rm.set_defaults(handler=_remove)
+    ext_catalogue.register(s)
 
 
 def format_review(review: Review) -> str:
@@ -171,9 +175,17 @@ def _review(args: argparse.Namespace) -> int:
 
 
 def _install(args: argparse.Namespace) -> int:
-    if _load(args.dir) is None:
+    if args.catalogue:
+        return ext_catalogue.install(args)
+    folder = Path(args.dir)
+    if _load(folder) is None:
         return 1
-    manifest = extensions.install(home(args), args.workspace, args.dir)
+    return review_and_install(args, folder)
+
+
+def review_and_install(args: argparse.Namespace, folder: Path) -> int:
+    """Install the extension in ``folder``, show its review and approve it on the user's yes."""
+    manifest = extensions.install(home(args), args.workspace, folder)
     reviewed = run_reviewed(args, manifest.id)
     print(format_reviewed(reviewed))
     print()
@@ -181,7 +193,7 @@ def _install(args: argparse.Namespace) -> int:
         print(visible(f"installed {manifest.id}, NOT approved: its calls are refused until you approve it"))
         print(f"approve it later with: helm ext approve -w {args.workspace} {manifest.id}")
         return 1
-    _approve_reviewed(args, reviewed)
+    approve_reviewed(args, reviewed)
     print(visible(f"installed and approved {manifest.id} in {args.workspace}"))
     return 0
 
@@ -193,7 +205,7 @@ def _approve(args: argparse.Namespace) -> int:
     if not args.yes and not ask_yes_no("Approve this extension?"):
         print("not approved")
         return 1
-    _approve_reviewed(args, reviewed)
+    approve_reviewed(args, reviewed)
     print(visible(f"approved {args.id}"))
     return 0
 
@@ -221,7 +233,7 @@ def run_reviewed(args: argparse.Namespace, ext_id: str) -> extensions.Reviewed:
     return asyncio.run(go())
 
 
-def _approve_reviewed(args: argparse.Namespace, reviewed: extensions.Reviewed) -> None:
+def approve_reviewed(args: argparse.Namespace, reviewed: extensions.Reviewed) -> None:
     """Approve what was printed, with a fresh broker: a server's tools are read anew, so a
     change made while the question was open is seen and refused."""
 

@@ -1,0 +1,131 @@
+"""Extension archives: ``helm ext pack`` makes them reproducibly; installing unpacks a verified one.
+
+An archive is a gzip tar whose every entry lies under ``package/`` (as npm's do, so the one safe
+extractor Helm has, ``broker.agents.provision.tarball``, unpacks both). The same folder always
+packs to the same bytes: entries sorted by path, mtime 0, owner 0:0 with no names, modes 0644 or
+0755, folders 0755, gzip without a time or file name. Hidden files and folders (``.git``…) and
+``__pycache__`` are left out; a symbolic link is refused, since what it points to is not the
+author's to ship.
+
+Unpacking runs only on an archive whose sha256 the signed index pinned, into a staging folder
+that becomes ``<home>/catalogue/extensions/<id>/<version>-<sha256 prefix>/`` only once its
+manifest is valid and is exactly the one the index pins (id, version, digest).
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import secrets
+import shutil
+import tarfile
+from pathlib import Path
+
+from broker.agents.provision.errors import ArchiveError
+from broker.agents.provision.registry import InstallBudget, InstallLimits
+from broker.agents.provision.tarball import extract
+from broker.catalogue.errors import ArchiveRefused
+from broker.catalogue.index import Release
+from broker.errors import ManifestError
+from broker.manifest import Manifest
+from broker.manifest import load as load_manifest
+
+TOP = "package"
+FOLDER = Path("catalogue") / "extensions"
+_SKIP = frozenset({"__pycache__"})
+LIMITS = InstallLimits(max_unpacked=256 * 2**20, max_files=10_000)
+
+
+def pack(folder: Path) -> tuple[Manifest, bytes]:
+    """The extension in ``folder`` (its manifest validated) as the bytes of its archive."""
+    manifest = load_manifest(folder)
+    files = _files(folder.resolve())
+    raw = io.BytesIO()
+    with (
+        gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=9) as gz,
+        tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar,
+    ):
+        for relative in _folders(files):
+            tar.addfile(_entry(f"{TOP}/{relative}", tarfile.DIRTYPE, 0o755))
+        for relative, path in files:
+            data = path.read_bytes()
+            mode = 0o755 if os.stat(path).st_mode & 0o111 else 0o644
+            info = _entry(f"{TOP}/{relative}", tarfile.REGTYPE, mode)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return manifest, raw.getvalue()
+
+
+def archive_name(manifest: Manifest) -> str:
+    return f"{manifest.id}-{manifest.version}.tar.gz"
+
+
+def _entry(name: str, kind: bytes, mode: int) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type, info.mode, info.mtime = kind, mode, 0
+    info.uid = info.gid = 0
+    info.uname = info.gname = ""
+    return info
+
+
+def _files(root: Path) -> list[tuple[str, Path]]:
+    found: list[tuple[str, Path]] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in _SKIP)
+        here = Path(dirpath)
+        for name in sorted(filenames):
+            path = here / name
+            if name.startswith("."):
+                continue
+            if path.is_symlink():
+                raise ArchiveRefused(f"{path.relative_to(root)} is a symbolic link: pack the file itself")
+            if path.is_file():
+                found.append((path.relative_to(root).as_posix(), path))
+        for d in dirnames:
+            if (here / d).is_symlink():
+                raise ArchiveRefused(
+                    f"{(here / d).relative_to(root)} is a symbolic link: pack the folder itself"
+                )
+    return sorted(found)
+
+
+def _folders(files: list[tuple[str, Path]]) -> list[str]:
+    folders = {"/".join(rel.split("/")[:i]) for rel, _ in files for i in range(1, rel.count("/") + 1)}
+    return sorted(folders)
+
+
+def unpack(home: Path, release: Release, archive: Path) -> Manifest:
+    """Unpack a verified archive into its own folder of the home and check its manifest is
+    exactly the pinned one; return that manifest. A folder unpacked before is used as it is."""
+    final = home / FOLDER / release.extension / f"{release.version}-{release.sha256[:16]}"
+    if not final.is_dir():
+        staging = final.parent / f".staging-{secrets.token_hex(8)}"
+        try:
+            extract(archive, staging, release.label, InstallBudget(LIMITS))
+            _check(release, load_manifest(staging))
+            staging.rename(final)
+        except ArchiveError as exc:
+            raise ArchiveRefused(str(exc)) from None
+        except ManifestError as exc:
+            raise ArchiveRefused(
+                f"{release.label}: the archive's manifest has {len(exc.issues)} problem(s); not installed"
+            ) from None
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    manifest = load_manifest(final)
+    _check(release, manifest)
+    return manifest
+
+
+def _check(release: Release, manifest: Manifest) -> None:
+    if manifest.id != release.extension or manifest.version != release.version:
+        raise ArchiveRefused(
+            f"{release.label}: the archive holds {manifest.id}@{manifest.version}, not what the index "
+            "says; not installed"
+        )
+    if manifest.digest() != release.manifest_digest:
+        raise ArchiveRefused(
+            f"{release.label}: the archive's manifest is not the one the signed index pins (its digest "
+            "differs); not installed"
+        )
