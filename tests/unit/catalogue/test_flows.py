@@ -4,8 +4,11 @@ signature, a withdrawn version, a rolled-back index."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -43,7 +46,7 @@ async def install(broker: Broker, entry: CatalogueEntry, version: str | None = N
     return fetched
 
 
-async def list_notes(broker: Broker) -> dict[str, object]:
+async def list_notes(broker: Broker) -> dict[str, Any]:
     return await broker.call(CallContext("ws", EXT, "i1"), "notes", "list", {})
 
 
@@ -152,7 +155,9 @@ async def test_a_withdrawn_version_is_not_installed_and_a_running_one_is_stopped
         await install(broker, entry)
         publish.set_status(publisher.folder, EXT, "1.0.0", Status.WITHDRAWN, "it leaks notes")
         publisher.sign()
-        with pytest.raises(ReleaseRefused, match="withdrew com.example.board@1.0.0: it leaks notes"):
+        with pytest.raises(
+            ReleaseRefused, match=re.escape("withdrew com.example.board@1.0.0: it leaks notes")
+        ):
             await updates.fetch(broker.home.path, entry, EXT, "1.0.0")
         found = await updates.check(broker, "ws")
         assert [w.reason for w in found.withdrawn] == ["it leaks notes"]
@@ -183,7 +188,7 @@ async def test_an_older_index_is_refused_as_a_rollback(
         await updates.fetch(broker.home.path, entry, EXT)
     (publisher.folder / "index.json").write_bytes(old_index)  # a mirror serving yesterday's index
     (publisher.folder / "index.sig").write_bytes(old_sig)
-    with pytest.raises(IndexRefused, match="serial 1, older than serial 2 .* a rollback"):
+    with pytest.raises(IndexRefused, match=r"serial 1, older than serial 2 .* a rollback"):
         await updates.fetch(broker.home.path, entry, EXT)
 
 
@@ -218,7 +223,6 @@ async def test_an_archive_whose_manifest_is_not_the_pinned_one_is_refused(
     published.write_bytes(other.read_bytes())
     index = json.loads((publisher.folder / "index.json").read_text())
     entry_ = index["extensions"][EXT]["versions"]["1.0.0"]
-    import hashlib
 
     entry_["sha256"], entry_["size"] = hashlib.sha256(other.read_bytes()).hexdigest(), len(other.read_bytes())
     (publisher.folder / "index.json").write_text(json.dumps(index))
