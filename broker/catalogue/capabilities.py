@@ -114,9 +114,9 @@ def _fields(prefix: str, kind: str, old: Mapping[str, Any], new: Mapping[str, An
         elif isinstance(after, dict) and isinstance(before, dict | type(None)):
             yield from _fields(prefix, kind, before or {}, after)
         elif after is None:
-            yield Change(f"{prefix}{key} removed ({_short(before)})", grows=False)
+            yield Change(f"{prefix}{word} removed ({_short(before)})", grows=False)
         else:
-            yield Change(f"{prefix}{key} changed from {_short(before)} to {_short(after)}")
+            yield Change(f"{prefix}{word} changed from {_short(before)} to {_short(after)}")
 
 
 def _word(kind: str, key: str) -> str:
