@@ -37,6 +37,7 @@ from ui.qt import (
     Signal,
 )
 from ui.settings.backend import BrokerConnections
+from ui.updates_view import UpdatesView
 from ui.workspace_model import WorkspaceModel
 
 FILL_WITHIN_MS = 200
@@ -141,6 +142,9 @@ class Window:
         self.window.add_apps_menu(broker)
         self.apps.reviewAsked.connect(lambda ws, ext: self.window.tasks.start(self.window.review(ws, ext)))
         self.agents = add_agents(self.window, broker)
+        self.updates = UpdatesView(broker, lambda: self.window.workspace, self.window, notify=self.window.say)
+        self.window.add_menu_window("updates", "Updates…", lambda: self.updates)
+        self.updates.follow_setting()
         if dialogs is not None:
             dialogs.set_parent(self.window, Attention(self.window, tray_notifier(self.window)))
         self.closed = asyncio.Event()

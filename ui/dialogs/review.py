@@ -25,6 +25,7 @@ from ui.theme import set_tone
 class ReviewReason(StrEnum):
     INSTALL = "install"
     CHANGED = "changed"
+    UPDATE = "update"
 
 
 REASON_TEXT = {
@@ -32,6 +33,10 @@ REASON_TEXT = {
     ReviewReason.CHANGED: (
         "This extension's connections changed since you approved it. Its calls are refused "
         "until you review and approve it again."
+    ),
+    ReviewReason.UPDATE: (
+        "An update from its catalogue. The version you approved keeps running until you approve "
+        "this one; you can step back to it afterwards."
     ),
 }
 
@@ -47,11 +52,13 @@ class ReviewDialog(QuestionDialog):
         *,
         changes: Sequence[str] = (),
         pinning: Sequence[str] = (),
+        update: Sequence[str] = (),
         guard_ms: int = GUARD_MS,
     ) -> None:
         # Named by its id beside its name, as every dialog names who asks (a name alone can pose).
         title = f"Review {elide(review.name, 80)} ({elide(review.id, 80)})"
-        super().__init__(title, "Approve", parent, guard_ms=guard_ms)
+        approve = "Approve update" if reason is ReviewReason.UPDATE else "Approve"
+        super().__init__(title, approve, parent, guard_ms=guard_ms)
         self.review = review
         self.setMinimumSize(620, 480)
         layout = QVBoxLayout(self)
@@ -71,6 +78,7 @@ class ReviewDialog(QuestionDialog):
         # What kinds pinned at approval and the server now describes differently (MCP tools),
         # and tools pinned at first contact rather than at approval, or left to be pinned then.
         for name, title, lines in (
+            ("update", "Compared with what you approved:", update),
             ("pin-changes", "Changed since your last approval:", changes),
             ("pinning", "Tool pinning:", pinning),
         ):
@@ -107,16 +115,25 @@ def _notes(name: str, heading: str, lines: Sequence[str], parent: QWidget) -> QL
 
 
 def review_dialog(
-    reviewed: Reviewed, parent: QWidget | None = None, *, guard_ms: int = GUARD_MS
+    reviewed: Reviewed,
+    parent: QWidget | None = None,
+    *,
+    update: Sequence[str] = (),
+    guard_ms: int = GUARD_MS,
 ) -> ReviewDialog:
-    """The dialog for a review snapshot; pass the same ``reviewed`` to ``extensions.approve``."""
+    """The dialog for a review snapshot; pass the same ``reviewed`` to ``extensions.approve``.
+    ``update``: for a catalogue update, what it adds to what was approved, in words (at least
+    "no new capabilities"), shown above everything it may do."""
     reason = ReviewReason.CHANGED if reviewed.approved_before else ReviewReason.INSTALL
+    if reviewed.update is not None:
+        reason = ReviewReason.UPDATE
     return ReviewDialog(
         reviewed.review,
         reason,
         parent,
         changes=reviewed.changes,
         pinning=reviewed.pinning,
+        update=update,
         guard_ms=guard_ms,
     )
 
