@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,10 +32,10 @@ from broker.atomic import write_atomic
 from broker.catalogue.errors import CatalogueSetupError
 from broker.errors import SettingsError
 from broker.jsonutil import DuplicateKeyError, loads_strict
+from broker.names import NAME_RULE, valid_name
 
 VERSION = 1
 FILE_NAME = "catalogues.json"
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 
 @dataclass(frozen=True)
@@ -79,11 +78,8 @@ class CatalogueState:
 
 
 def check_name(name: str) -> str:
-    if not _NAME.fullmatch(name):
-        raise CatalogueSetupError(
-            f"{name!r} is not a catalogue name: use letters, digits, _, . or - (up to 64), starting "
-            "with a letter or digit"
-        )
+    if not valid_name(name):
+        raise CatalogueSetupError(f"{name!r} is not a catalogue name: {NAME_RULE}")
     return name
 
 
