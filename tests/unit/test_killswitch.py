@@ -209,3 +209,28 @@ def test_the_file_lists_stops_in_order_readably(tmp_path: Path) -> None:
     assert '\n  "stopped": [\n    {\n      "workspace": "a",' in text
     assert "com.example.ü" in text
     assert text.endswith("}\n")
+
+
+def test_a_stop_helm_made_keeps_who_and_why_over_a_restart_and_every_refusal_names_it(tmp_path: Path) -> None:
+    KillSwitch(tmp_path).set(
+        "ws", "com.example.a", None, True, by="catalogue", reason="catalogue acme withdrew it"
+    )
+    again = KillSwitch(tmp_path)
+    (stop,) = again.stops()
+    assert (stop.by, stop.reason) == ("catalogue", "catalogue acme withdrew it")
+    refusal = again.refusal("ws", "com.example.a", "gh")
+    assert refusal is not None
+    assert refusal.message == "Helm stopped com.example.a: catalogue acme withdrew it; nothing was sent"
+    assert "cancelled" in stopped_message(stop, running=True)
+
+
+def test_helm_s_stop_replaces_the_user_s_with_its_reason_and_a_user_stop_is_written_as_before(
+    tmp_path: Path,
+) -> None:
+    switch = KillSwitch(tmp_path)
+    switch.set("ws", "com.example.a", None, True)
+    assert json.loads((tmp_path / "stopped.json").read_text())["stopped"][0].keys() == {
+        "workspace", "extension", "connection", "since"
+    }  # fmt: skip
+    switch.set("ws", "com.example.a", None, True, by="catalogue", reason="withdrawn")
+    assert [s.reason for s in switch.stops()] == ["withdrawn"]
