@@ -15,6 +15,7 @@ from typing import Any
 
 from app.commands.common import add_home_option, fail, home, home_path, print_json
 from broker.catalogue import CatalogueFault, Status, publish
+from broker.catalogue.index import version_key
 from broker.catalogue.source import CatalogueReader, check_key, check_location
 from broker.catalogue.store import CatalogueEntry, CatalogueStore, check_name
 from broker.errors import HelmError
@@ -34,6 +35,11 @@ def register(sub: Any) -> None:
     ls.add_argument("--json", action="store_true")
     add_home_option(ls)
     ls.set_defaults(handler=_list)
+    show = s.add_parser("show", help="what a catalogue offers: versions, status and capabilities (verified)")
+    show.add_argument("name")
+    show.add_argument("--json", action="store_true")
+    add_home_option(show)
+    show.set_defaults(handler=_show)
     rm = s.add_parser("remove", help="stop using a catalogue (installed extensions stay)")
     rm.add_argument("name")
     add_home_option(rm)
@@ -114,6 +120,25 @@ def _list(args: argparse.Namespace) -> int:
         for r in rows:
             print(visible(f"{r['name']}\t{r['url']}\tserial {r['serial_seen']}"))
         print(f"background update checks: {'on' if state.poll else 'off'}")
+    return 0
+
+
+def _show(args: argparse.Namespace) -> int:
+    from broker.catalogue.updates import catalogue_entry
+
+    where = home_path(args)
+    entry = _guard(lambda: catalogue_entry(where, args.name))
+    index = _guard(lambda: asyncio.run(CatalogueReader(entry).index(CatalogueStore(where))))
+    if args.json:
+        print_json(index.to_json())
+        return 0
+    print(visible(f"catalogue {entry.name}, index serial {index.serial}"))
+    for versions in (index.releases[ext_id] for ext_id in sorted(index.releases)):
+        for version in sorted(versions, key=version_key, reverse=True):
+            release = versions[version]
+            why = f" — {release.reason}" if release.reason else ""
+            print(visible(f"{release.label}  {release.status.value}{why}"))
+            print(visible("\n".join(f"    {line}" for line in release.capabilities)))
     return 0
 
 

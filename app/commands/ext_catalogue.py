@@ -48,9 +48,8 @@ def install(args: argparse.Namespace) -> int:
 
     ext_id, _, version = str(args.dir).partition("@")
     where = home_path(args)
-    home(args)
     known = CatalogueStore(where).provenance(args.workspace, ext_id)
-    if known is not None:
+    if known is not None and ext_id in home(args).settings().workspace(args.workspace).extensions:
         fail(
             f"{ext_id} is installed from catalogue {known.catalogue} ({known.version}): use `helm ext update`"
         )

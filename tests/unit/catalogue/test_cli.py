@@ -69,6 +69,8 @@ def test_a_publisher_signs_a_catalogue_and_a_user_installs_updates_and_steps_bac
     added = helm("catalogue", "add", "acme", served.url, "--key", str(pub), home=home)
     assert added.returncode == 0, added.stderr
     assert "index serial 1 verified" in added.stdout
+    shown = helm("catalogue", "show", "acme", home=home).stdout
+    assert f"{EXT}@1.0.0  active" in shown and "    [notes] files — files in the workspace" in shown
 
     installed = helm("ext", "install", EXT, "--catalogue", "acme", "-w", "ws", home=home, stdin="y\n")
     assert installed.returncode == 0, installed.stderr
