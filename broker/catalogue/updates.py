@@ -30,7 +30,7 @@ from broker.catalogue.errors import CatalogueFault, CatalogueSetupError, Release
 from broker.catalogue.index import Index, Release, Status, version_key
 from broker.catalogue.source import CatalogueReader
 from broker.catalogue.store import CatalogueEntry, CatalogueStore, Provenance
-from broker.errors import SettingsError
+from broker.errors import ManifestError, SettingsError
 from broker.manifest import Manifest
 from broker.settings import Approval
 
@@ -47,10 +47,15 @@ class Fetched:
 
     @property
     def notice(self) -> str:
-        if self.release.status is Status.DEPRECATED:
-            why = f": {self.release.reason}" if self.release.reason else ""
-            return f"catalogue {self.catalogue} deprecates {self.release.label}{why}"
+        return deprecation(self.catalogue, self.release)
+
+
+def deprecation(catalogue: str, release: Release) -> str:
+    """The publisher's note on a deprecated version ("" for any other)."""
+    if release.status is not Status.DEPRECATED:
         return ""
+    why = f": {release.reason}" if release.reason else ""
+    return f"catalogue {catalogue} deprecates {release.label}{why}"
 
 
 @dataclass(frozen=True)
@@ -198,17 +203,19 @@ async def check(
             broker.activity.stop(workspace, ext_id, by=BY, reason=gone.message)
             withdrawn.append(gone)
         elif current is not None and current.status is Status.DEPRECATED:
-            notices.append(Fetched(prov.catalogue, current, broker.manifest(workspace, ext_id)).notice)
+            notices.append(deprecation(prov.catalogue, current))
         newest = index.newest(ext_id)
         if newest is None or version_key(newest.version) <= version_key(prov.version):
             continue
         try:
             fetched = await _download(home, reading.entries[prov.catalogue], newest, client)
-        except CatalogueFault as fault:
-            problems.append(str(fault))
+            approved = broker.manifest(workspace, ext_id)
+        except (CatalogueFault, ManifestError) as fault:
+            problems.append(f"{ext_id}: {fault}")
             continue
-        diff = capabilities.diff(broker.manifest(workspace, ext_id), fetched.manifest)
-        updates.append(Update(workspace, ext_id, prov.version, fetched, diff))
+        updates.append(
+            Update(workspace, ext_id, prov.version, fetched, capabilities.diff(approved, fetched.manifest))
+        )
     return UpdateCheck(tuple(updates), tuple(withdrawn), tuple(problems), tuple(notices))
 
 

@@ -229,3 +229,19 @@ async def test_an_archive_whose_manifest_is_not_the_pinned_one_is_refused(
     publisher.sign()
     with pytest.raises(ArchiveRefused, match="manifest is not the one the signed index pins"):
         await updates.fetch(broker.home.path, publisher.entry(str(publisher.folder)), EXT)
+
+
+async def test_a_deprecated_version_installs_with_the_publisher_s_note(
+    broker: Broker, publisher: Publisher
+) -> None:
+    publisher.release(board("1.0.0"), sign=False)
+    publish.set_status(publisher.folder, EXT, "1.0.0", Status.DEPRECATED, "use com.example.board2")
+    publisher.sign()
+    entry = publisher.entry(str(publisher.folder))
+    add(broker, entry)
+    async with broker:
+        fetched = await install(broker, entry)
+        assert fetched.notice == "catalogue acme deprecates com.example.board@1.0.0: use com.example.board2"
+        found = await updates.check(broker, "ws")
+        assert found.notices == (fetched.notice,) and found.updates == () and found.withdrawn == ()
+        assert (await list_notes(broker))["ok"] is True
