@@ -4,12 +4,17 @@ signature, a withdrawn version, a rolled-back index."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
+import ssl
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -20,6 +25,7 @@ from broker.catalogue.store import CatalogueEntry, CatalogueStore
 from broker.context import CallContext
 from broker.workspaces import add_workspace
 from tests.helpers import new_broker
+from tests.servers.tls import certificate
 from tests.unit.catalogue.conftest import EXT, FILES, Publisher, Served, board
 
 
@@ -245,3 +251,29 @@ async def test_a_deprecated_version_installs_with_the_publisher_s_note(
         found = await updates.check(broker, "ws")
         assert found.notices == (fetched.notice,) and found.updates == () and found.withdrawn == ()
         assert (await list_notes(broker))["ok"] is True
+
+
+async def test_an_https_catalogue_installs_only_when_its_certificate_is_trusted(
+    broker: Broker, publisher: Publisher, tmp_path: Path
+) -> None:
+    publisher.release(board("1.0.0"))
+    cert, key = certificate(tmp_path)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    handler = functools.partial(SimpleHTTPRequestHandler, directory=str(publisher.folder))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        entry = publisher.entry(f"https://127.0.0.1:{server.server_address[1]}/")
+        with pytest.raises(IndexRefused, match=r"cannot be read from 127\.0\.0\.1"):
+            await updates.fetch(broker.home.path, entry, EXT)  # a certificate no one trusts
+        trusted = ssl.create_default_context(cafile=str(cert))
+        async with httpx.AsyncClient(verify=trusted, follow_redirects=False) as client:
+            fetched = await updates.fetch(broker.home.path, entry, EXT, client=client)
+        assert fetched.manifest.version == "1.0.0"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
