@@ -120,7 +120,8 @@ class CatalogueStore:
 
     def configured(self, extra: Mapping[str, CatalogueEntry] | None = None) -> dict[str, CatalogueEntry]:
         """The catalogues Helm may install from: the user's, plus ``extra`` (those an organisation's
-        policy adds or requires; on a name both use, ``extra`` wins, since it outranks the user)."""
+        policy adds or requires; on a name both use, ``extra`` wins, since it outranks the user).
+        The one place the list is made: installing, update checks and rollback all ask here."""
         found = dict(self.read().catalogues)
         found.update(extra or {})
         return found
