@@ -79,6 +79,7 @@ class UpdatesView(QWidget):
         self.status.setObjectName("status")
         layout.addWidget(self.status)
         scroll = QScrollArea(self)
+        scroll.setAccessibleName("Updates and withdrawn versions")
         scroll.setWidgetResizable(True)
         self.body = QWidget(scroll)
         self.items = QVBoxLayout(self.body)

@@ -15,6 +15,7 @@ from broker.catalogue import updates
 from broker.catalogue.store import CatalogueStore
 from broker.workspaces import add_workspace
 from tests.helpers import new_broker
+from tests.ui.a11y import reachable, tab_walk, unnamed
 from tests.unit.catalogue.conftest import EXT, FILES, Publisher, board
 from ui.dialogs.review import ReviewDialog
 from ui.qt import QGroupBox, QLabel, QPushButton, Qt
@@ -138,3 +139,14 @@ def test_a_withdrawn_version_is_shown_stopped_with_the_catalogue_s_reason(
     texts = [label.text() for label in view.body.findChildren(QLabel)]
     assert f"Stopped: catalogue acme withdrew {EXT} 1.0.0: it sends notes away" in texts
     assert broker.activity.switch.is_stopped("ws", EXT)
+
+
+def test_every_control_of_the_updates_window_is_named_and_reached_by_tab(
+    qtbot: QtBot, broker: Broker, publisher: Publisher, run: Any
+) -> None:
+    publisher.release(board("1.0.1"))
+    view = view_of(qtbot, broker)
+    run(view.check())
+    assert unnamed(view) == []
+    walked = tab_walk(qtbot, reachable(view)[0])
+    assert [c for c in reachable(view) if c not in walked] == []
