@@ -37,6 +37,7 @@ from screenshots_agents import agent_screens  # noqa: E402
 from screenshots_live import shoot_live  # noqa: E402
 from screenshots_look import look_screens  # noqa: E402
 from screenshots_pages import activity_screens, dashboard_screens  # noqa: E402
+from screenshots_updates import updates_screens  # noqa: E402
 
 from broker.audit import AuditRecord  # noqa: E402
 from broker.broker import Broker  # noqa: E402
@@ -356,6 +357,7 @@ async def _shoot_all(out: Path, broker: Broker, root: Path) -> list[Path]:
     written += await agent_screens(out, window, broker, root, save)
     written += await _dialogs(out, broker)
     written += await _windows(out, broker)
+    written += await updates_screens(out, broker, root, save)
     window.close()
     await window.aclose()
     return written

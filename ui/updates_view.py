@@ -35,7 +35,7 @@ from ui.qt import (
     QVBoxLayout,
     QWidget,
 )
-from ui.text import plain_label, set_plain
+from ui.text import elide, plain_label, set_plain
 from ui.theme import set_tone
 
 if TYPE_CHECKING:
@@ -161,7 +161,10 @@ class UpdatesView(QWidget):
         self.items.insertWidget(self.items.count() - 1, widget)
 
     def _update_box(self, update: Update) -> QGroupBox:
-        box = QGroupBox(f"{update.extension} {update.installed_version} → {update.version}", self.body)
+        # Named by its id beside its name, as every dialog names an extension (a name alone can pose).
+        name = elide(update.fetched.manifest.name, 80)
+        title = f"{name} {update.installed_version} → {update.version} ({update.extension})"
+        box = QGroupBox(title, self.body)
         box.setObjectName(f"update:{update.extension}")
         col = QVBoxLayout(box)
         col.addWidget(

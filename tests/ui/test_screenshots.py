@@ -18,6 +18,7 @@ EXPECTED = {
     "dashboard-live", "dashboard-live-stopped", "activity-live", "agents-page", "agents-permission",
     "agents-write", "agents-permission-hostile", "settings-agents", "settings-agents-adapter",
     "settings-agents-invalid", "command-palette", "command-palette-no-match", "main-window-empty",
+    "updates", "review-update",
 }  # fmt: skip
 
 

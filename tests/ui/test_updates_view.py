@@ -78,7 +78,7 @@ def test_an_update_shows_what_it_adds_and_lands_only_on_approve_update(
     view = view_of(qtbot, broker)
     run(view.check())
     box = view.body.findChild(QGroupBox, f"update:{EXT}")
-    assert box is not None and box.title() == f"{EXT} 1.0.0 → 1.1.0"
+    assert box is not None and box.title() == f"Board 1.0.0 → 1.1.0 ({EXT})"
     assert box.findChild(QLabel, "diff").text() == "• [notes] new glob private/*"
     assert installed_version(broker) == "1.0.0"
     qtbot.mouseClick(box.findChild(QPushButton, "review"), Qt.MouseButton.LeftButton)
