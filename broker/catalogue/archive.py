@@ -1,7 +1,7 @@
 """Extension archives: ``helm ext pack`` makes them reproducibly; installing unpacks a verified one.
 
 An archive is a gzip tar whose every entry lies under ``package/`` (as npm's do, so the one safe
-extractor Helm has, ``broker.agents.provision.tarball``, unpacks both). The same folder always
+extractor Helm has, ``broker.tarball``, unpacks both). The same folder always
 packs to the same bytes: entries sorted by path, mtime 0, owner 0:0 with no names, modes 0644 or
 0755, folders 0755, gzip without a time or file name. Hidden files and folders (``.git``…) and
 ``__pycache__`` are left out; a symbolic link is refused, since what it points to is not the
@@ -20,11 +20,10 @@ import os
 import secrets
 import shutil
 import tarfile
+from dataclasses import dataclass
 from pathlib import Path
 
-from broker.agents.provision.errors import ArchiveError
-from broker.agents.provision.registry import InstallBudget, InstallLimits
-from broker.agents.provision.tarball import extract
+from broker import tarball
 from broker.catalogue.errors import ArchiveRefused
 from broker.catalogue.index import Release
 from broker.errors import ManifestError
@@ -34,7 +33,27 @@ from broker.manifest import load as load_manifest
 TOP = "package"
 FOLDER = Path("catalogue") / "extensions"
 _SKIP = frozenset({"__pycache__"})
-LIMITS = InstallLimits(max_unpacked=256 * 2**20, max_files=10_000)
+MAX_FILES = 10_000
+MAX_UNPACKED = 256 * tarball.MIB
+
+
+@dataclass
+class ArchiveBudget:
+    """The bounds of unpacking one extension archive (``broker.tarball.Unpacking``)."""
+
+    files: int = 0
+    unpacked: int = 0
+    stopped: bool = False
+    max_files: int = MAX_FILES
+    max_unpacked: int = MAX_UNPACKED
+
+
+def extract(archive: Path, dest: Path, label: str) -> None:
+    """``broker.tarball.extract`` within an archive's bounds, its refusal as ``ArchiveRefused``."""
+    try:
+        tarball.extract(archive, dest, label, ArchiveBudget())
+    except tarball.UnsafeArchive as exc:
+        raise ArchiveRefused(str(exc)) from None
 
 
 def pack(folder: Path) -> tuple[Manifest, bytes]:
@@ -102,11 +121,9 @@ def unpack(home: Path, release: Release, archive: Path) -> Manifest:
     if not final.is_dir():
         staging = final.parent / f".staging-{secrets.token_hex(8)}"
         try:
-            extract(archive, staging, release.label, InstallBudget(LIMITS))
+            extract(archive, staging, release.label)
             _check(release, load_manifest(staging))
             staging.rename(final)
-        except ArchiveError as exc:
-            raise ArchiveRefused(str(exc)) from None
         except ManifestError as exc:
             raise ArchiveRefused(
                 f"{release.label}: the archive's manifest has {len(exc.issues)} problem(s); not installed"

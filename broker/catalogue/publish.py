@@ -25,11 +25,8 @@ from pathlib import Path
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from broker import signatures
-from broker.agents.provision.errors import ArchiveError
-from broker.agents.provision.registry import InstallBudget
-from broker.agents.provision.tarball import extract
 from broker.catalogue import capabilities
-from broker.catalogue.archive import LIMITS
+from broker.catalogue.archive import extract
 from broker.catalogue.errors import ArchiveRefused, CatalogueSetupError
 from broker.catalogue.index import Index, Release, Status, parse_index
 from broker.catalogue.source import INDEX_FILE, SIGNATURE_FILE
@@ -85,10 +82,8 @@ def add_release(folder: Path, archive_file: Path) -> Release:
     with tempfile.TemporaryDirectory() as tmp:
         unpacked = Path(tmp) / "x"
         try:
-            extract(archive_file, unpacked, archive_file.name, InstallBudget(LIMITS))
+            extract(archive_file, unpacked, archive_file.name)
             manifest = load_manifest(unpacked)
-        except ArchiveError as exc:
-            raise ArchiveRefused(str(exc)) from None
         except ManifestError as exc:
             raise ArchiveRefused(
                 f"{archive_file.name}: its manifest has {len(exc.issues)} problem(s)"

@@ -49,6 +49,14 @@ class InstallBudget:
     files: int = 0
     stopped: bool = False  # set when the installation is abandoned
 
+    @property
+    def max_files(self) -> int:
+        return self.limits.max_files
+
+    @property
+    def max_unpacked(self) -> int:
+        return self.limits.max_unpacked
+
 
 def registry_url(environ: Mapping[str, str] | None = None) -> str:
     """The registry to download from: ``HELM_NPM_REGISTRY`` if set, else the public npm registry."""
