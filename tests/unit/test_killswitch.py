@@ -88,6 +88,8 @@ DAMAGED = [
     b'{"version": 1, "stopped": [{"workspace": "w", "extension": null}]}',
     b'{"version": 1, "stopped": [{"workspace": "w", "extension": "e", "connection": 3}]}',
     b'{"version": 1, "version": 1, "stopped": []}',
+    b'{"version": 1, "stopped": [{"workspace": "w", "extension": "e", "by": 1, "reason": "r"}]}',
+    b'{"version": 1, "stopped": [{"workspace": "w", "extension": "e", "by": "catalogue", "reason": 2}]}',
 ]
 
 
@@ -234,3 +236,14 @@ def test_helm_s_stop_replaces_the_user_s_with_its_reason_and_a_user_stop_is_writ
     }  # fmt: skip
     switch.set("ws", "com.example.a", None, True, by="catalogue", reason="withdrawn")
     assert [s.reason for s in switch.stops()] == ["withdrawn"]
+
+
+def test_the_user_stopping_again_keeps_helm_s_reason_and_a_stop_by_helm_without_one_keeps_who(
+    tmp_path: Path,
+) -> None:
+    switch = KillSwitch(tmp_path)
+    switch.set("ws", "com.example.a", None, True, by="catalogue", reason="withdrawn")
+    switch.set("ws", "com.example.a", None, True)
+    assert [(s.by, s.reason) for s in KillSwitch(tmp_path).stops()] == [("catalogue", "withdrawn")]
+    switch.set("ws", "com.example.b", None, True, by="catalogue")
+    assert {s.extension: s.by for s in KillSwitch(tmp_path).stops()}["com.example.b"] == "catalogue"
