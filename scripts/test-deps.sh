@@ -73,6 +73,21 @@ else
   say "npm: up to date"
 fi
 
+# --- The official MCP Apps example servers (pinned by tests/servers/apps-examples) -----------
+# A folder of their own, so installing or updating them never touches .test-deps/node.
+APPS_SRC="$ROOT/tests/servers/apps-examples"
+APPS_DIR="$(cd "$DEPS" && pwd -P)/apps-examples"
+if ! cmp -s "$APPS_SRC/package-lock.json" "$APPS_DIR/package-lock.json" \
+   || [ ! -d "$APPS_DIR/node_modules" ]; then
+  say "npm: installing the MCP Apps examples into .test-deps/apps-examples"
+  mkdir -p "$APPS_DIR"
+  cp "$APPS_SRC/package.json" "$APPS_SRC/package-lock.json" "$APPS_DIR/"
+  npm ci --prefix "$APPS_DIR" --no-audit --no-fund --loglevel=error >/dev/null
+  say "npm: installed (${SECONDS}s so far)"
+else
+  say "npm: MCP Apps examples up to date"
+fi
+
 # --- Python servers, each in its own venv (their dependencies clash with Helm's) --------------
 PY="$("$ROOT/scripts/find-python.sh")"
 py_venv() {  # py_venv NAME PACKAGES...  (reinstalls when the pinned list changes)

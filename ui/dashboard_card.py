@@ -271,6 +271,9 @@ class WidgetCard(QFrame):
     def _make_view(self) -> QWidget:
         view = self.factory(self.frame, self)
         view.setMinimumSize(0, 0)  # the grid gives each widget its room; frames follow it
+        needed = getattr(view, "settingsNeeded", None)  # an app whose tool needs settings first
+        if needed is not None:
+            needed.connect(lambda: self.settings_button.setChecked(True))
         return view
 
     def resizeEvent(self, event: QResizeEvent) -> None:

@@ -3,7 +3,8 @@
 ``list --server S`` shows the server's ``ui://`` resources and the tools linked to each.
 ``add --workspace W --server S URI`` shows the review (the HTML's sha256, the tools the app may
 call with writes marked, what the resource declares) and asks y/N, default No; declared
-resource domains stay blocked unless named with ``--allow-resource-domain``. An added app is an
+resource domains stay blocked unless named with ``--allow-resource-domain``, and a tool Helm
+would confirm is marked as only reading with ``--read TOOL``. An added app is an
 extension: ``helm ext list|disable|remove`` manage it.
 """
 
@@ -41,6 +42,13 @@ def register(sub: Any) -> None:
         default=[],
         metavar="ORIGIN",
         help="allow one declared resource domain (images, fonts, styles, scripts); repeat",
+    )
+    add.add_argument(
+        "--read",
+        action="append",
+        default=[],
+        metavar="TOOL",
+        help="mark a tool Helm would confirm as one that only reads (no confirmation); repeat",
     )
     add_home_option(add)
     add.set_defaults(handler=_add)
@@ -104,10 +112,18 @@ async def _review_and_add(broker: Broker, args: argparse.Namespace) -> int:
         print(f"  you allow resource domain {shown(domain)}")
     for domain in sorted(set(reviewed.allowed) - set(args.allow_resource_domain)):
         print(f"  no longer allowed: resource domain {shown(domain)} (--allow-resource-domain keeps it)")
+    for tool in args.read:
+        print(f"  you mark tool {shown(tool)} as only reading: its calls are not confirmed")
+    for tool in sorted(set(reviewed.marked) - set(args.read)):
+        print(f"  no longer marked as only reading: tool {shown(tool)} (--read keeps it)")
+    try:
+        reviewed.spec(args.allow_resource_domain, args.read)  # a wrong --read is refused before y/N
+    except AppError as err:
+        fail(shown(str(err)))
     if not ask_yes_no(f"Add {shown(reviewed.name)} to workspace {shown(args.workspace)}?"):
         print("not added")
         return 1
-    manifest = await _call(review.add(broker, reviewed, args.allow_resource_domain))
+    manifest = await _call(review.add(broker, reviewed, args.allow_resource_domain, args.read))
     print(f"added and approved {shown(manifest.id)} in workspace {shown(args.workspace)}")
     return 0
 

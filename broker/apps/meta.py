@@ -4,8 +4,9 @@ MCP Apps (the ``io.modelcontextprotocol/ui`` extension, spec 2026-01-26) links t
 ``ui://`` HTML resources through ``_meta.ui``. A tool's ``visibility`` says who may call it:
 ``"model"``, ``"app"`` or both (the default when it is left out); an app may only ever call the
 tools of its own server whose visibility includes ``"app"``. Helm counts every tool without
-``readOnlyHint: true`` as a write. Anything a server sends here is untrusted text: values of
-the wrong shape are dropped, never guessed at.
+``readOnlyHint: true`` as a write, unless the user marked it at review as one that only reads
+(``AppSpec.marked_reads``, pinned with the tool's definition). Anything a server sends here is
+untrusted text: values of the wrong shape are dropped, never guessed at.
 """
 
 from __future__ import annotations
@@ -27,6 +28,10 @@ CSP_KEYS = ("connectDomains", "resourceDomains", "frameDomains", "baseUriDomains
 PERMISSION_KEYS = ("camera", "microphone", "geolocation", "clipboardWrite")
 MAX_DOMAINS = 32
 MAX_DOMAIN_CHARS = 512
+MAX_APP_BYTES = 8 * 1024 * 1024
+"""The bound of an app's HTML and of its own ``ui://`` resources: real bundles inline their
+scripts, styles and fonts (the official PDF viewer is 4.3 MB), so an app gets more room than a
+tool's result (1 MiB); what is approved is still pinned by its sha256."""
 MAX_MESSAGE_CHARS = 4 * 1024 * 1024
 """The longest JSON-RPC message (as JSON text) Helm takes from an app; a longer one is refused
 in the host page's isolated world before it reaches Helm."""
@@ -78,6 +83,19 @@ class Csp:
                 if kept:
                     out.append((key, kept))
         return cls(tuple(out))
+
+
+def too_big(what: str, size: int, limit: int) -> str:
+    """A refusal that names what was too big and by how much (``what`` starts the sentence)."""
+    return f"{what} is {_amount(size)}, {_amount(size - limit)} more than Helm takes ({_amount(limit)})"
+
+
+def _amount(size: int) -> str:
+    if size >= 1024 * 1024:
+        return f"{size / (1024 * 1024):.1f} MiB ({size} bytes)"
+    if size >= 1024:
+        return f"{size / 1024:.1f} KiB ({size} bytes)"
+    return f"{size} bytes"
 
 
 def _ui(meta: Mapping[str, Any] | None) -> Mapping[str, Any]:

@@ -1,11 +1,14 @@
 """An app's reads that are not tool calls, and the visibility check before each tool call.
 
-``resources/read`` is a built-in call of the app's ``app`` connection (``broker.builtin``): the
-broker admits it like any call (the instance's rate limit and in-flight cap, the kill switch,
-one Activity record), and ``reader`` then needs the app's approval to be current, reaches only
-the app's own ``ui://`` resource and the resources pinned at approval, on the app's own server,
-within the mcp kind's limits, and scrubs the secrets Helm gave that server from the answer (as
-a tool call's are, ``broker.redact``; the audit log records that it did).
+``resources/read`` (and ``resources/list``: those resources as the server lists them now) is a
+built-in call of the app's ``app`` connection (``broker.builtin``): the broker admits it like
+any call (the instance's rate limit and in-flight cap, the kill switch, one Activity record),
+and ``reader`` then needs the app's approval to be current, reaches only the app's own
+``ui://`` resource and the resources pinned at approval, on the app's own server, within the
+mcp kind's limits, and scrubs the secrets Helm gave that server from the answer (as a tool
+call's are, ``broker.redact``; the audit log records that it did). A ``ui://`` resource is the
+app's own and is bounded as its HTML is (``meta.MAX_APP_BYTES``); any other by the mcp kind's
+1 MiB.
 """
 
 from __future__ import annotations
@@ -15,18 +18,20 @@ from typing import Any
 
 from broker.apps import verify
 from broker.apps.errors import AppError
+from broker.apps.meta import MAX_APP_BYTES, UI_SCHEME, too_big
 from broker.apps.spec import APP_CONNECTION, AppSpec
 from broker.audit import AuditRecord
 from broker.broker import Broker
 from broker.builtin import Handler
 from broker.context import CallContext
 from broker.errors import CallError, ErrorCode
+from broker.jsonutil import canonical
 from broker.mcp import discovery
-from broker.mcp.results import check_size
 from broker.redact import Scrubber
 
 MAX_READ_BYTES = 1024 * 1024
 READ = "resources/read"
+LIST = "resources/list"
 
 
 async def visible_to_app(broker: Broker, workspace: str, app: AppSpec, tool: str) -> None:
@@ -60,7 +65,7 @@ def reader(broker: Broker, ctx: CallContext, app: AppSpec) -> Handler:
         try:
             result = await discovery.read_resource(broker, ctx.workspace, app.server, uri)
             data: dict[str, Any] = result.model_dump(mode="json", by_alias=True, exclude_none=True)
-            check_size(data, MAX_READ_BYTES, f"MCP server {app.server!r}")
+            _check_size(data, uri)
         except CallError as err:
             scrubber.error(err)
             _record(broker, ctx, scrubber.count, err.code.value)
@@ -72,12 +77,47 @@ def reader(broker: Broker, ctx: CallContext, app: AppSpec) -> Handler:
     return read
 
 
-def _record(broker: Broker, ctx: CallContext, count: int, outcome: str) -> None:
+def lister(broker: Broker, ctx: CallContext, app: AppSpec) -> Handler:
+    """The handler of the app's ``resources/list``: the resources this app may read, as the
+    server lists them now (never one it was not allowed at review), without the server's
+    secrets."""
+
+    async def listing(_args: Mapping[str, Any]) -> dict[str, Any]:
+        try:
+            verify.approved(broker, ctx.workspace, ctx.extension)
+        except AppError as err:
+            raise CallError(ErrorCode.REFUSED, str(err)) from err
+        session = await discovery.session(broker, ctx.workspace, app.server)
+        scrubber = Scrubber(session.secrets)
+        listed = await discovery.resources(broker, ctx.workspace, app.server)
+        found = [
+            r.model_dump(mode="json", by_alias=True, exclude_none=True)
+            for r in listed
+            if str(r.uri) in app.readable
+        ]
+        clean: dict[str, Any] = scrubber.value({"resources": found})
+        _record(broker, ctx, scrubber.count, "ok", LIST)
+        return clean
+
+    return listing
+
+
+def _check_size(data: dict[str, Any], uri: str) -> None:
+    """``too_large`` naming the resource and by how much it is over its bound."""
+    own = uri.startswith(UI_SCHEME)
+    limit = MAX_APP_BYTES if own else MAX_READ_BYTES
+    size = len(canonical(data).encode("utf-8"))
+    if size > limit:
+        what = f"the app's resource {uri[:200]}" if own else f"the resource {uri[:200]}"
+        raise CallError(ErrorCode.TOO_LARGE, too_big(what, size, limit))
+
+
+def _record(broker: Broker, ctx: CallContext, count: int, outcome: str, operation: str = READ) -> None:
     if count:
         broker.audit.record(
             AuditRecord(
                 workspace=ctx.workspace, extension=ctx.extension, connection=APP_CONNECTION, kind="mcp",
-                operation=READ, decision="redacted", outcome=outcome,
+                operation=operation, decision="redacted", outcome=outcome,
                 title=f"Helm removed {count} occurrence(s) of a secret it sent from the answer",
             )
         )  # fmt: skip

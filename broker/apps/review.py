@@ -2,7 +2,9 @@
 
 ``review`` reads the server now: the HTML (and its sha256), what its metadata declares, the
 tools visible to the app — reads apart from writes, a write being any tool without
-``readOnlyHint: true`` — and, for an app added before, what changed since its approval and which
+``readOnlyHint: true``, unless the user marks it as one that only reads (off by default; a tool
+whose definition changed since it was marked asks again) — the tool that opens the app and the
+settings form of its arguments, and, for an app added before, what changed since its approval and which
 resource domains that approval allowed. ``review_installed`` is the same review for an app
 already in the workspace (the main window's Review…). ``add`` writes the app's extension folder,
 installs it and approves it through ``broker.extensions`` (the one approval path); if a tool
@@ -11,7 +13,7 @@ earlier files back, under its earlier approval)::
 
     reviewed = await review(broker, "main", "boards", "ui://boards/main")
     show(lines(reviewed))                                # the terminal or the review dialog
-    await add(broker, reviewed, allow=["https://cdn.example.com"])
+    await add(broker, reviewed, allow=["https://cdn.example.com"], reads=["get-time"])
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any
 
 from broker import extensions
 from broker.approval import Standing
-from broker.apps import meta, spec
+from broker.apps import launch, meta, spec
 from broker.apps.errors import AppChanged, AppError
 from broker.apps.meta import AppTool
 from broker.apps.spec import AppSpec
@@ -60,6 +62,23 @@ class AppReview:
     """The app is in the workspace already: this review is about approving it again."""
     allowed: tuple[str, ...] = ()
     """The resource domains its current approval allows that the app still declares."""
+    opener: AppTool | None = None
+    """The linked tool Helm calls when the app opens (``broker.apps.launch``)."""
+    opener_schema: Mapping[str, Any] = field(default_factory=dict)
+    """Its input schema, from which the app's settings form is made."""
+    marked: tuple[str, ...] = ()
+    """The writes its current approval marks as only reading whose definition is unchanged
+    (shown ticked; a changed tool asks again)."""
+
+    @property
+    def settings(self) -> dict[str, dict[str, Any]]:
+        """The widget settings form of the opening tool's arguments."""
+        return launch.settings_form(self.opener_schema)[0]
+
+    @property
+    def unset(self) -> tuple[launch.Unset, ...]:
+        """Required arguments of the opening tool that the settings cannot hold."""
+        return launch.settings_form(self.opener_schema)[1]
 
     @property
     def ext_id(self) -> str:
@@ -69,8 +88,20 @@ class AppReview:
     def resource_domains(self) -> tuple[str, ...]:
         return self.document.csp.get("resourceDomains")
 
-    def spec(self, allow: Iterable[str] = ()) -> AppSpec:
+    def spec(self, allow: Iterable[str] = (), reads: Iterable[str] = ()) -> AppSpec:
+        """What is approved: ``allow`` the resource domains, ``reads`` the writes the user
+        marked as only reading."""
         allowed = tuple(sorted(set(allow)))
+        marked = tuple(sorted(set(reads)))
+        writes = {t.name for t in self.writes} | (
+            {self.opener.name} if self.opener is not None and self.opener.write else set()
+        )
+        odd_reads = [t for t in marked if t not in writes]
+        if odd_reads:
+            raise AppError(
+                f"{', '.join(odd_reads)}: not a tool of the app that Helm would confirm; "
+                "only those can be marked as only reading"
+            )
         unknown = [d for d in allowed if d not in self.resource_domains]
         if unknown:
             raise AppError(f"{', '.join(unknown)}: not a resource domain the app declares")
@@ -85,10 +116,17 @@ class AppReview:
             permissions=self.document.permissions,
             allowed_resource_domains=allowed,
             resources=self.resources,
-            tools=tuple(
-                sorted([(t.name, False) for t in self.reads] + [(t.name, True) for t in self.writes])
-            ),
+            tools=tuple(sorted((n, w and n not in marked) for n, w in self._tools().items())),
+            opener=self.opener.name if self.opener is not None else "",
+            marked_reads=marked,
         )
+
+    def _tools(self) -> dict[str, bool]:
+        """(name → write by its hint) of every tool the app's connection declares."""
+        tools = {t.name: False for t in self.reads} | {t.name: True for t in self.writes}
+        if self.opener is not None:
+            tools.setdefault(self.opener.name, self.opener.write)
+        return tools
 
 
 async def review(broker: Broker, workspace: str, server: str, uri: str) -> AppReview:
@@ -103,7 +141,10 @@ async def review(broker: Broker, workspace: str, server: str, uri: str) -> AppRe
     visible = [t for t in tools if t.for_app]
     listed = await discovery.resources(broker, workspace, server)
     readable = tuple(sorted({str(r.uri) for r in listed} - {uri}))
-    pinned = tool_pins.pin_tools([t.name for t in visible], raw_tools)
+    opener = launch.opener(found.linked)
+    declared = [t.name for t in visible] + ([opener.name] if opener is not None else [])
+    pinned = tool_pins.pin_tools(declared, raw_tools)
+    schema = raw_tools[opener.name].inputSchema if opener is not None and opener.name in raw_tools else {}
     draft = AppReview(
         workspace=workspace,
         server=server,
@@ -116,6 +157,8 @@ async def review(broker: Broker, workspace: str, server: str, uri: str) -> AppRe
         hidden=tuple(t for t in found.linked if not t.for_app),
         resources=readable,
         pins=pinned,
+        opener=opener,
+        opener_schema=dict(schema or {}),
     )
     return _with_changes(broker, draft)
 
@@ -145,19 +188,32 @@ def _with_changes(broker: Broker, draft: AppReview) -> AppReview:
         stale = "the app's manifest in Helm's home is not the one you approved; approving writes it anew"
         return replace(draft, changes=tuple(dict.fromkeys([stale, *pinned])))
     allowed = tuple(a for a in old.allowed_resource_domains if a in draft.resource_domains)
-    lines = drift(old, draft.spec(allowed)) + pinned
-    return replace(draft, changes=tuple(dict.fromkeys(lines)), allowed=allowed)
+    marked = _still_marked(old.marked_reads, approval.pins.get(spec.APP_CONNECTION) or {}, draft)
+    lines = drift(old, draft.spec(allowed, marked)) + pinned
+    return replace(draft, changes=tuple(dict.fromkeys(lines)), allowed=allowed, marked=marked)
 
 
-async def add(broker: Broker, reviewed: AppReview, allow: Iterable[str] = ()) -> Manifest:
+def _still_marked(marked: Iterable[str], approved: Mapping[str, Any], draft: AppReview) -> tuple[str, ...]:
+    """The tools marked as only reading whose definition is the one pinned when they were
+    marked, and which Helm would still confirm: a changed tool asks again."""
+    writes = {n for n, w in draft._tools().items() if w}
+    old, new = approved.get("tools") or {}, draft.pins.get("tools") or {}
+    same = {n for n in writes if old.get(n) and new.get(n) and old[n].get("digest") == new[n].get("digest")}
+    return tuple(sorted(n for n in marked if n in same))
+
+
+async def add(
+    broker: Broker, reviewed: AppReview, allow: Iterable[str] = (), reads: Iterable[str] = ()
+) -> Manifest:
     """Write the app's extension, install it in the workspace and approve what was reviewed.
 
-    ``allow`` names the declared resource domains the user allowed (none by default). An app
+    ``allow`` names the declared resource domains the user allowed (none by default), ``reads``
+    the tools Helm would confirm that the user marked as only reading (none by default). An app
     added before stays enabled or disabled as it was: approving is not turning it on.
     Raises ``AppChanged`` (nothing approved) when a tool changed since the review.
     """
-    app = reviewed.spec(allow)
-    raw = spec.manifest_for(app, reviewed.name, reviewed.description)
+    app = reviewed.spec(allow, reads)
+    raw = spec.manifest_for(app, reviewed.name, reviewed.description, reviewed.settings)
     folder = spec.folder(broker.home.path, reviewed.workspace, reviewed.ext_id)
     before = broker.home.settings().workspace(reviewed.workspace).extensions.get(reviewed.ext_id)
     kept = _files(folder) if before is not None else {}
@@ -214,14 +270,35 @@ def lines(reviewed: AppReview) -> list[str]:
         f"HTML sha256: {doc.sha256} ({len(doc.html)} bytes); pinned in the approval",
     ]
     out += [f"Changed since your last approval: {shown(c)}" for c in reviewed.changes]
+    out += _opening(reviewed)
     out += [f"  read   tool {shown(t.name)}" for t in reviewed.reads]
-    out += [f"  WRITE  tool {shown(t.name)} — confirmed each time" for t in reviewed.writes]
+    for t in reviewed.writes:
+        if t.name in reviewed.marked:
+            out.append(f"  WRITE  tool {shown(t.name)} — marked by you as only reading (no confirmation)")
+        else:
+            out.append(
+                f"  WRITE  tool {shown(t.name)} — confirmed each time (--read marks it as only reading)"
+            )
     if not reviewed.reads and not reviewed.writes:
         out.append("  (the app may call no tools)")
     out += [f"  not available to the app: tool {shown(t.name)} "
             f"(visibility {shown(', '.join(t.visibility)) or 'none'})"
             for t in reviewed.hidden]  # fmt: skip
     out += _declared(reviewed)
+    return out
+
+
+def _opening(reviewed: AppReview) -> list[str]:
+    tool = reviewed.opener
+    if tool is None:
+        return ["Opens with no tool call (no tool is linked to it)"]
+    how = "a read" if not tool.write else "a write: confirmed each time unless you mark it"
+    out = [f"Opens by calling tool {shown(tool.name)} ({how}); its arguments are the app's settings"]
+    for key, setting in reviewed.settings.items():
+        default = f", default {shown(json.dumps(setting['default']))}" if "default" in setting else ""
+        need = ", required" if setting.get("required") else ""
+        out.append(f"  setting {shown(key)} ({setting['type']}{default}{need})")
+    out += [f"  argument {shown(u.name)} cannot be set in Helm: {u.why}" for u in reviewed.unset]
     return out
 
 

@@ -7,13 +7,17 @@ session is made, never read from a message. Requests run as tasks this session o
 * ``tools/call`` — the broker's own path (``Broker.request``: admission, approval, a tool of
   this app's server still visible to the app, confirmation of writes, redaction, audit);
 * ``resources/read`` — the app's own resource and the ones pinned at approval (``reads``);
+  ``resources/list`` — those of them the server lists now;
 * ``ui/open-link`` — refused unless the link reads as what it is (``broker.urls.link_decision``),
   then the user is asked (``HostWindow.open_link``: one question at a time per app, the link
   shown as it will open; a request while one is open is refused, and counted like any);
 * ``ui/update-model-context`` — kept for the instance, at most 64 KiB;
 * ``helm/state/get`` / ``helm/state/set`` — the instance's state (``helm.state``'s ``$state``);
-* ``ui/message`` — not supported (Helm has no chat); ``ui/request-display-mode`` — inline or
-  fullscreen, as the window allows.
+* ``ui/message`` — refused (Helm has no chat), and the window is told so (``notices``);
+  ``ui/request-display-mode`` — inline or fullscreen, as the window allows.
+
+The app's ``ui/notifications/size-changed`` goes to ``sized``. ``notify`` sends the app one of
+Helm's notifications (the opening tool's input and result, ``broker.apps.launch``).
 
 Every request that does work passes the broker's one admission, as an extension frame's call
 does (``broker.builtin``): the instance's rate limit (60 a minute, shared by all of them) and
@@ -107,13 +111,18 @@ class AppSession:
         self._tasks: set[asyncio.Task[None]] = set()
         self._waiting: dict[str, asyncio.Future[Any]] = {}
         self._ids = itertools.count(1)
+        self.notices: Callable[[str], None] = lambda _text: None
+        """Told what the app asked that Helm refused in a way the user should see."""
+        self.sized: Callable[[int | None, int | None], None] = lambda _w, _h: None
+        """Told the size the app reports (``ui/notifications/size-changed``), in pixels."""
         self._handlers: dict[str, Callable[[dict[str, Any]], Awaitable[Any]]] = {
             "ui/initialize": self._initialize,
             "ping": _empty,
             "tools/call": self._call_tool,
             "resources/read": self._read_resource,
+            "resources/list": self._list_resources,
             "ui/open-link": self._open_link,
-            "ui/message": _no_chat,
+            "ui/message": self._message,
             "ui/update-model-context": self._model_context,
             "ui/request-display-mode": self._display_mode,
             "helm/state/get": self._state_get,
@@ -197,6 +206,8 @@ class AppSession:
         if method == "ui/notifications/initialized":
             self.initialized = True
             self.started.set()
+        elif method == "ui/notifications/size-changed" and isinstance(params, dict):
+            self.sized(_pixels(params.get("width")), _pixels(params.get("height")))
         elif method == "notifications/message" and isinstance(params, dict):
             log.info("app %s says: %.500s", self.ctx.extension, json.dumps(params.get("data")))
 
@@ -211,7 +222,10 @@ class AppSession:
         modes = caps.get("availableDisplayModes") if isinstance(caps, dict) else None
         if isinstance(modes, list):
             self.app_modes = tuple(m for m in modes if m in DISPLAY_MODES)
-        csp = {"resourceDomains": list(self.app.allowed_resource_domains)}
+        # What Helm applies, not what the app declared: no network, no frames, and only the
+        # resource domains the user allowed that are plain origins (``ui.apps.policy``).
+        allowed = sorted({o for d in self.app.allowed_resource_domains if (o := meta.origin(d))})
+        csp = {"connectDomains": [], "resourceDomains": allowed, "frameDomains": [], "baseUriDomains": []}
         return {
             "protocolVersion": meta.PROTOCOL_VERSION,
             "hostInfo": HOST_INFO,
@@ -236,6 +250,15 @@ class AppSession:
 
         result = await self.broker.request(self.ctx, APP_CONNECTION, name, args, self.confirm, check=visible)
         return tool_result(result)
+
+    async def _message(self, params: dict[str, Any]) -> dict[str, Any]:
+        self.notices("The app tried to send a chat message; Helm has no chat, so it was refused.")
+        return await _no_chat(params)
+
+    async def _list_resources(self, params: dict[str, Any]) -> dict[str, Any]:
+        listing = reads.lister(self.broker, self.ctx, self.app)
+        found: dict[str, Any] = await self._builtin(APP_CONNECTION, reads.LIST, params, listing)
+        return found
 
     async def _builtin(self, connection: str, operation: str, params: dict[str, Any], work: Handler) -> Any:
         """``work`` through the broker's admission; its data, or its refusal as a ``Fault``."""
@@ -285,6 +308,11 @@ class AppSession:
         return {}
 
     # -- to the app ----------------------------------------------------------------------
+    def notify(self, method: str, params: dict[str, Any]) -> None:
+        """One of Helm's notifications (only once the app initialized)."""
+        if self.initialized:
+            self._send({"jsonrpc": "2.0", "method": method, "params": params})
+
     def notify_context(self, changed: dict[str, Any]) -> None:
         """``ui/notifications/host-context-changed`` (only once the app initialized)."""
         if self.initialized:
@@ -375,7 +403,7 @@ async def _empty(_params: dict[str, Any]) -> dict[str, Any]:
 
 
 async def _no_chat(_params: dict[str, Any]) -> dict[str, Any]:
-    raise Fault(SERVER_ERROR, "not supported: Helm has no chat, so ui/message goes nowhere")
+    raise Fault(SERVER_ERROR, "not supported: Helm has no chat, so the message was sent to no one")
 
 
 def _parse(text: str) -> dict[str, Any] | Fault:
@@ -388,6 +416,12 @@ def _parse(text: str) -> dict[str, Any] | Fault:
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
         return Fault(INVALID_REQUEST, 'not a JSON-RPC 2.0 message (an object with "jsonrpc": "2.0")')
     return message
+
+
+def _pixels(value: Any) -> int | None:
+    if isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < 1e6:
+        return int(value)
+    return None
 
 
 def _valid_id(rid: Any) -> str | int | None:

@@ -5,14 +5,17 @@ user approved, for reference; what runs is the server's HTML, checked against th
 sha256 each time the app opens). The manifest is an ordinary one, so installing, approving,
 enabling and removing work as for any extension, and its digest — which covers the ``app``
 section — binds the approval to the HTML's sha256, the declared CSP and permissions, the
-resource domains the user allowed and the resources the app may read::
+resource domains the user allowed, the resources the app may read, the tool that opens the
+app and the tools the user marked as only reading. The opening tool's arguments are the
+widget's ``settings`` form, written from the tool's input schema (``broker.apps.launch``)::
 
     {"id": "mcp-app.<server>.<hash>", "kind": "widget", "entry": "app.html",
-     "permissions": {"write": true},
+     "permissions": {"write": true}, "settings": {the opening tool's arguments},
      "connections": [{"id": "app", "kind": "mcp", "server": S,
                       "operations": [read tools], "writes": [write tools]}],
      "app": {"server": S, "uri": "ui://…", "sha256": HEX, "csp": {...},
-             "permissions": [...], "allowResourceDomains": [...], "resources": [...]}}
+             "permissions": [...], "allowResourceDomains": [...], "resources": [...],
+             "tool": the opening tool, "reads": [tools the user marked as only reading]}}
 """
 
 from __future__ import annotations
@@ -45,7 +48,12 @@ class AppSpec:
     allowed_resource_domains: tuple[str, ...] = ()
     resources: tuple[str, ...] = ()
     tools: tuple[tuple[str, bool], ...] = ()
-    """(name, write) for every tool the app may call."""
+    """(name, write) for every tool the app may call (and the one that opens it)."""
+    opener: str = ""
+    """The linked tool Helm calls when the app opens and on Refresh (none: empty)."""
+    marked_reads: tuple[str, ...] = ()
+    """Tools without ``readOnlyHint`` the user marked at review as only reading: calls of them
+    are reads (no confirmation); the tool's pinned definition keeps the mark honest."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -56,6 +64,8 @@ class AppSpec:
             "permissions": list(self.permissions),
             "allowResourceDomains": list(self.allowed_resource_domains),
             "resources": list(self.resources),
+            **({"tool": self.opener} if self.opener else {}),
+            **({"reads": list(self.marked_reads)} if self.marked_reads else {}),
         }
 
     @property
@@ -76,7 +86,9 @@ def folder(home: Path, workspace: str, ext_id: str) -> Path:
     return home / APPS_FOLDER / ws / ext_id
 
 
-def manifest_for(spec: AppSpec, name: str, description: str) -> dict[str, Any]:
+def manifest_for(
+    spec: AppSpec, name: str, description: str, settings: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     reads = sorted(n for n, w in spec.tools if not w)
     writes = sorted(n for n, w in spec.tools if w)
     raw: dict[str, Any] = {
@@ -89,6 +101,8 @@ def manifest_for(spec: AppSpec, name: str, description: str) -> dict[str, Any]:
         "connections": [],
         "app": spec.to_json(),
     }
+    if settings:
+        raw["settings"] = dict(settings)
     if spec.tools:
         conn: dict[str, Any] = {
             "id": APP_CONNECTION,
@@ -123,6 +137,8 @@ def parse_app(raw: Mapping[str, Any]) -> AppSpec | None:
         allowed_resource_domains=tuple(app.get("allowResourceDomains", ())),
         resources=tuple(app.get("resources", ())),
         tools=tuple(sorted(tools)),
+        opener=str(app.get("tool", "")),
+        marked_reads=tuple(sorted(app.get("reads", ()))),
     )
 
 
@@ -138,6 +154,24 @@ def lint(raw: Mapping[str, Any]) -> Iterator[Issue]:
             yield Issue(f"$.connections[{i}]", f'an app has one connection: "{APP_CONNECTION}", kind mcp')
         elif conn.get("server") != app.get("server"):
             yield Issue(f"$.connections[{i}].server", "an app calls the tools of its own server only")
+    named = {
+        n
+        for conn in raw.get("connections", [])
+        if isinstance(conn, Mapping) and conn.get("id") == APP_CONNECTION
+        for key in ("operations", "writes")
+        for n in conn.get(key, [])
+    }
+    reads = {
+        n
+        for conn in raw.get("connections", [])
+        if isinstance(conn, Mapping) and conn.get("id") == APP_CONNECTION
+        for n in conn.get("operations", [])
+    }
+    if "tool" in app and app["tool"] not in named:
+        yield Issue("$.app.tool", f"{app['tool']!r} is not a tool of the app's connection")
+    for i, tool in enumerate(app.get("reads", [])):
+        if tool not in reads:
+            yield Issue(f"$.app.reads[{i}]", f"{tool!r} is not one of the connection's operations")
     declared = set((app.get("csp") or {}).get("resourceDomains", []))
     for i, domain in enumerate(app.get("allowResourceDomains", [])):
         if domain not in declared:

@@ -10,10 +10,12 @@ against the pin — never anything else.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 from broker.approval import Standing
-from broker.apps import meta, spec
+from broker.apps import launch, meta, spec
 from broker.apps.errors import AppChanged, AppError
 from broker.apps.spec import AppSpec
 from broker.broker import Broker
@@ -35,6 +37,10 @@ class OpenedApp:
     spec: AppSpec
     html: bytes
     prefers_border: bool | None
+    settings_form: Mapping[str, Any] = field(default_factory=dict)
+    """The widget settings form of the opening tool's arguments (``spec.opener``)."""
+    unset: tuple[launch.Unset, ...] = ()
+    """Required arguments of the opening tool that no setting can hold: it cannot run."""
 
 
 def approved(broker: Broker, workspace: str, ext_id: str) -> tuple[Manifest, AppSpec]:
@@ -59,7 +65,13 @@ async def open_app(broker: Broker, workspace: str, ext_id: str) -> OpenedApp:
     manifest, app = approved(broker, workspace, ext_id)
     document = await discovery.read_document(broker, workspace, app.server, app.uri)
     raw_tools = await (await discovery.session(broker, workspace, app.server)).tools()
-    visible = tuple(sorted((t.name, t.write) for t in map(meta.app_tool, raw_tools.values()) if t.for_app))
+    visible = tuple(
+        sorted(
+            (t.name, t.write and t.name not in app.marked_reads)
+            for t in map(meta.app_tool, raw_tools.values())
+            if t.for_app or t.name == app.opener
+        )
+    )
     now = AppSpec(
         app.server, app.uri, document.sha256, document.csp, document.permissions,
         app.allowed_resource_domains, app.resources, visible,
@@ -72,7 +84,11 @@ async def open_app(broker: Broker, workspace: str, ext_id: str) -> OpenedApp:
         changes += tool_pins.changes(pinned, current)
     if changes:
         raise AppChanged(CHANGED.format(name=manifest.name, n=len(changes)), changes)
-    return OpenedApp(workspace, ext_id, manifest.name, app, document.html, document.prefers_border)
+    schema = raw_tools[app.opener].inputSchema if app.opener in raw_tools else {}
+    return OpenedApp(
+        workspace, ext_id, manifest.name, app, document.html, document.prefers_border,
+        manifest.settings_form, launch.settings_form(schema)[1],
+    )  # fmt: skip
 
 
 def drift(old: AppSpec, new: AppSpec) -> list[str]:

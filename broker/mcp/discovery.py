@@ -23,7 +23,7 @@ from broker.errors import CallError, ErrorCode, SettingsError
 from broker.mcp.session import ServerSession
 
 MAX_RESOURCE_PAGES = 10
-MAX_HTML_BYTES = 1024 * 1024
+MAX_HTML_BYTES = meta.MAX_APP_BYTES
 
 
 @dataclass(frozen=True)
@@ -127,7 +127,15 @@ async def read_document(broker: Broker, workspace: str, server: str, uri: str) -
     """Read ``uri`` and check it is an app's HTML; ``refused`` when it is not."""
     if not uri.startswith(meta.UI_SCHEME):
         raise CallError(ErrorCode.REFUSED, f"{uri!r} is not a ui:// resource")
-    result = await read_resource(broker, workspace, server, uri)
+    try:
+        result = await read_resource(broker, workspace, server, uri)
+    except CallError as err:
+        if err.code is ErrorCode.TOO_LARGE:  # over the transport's own bound, far over the app's
+            raise CallError(
+                ErrorCode.TOO_LARGE,
+                f"the app's HTML {uri[:200]} is larger than Helm takes ({MAX_HTML_BYTES} bytes)",
+            ) from err
+        raise
     for content in result.contents:
         if str(content.uri) == uri:
             return _document(uri, content)
@@ -152,7 +160,9 @@ def _document(uri: str, content: types.TextResourceContents | types.BlobResource
         except (binascii.Error, ValueError) as exc:
             raise CallError(ErrorCode.REFUSED, f"{uri} is not valid base64") from exc
     if len(html) > MAX_HTML_BYTES:
-        raise CallError(ErrorCode.TOO_LARGE, f"{uri} is larger than 1 MiB")
+        raise CallError(
+            ErrorCode.TOO_LARGE, meta.too_big(f"the app's HTML {uri[:200]}", len(html), MAX_HTML_BYTES)
+        )
     return UiDocument(
         uri, html, meta.csp(content.meta), meta.permissions(content.meta), meta.prefers_border(content.meta)
     )

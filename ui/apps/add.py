@@ -2,7 +2,8 @@
 
 The server is asked for its apps (``broker.mcp.discovery``); the chosen one is reviewed
 (``broker.apps.review``) in ``AppReviewDialog`` — Cancel by default — and only Add app adds it,
-with the resource domains the user ticked. Errors are shown as text in the window.
+with the resource domains the user ticked and the tools they marked as only reading. Errors are
+shown as text in the window.
 """
 
 from __future__ import annotations
@@ -157,13 +158,13 @@ async def _show_and_add(
     dialog = AppReviewDialog(reviewed, parent, guard_ms=guard_ms)
     shown(dialog)
     decision = await answer(dialog)
-    allowed = dialog.allowed
+    allowed, reads = dialog.allowed, dialog.reads
     dialog.deleteLater()
     verb = "approved" if reviewed.installed else "added"
     if decision is not Decision.CONFIRMED:
         return None, f"Not {verb}."
     try:
-        manifest = await review.add(broker, reviewed, allowed)
+        manifest = await review.add(broker, reviewed, allowed, reads)
     except (AppError, CallError, HelmError) as err:
         return None, f"Not {verb}: {err}"
     return manifest, f"{verb.capitalize()} {manifest.name}."

@@ -28,6 +28,7 @@ from ui.qt import (
     QMainWindow,
     QPlainTextEdit,
     QPushButton,
+    QSize,
     QSplitter,
     Qt,
     QVBoxLayout,
@@ -39,6 +40,7 @@ from ui.text import elide, plain_label, set_plain
 DEV_INSTANCE = "dev"
 MAX_LOGGED = 2000
 APP_SHARE, LOG_SHARE = 3, 2
+MIN_LOG = 200
 """How the window's width is shared between the app and the log when it opens."""
 
 
@@ -119,7 +121,20 @@ class AppDevWindow(QMainWindow):
             set_plain(self.status, f"{err.code.value}: {err.message}")
             return
         self.frame = self.apps.frame(self.workspace, self.ext_id, DEV_INSTANCE, self.slot)
+        self.frame.sizeReported.connect(self._app_sized)
         self.slot_layout.addWidget(self.frame)
+        self._share()
+
+    def _share(self, app_width: int = 0) -> None:
+        """The app's pane gets its share of the width, or the width the app reported if that is
+        more (the log keeps at least ``MIN_LOG`` pixels)."""
+        total = max(self.split.width(), self.width() - 40, 2 * MIN_LOG)
+        app = max(total * APP_SHARE // (APP_SHARE + LOG_SHARE), min(app_width, total - MIN_LOG))
+        self.split.setSizes([app, total - app])
+
+    def _app_sized(self, size: QSize) -> None:
+        if size.width() > self.split.sizes()[0]:
+            self._share(size.width())
 
     async def _review(self) -> bool:
         manifest, message = await review_and_add(

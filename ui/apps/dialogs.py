@@ -53,7 +53,9 @@ class OpenLinkDialog(QuestionDialog):
 
 class AppReviewDialog(QuestionDialog):
     """What an app may do before it is added, or approved again once it is in the workspace;
-    resource domains are allowed one by one (those its approval allows are ticked)."""
+    resource domains are allowed one by one (those its approval allows are ticked), and each
+    tool Helm would confirm can be marked as only reading (off by default; ticked when the
+    approval marked it and its definition has not changed since)."""
 
     def __init__(
         self, reviewed: AppReview, parent: QWidget | None = None, *, guard_ms: int = GUARD_MS
@@ -94,12 +96,33 @@ class AppReviewDialog(QuestionDialog):
         box = QGroupBox("Tools the app may call (only this server's, only those visible to apps)", parent)
         box.setObjectName("tools")
         col = QVBoxLayout(box)
+        opener = self.reviewed.opener
+        if opener is not None:
+            settings = ", ".join(self.reviewed.settings) or "none"
+            opens = plain_label(
+                f"Opens by calling {opener.name}; its arguments are the app's settings ({settings})", box
+            )
+            opens.setObjectName("opener")
+            col.addWidget(opens)
         for tool in self.reviewed.reads:
             col.addWidget(plain_label(f"read — {tool.name}", box))
-        for tool in self.reviewed.writes:
+        self.only_reads: dict[str, QCheckBox] = {}
+        writes = list(self.reviewed.writes)
+        if opener is not None and opener.write and opener.name not in {t.name for t in writes}:
+            writes.append(opener)
+        for tool in writes:
             line = plain_label(f"WRITE — {tool.name} — asks for your confirmation each time", box)
             set_tone(line, "write")
             col.addWidget(line)
+            check = QCheckBox(elide(f"{tool.name} only reads (no confirmation)", 160), box)
+            check.setObjectName(f"reads:{tool.name}")
+            check.setToolTip(
+                "Tick only if you know this tool changes nothing. If the server changes the "
+                "tool, Helm asks again."
+            )
+            check.setChecked(tool.name in self.reviewed.marked)
+            self.only_reads[tool.name] = check
+            col.addWidget(check)
         if not self.reviewed.reads and not self.reviewed.writes:
             col.addWidget(plain_label("none", box))
         for tool in self.reviewed.hidden:
@@ -128,6 +151,11 @@ class AppReviewDialog(QuestionDialog):
         if col.count() == 0:
             col.addWidget(plain_label("no domains, permissions or other resources", box))
         return box
+
+    @property
+    def reads(self) -> list[str]:
+        """The tools the user marked as only reading."""
+        return [name for name, check in self.only_reads.items() if check.isChecked()]
 
     @property
     def allowed(self) -> list[str]:

@@ -1,6 +1,11 @@
 """``AppFrame``: where an app sits on the dashboard — opening it, refusing it, full screen.
 
-Opening checks the app against its server first (``broker.apps.verify``); a changed app shows
+Opening checks the app against its server first (``broker.apps.verify``). Then Helm calls the
+tool that opens the app with the app's settings as its arguments (``broker.apps.launch``) and
+tells the app its input and result; Refresh calls it again. An app whose opening tool needs a
+setting the user has not given shows that first (``settingsNeeded``: the card opens its
+settings form), not a blank app. What Helm refused the app that the user should know (the
+opening call declined, a chat message) is shown on a line above the app. A changed app shows
 what changed instead of running, and a Review… button (``reviewAsked``: the window shows the
 app's review, and makes a new frame after it). Full screen moves the app's view into a
 frameless full-screen window of its own (Esc, or the app, brings it back). A confirmation —
@@ -14,8 +19,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from broker.apps.errors import AppChanged, AppError
 from broker.context import CallContext
@@ -25,10 +30,16 @@ from ui.apps.view import AppServices, AppView
 from ui.dialogs.confirm import ConfirmDialog, ConfirmDialogFactory, DialogConfirmer
 from ui.dialogs.stacking import Confirmations
 from ui.host.egress_check import ENGINE_CHECK
-from ui.qt import QKeySequence, QPushButton, QShortcut, Qt, QVBoxLayout, QWidget, Signal
+from ui.qt import QHBoxLayout, QKeySequence, QPushButton, QShortcut, QSize, Qt, QVBoxLayout, QWidget, Signal
 from ui.text import plain_label, set_plain
+from ui.theme import set_tone
+
+if TYPE_CHECKING:
+    from broker.apps.verify import OpenedApp
 
 log = logging.getLogger(__name__)
+MAX_REPORTED = 4096
+"""The largest width or height an app's reported size may ask for, in pixels."""
 
 
 class OnTop:
@@ -62,6 +73,15 @@ class AppFrame(QWidget):
     reviewAsked = Signal()
     """The user clicked Review… on an app that changed since its approval."""
 
+    settingsNeeded = Signal()
+    """The opening tool needs settings the user has not given: the card shows its form."""
+
+    launched = Signal(object)
+    """The opening tool's envelope, each time it ran (at opening and on Refresh)."""
+
+    sizeReported = Signal(object)
+    """The size the app reports (``QSize``; a side it left out is -1)."""
+
     def __init__(
         self,
         services: AppServices,
@@ -69,9 +89,15 @@ class AppFrame(QWidget):
         dialogs: ConfirmDialogFactory,
         own: Callable[[Any], asyncio.Task[Any]],
         parent: QWidget | None = None,
+        settings: Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__(parent)
-        self.ctx, self._services = ctx, services
+        self.ctx, self._services, self._own = ctx, services, own
+        self.settings = settings
+        self.arguments: dict[str, Any] = {}
+        """The opening tool's arguments, from the settings."""
+        self.launching: asyncio.Task[Any] | None = None
+        self.reported = QSize(-1, -1)
         self.confirm = DialogConfirmer(None, factory=OnTop(self, dialogs))
         self.view: AppView | None = None
         self.full: FullScreen | None = None
@@ -85,6 +111,17 @@ class AppFrame(QWidget):
         self.review_button.clicked.connect(self._ask_review)
         self.review_button.hide()
         self.col.addWidget(self.review_button, 0, Qt.AlignmentFlag.AlignLeft)
+        bar = QHBoxLayout()
+        self.said = plain_label("", self)
+        self.said.setObjectName("said")
+        self.said.hide()
+        bar.addWidget(self.said, 1)
+        self.refresh_button = QPushButton("Refresh", self)
+        self.refresh_button.setToolTip("Call the app's tool again and show its result")
+        self.refresh_button.clicked.connect(self.refresh)
+        self.refresh_button.hide()
+        bar.addWidget(self.refresh_button, 0, Qt.AlignmentFlag.AlignRight)
+        self.col.addLayout(bar)
         self.opening = own(self._open())
         # Disconnected by Qt when the frame is destroyed (the slot is the frame's own).
         Confirmations.of().opened.connect(self._confirmation_opened)
@@ -108,13 +145,88 @@ class AppFrame(QWidget):
         except (AppError, HelmError) as err:
             set_plain(self.notice, f"The app cannot open: {err}")
             return
+        if not self._arguments(opened):
+            return
         self.view = AppView(opened, self.ctx, self._services, self.confirm, self)
         self.view.switch_mode = self.set_mode
         self.view.stopped.connect(self._stopped)
         self.view.ready.connect(lambda: self.ready.emit(self.view))
+        self.view.session.notices = self.tell
+        self.view.session.sized = self._sized
         self.notice.hide()
         self.col.addWidget(self.view, 1)
+        self.refresh_button.show()
         self.view.load()
+        self._launch_now(self.view)
+
+    def _arguments(self, opened: OpenedApp) -> bool:
+        """The opening tool's arguments from the settings; False (and the settings asked
+        for) when a required one is empty."""
+        from broker.apps import launch
+
+        self.arguments = launch.arguments(opened.settings_form, self.settings or {})
+        empty = launch.missing(opened.settings_form, self.arguments)
+        if empty:
+            names = ", ".join(str(opened.settings_form[k].get("label") or k) for k in empty)
+            set_plain(
+                self.notice, f"{opened.name} needs its settings first: {names}. Fill them in, then Apply."
+            )
+            self.settingsNeeded.emit()
+            return False
+        if opened.unset:
+            tool = opened.spec.opener
+            self.tell(
+                f"Helm does not call {tool} when the app opens: it needs "
+                + "; ".join(f"{u.name} ({u.why})" for u in opened.unset)
+            )
+        return True
+
+    def refresh(self) -> None:
+        """Call the opening tool again (an app without one: load the app again)."""
+        view = self.view
+        if view is None:
+            return
+        if not self._launch_now(view):
+            view.load()
+
+    def _launch_now(self, view: AppView) -> bool:
+        """Start the opening tool's call, unless one is running; False if there is no tool."""
+        tool = view.opened.spec.opener
+        if not tool or view.opened.unset:
+            return False
+        if self.launching is None or self.launching.done():  # one call at a time
+            self.launching = self._own(self._launch(view, tool))
+        return True
+
+    async def _launch(self, view: AppView, tool: str) -> None:
+        from broker.apps import launch
+
+        envelope = await launch.run(view.session, tool, self.arguments)
+        if not envelope.get("ok") and (envelope.get("error") or {}).get("code") != "tool_error":
+            error = envelope.get("error") or {}
+            self.tell(f"Helm did not call {tool}: {error.get('code')}: {error.get('message')}")
+        self.launched.emit(envelope)
+
+    def tell(self, text: str) -> None:
+        """Show what Helm refused the app, on the line above it."""
+        set_plain(self.said, text)
+        set_tone(self.said, "warning")
+        self.said.show()
+
+    def _sized(self, width: int | None, height: int | None) -> None:
+        self.reported = QSize(
+            min(width, MAX_REPORTED) if width is not None else self.reported.width(),
+            min(height, MAX_REPORTED) if height is not None else self.reported.height(),
+        )
+        self.updateGeometry()
+        self.sizeReported.emit(self.reported)
+
+    def sizeHint(self) -> QSize:
+        """The size the app reported, where it did (a card or the author's window uses it)."""
+        hint = super().sizeHint()
+        width = self.reported.width() if self.reported.width() > 0 else hint.width()
+        height = self.reported.height() if self.reported.height() > 0 else hint.height()
+        return QSize(width, height)
 
     def _ask_review(self) -> None:
         self.review_button.setEnabled(False)  # one review at a time: a new frame follows it
@@ -160,6 +272,8 @@ class AppFrame(QWidget):
 
     async def aclose(self) -> None:
         self.opening.cancel()
+        if self.launching is not None:
+            self.launching.cancel()
         if self.view is not None:
             self.set_mode("inline")
             await self.view.aclose()

@@ -10,7 +10,8 @@ anything else as an extension frame.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from broker.broker import Broker
 from broker.context import AppInstance, CallContext
@@ -58,13 +59,23 @@ class AppHost(QObject):
         """The apps (workspace, extension) with an open-link dialog open."""
         self.tasks = OwnedTasks(self)
 
-    def frame(self, workspace: str, ext_id: str, instance: str, parent: QWidget | None = None) -> AppFrame:
+    def frame(
+        self,
+        workspace: str,
+        ext_id: str,
+        instance: str,
+        parent: QWidget | None = None,
+        settings: Mapping[str, Any] | None = None,
+    ) -> AppFrame:
+        """The frame of one app instance; ``settings`` are the widget's settings (the opening
+        tool's arguments), the form's defaults when None."""
         frame = AppFrame(
             self.services,
             CallContext.of(AppInstance(workspace, ext_id, instance)),
             self._dialogs,
             self.tasks.start,
             parent,
+            settings,
         )
         frame.ready.connect(self.frameReady)
         frame.reviewAsked.connect(lambda: self.reviewAsked.emit(workspace, ext_id))
@@ -111,6 +122,6 @@ class AppAwareFactory:
     def __call__(self, frame: FrameSpec, parent: QWidget) -> QWidget:
         if frame.manifest.app is None:
             return self.fallback(frame, parent)
-        view = self.apps.frame(frame.workspace, frame.manifest.id, frame.instance, parent)
+        view = self.apps.frame(frame.workspace, frame.manifest.id, frame.instance, parent, frame.settings)
         view.setMinimumSize(320, 240)
         return view

@@ -13,6 +13,7 @@
 //                    of the environment variable VAR (the token Helm gave the server)
 //   --odd TEXT       TEXT (say, terminal escapes) ends the app's name, one more linked tool's
 //                    name and one more declared frame domain
+//   --add-help TEXT  TEXT ends the description of add_item (its definition changed)
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -28,6 +29,7 @@ const { values: opts } = parseArgs({
     leak: { type: "string", default: "" },
     "model-only": { type: "string", default: "" },
     odd: { type: "string", default: "" },
+    "add-help": { type: "string", default: "" },
   },
 });
 
@@ -142,7 +144,7 @@ if (!opts["no-ui"]) {
     description: "The items", annotations: { readOnlyHint: true }, _meta: forApp(["app"], "list_items"),
   }, async () => text(leaked ? { items, leaked } : { items }));
   registerAppTool(server, "add_item", {
-    description: "Add an item", inputSchema: { text: z.string() }, _meta: forApp(["app"]),
+    description: "Add an item" + opts["add-help"], inputSchema: { text: z.string() }, _meta: forApp(["app"]),
   }, async ({ text: item }) => { items.push(item); return text({ items }); });
   if (opts.odd) {
     registerAppTool(server, "odd" + opts.odd, {

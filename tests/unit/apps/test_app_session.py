@@ -23,7 +23,10 @@ async def test_initialize_answers_helms_context_and_capabilities(tmp_path: Path)
     result = answer["result"]
     assert result["protocolVersion"] == "2026-01-26"
     assert result["hostContext"]["locale"] == "en-US"
-    assert result["hostCapabilities"]["sandbox"] == {"permissions": {}, "csp": {"resourceDomains": []}}
+    assert result["hostCapabilities"]["sandbox"] == {
+        "permissions": {},
+        "csp": {"connectDomains": [], "resourceDomains": [], "frameDomains": [], "baseUriDomains": []},
+    }  # what Helm applies: the board declares a frame domain, which stays blocked
 
 
 async def test_a_read_tool_runs_and_answers_a_call_tool_result(tmp_path: Path) -> None:
