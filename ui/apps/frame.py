@@ -30,7 +30,18 @@ from ui.apps.view import AppServices, AppView
 from ui.dialogs.confirm import ConfirmDialog, ConfirmDialogFactory, DialogConfirmer
 from ui.dialogs.stacking import Confirmations
 from ui.host.egress_check import ENGINE_CHECK
-from ui.qt import QHBoxLayout, QKeySequence, QPushButton, QShortcut, QSize, Qt, QVBoxLayout, QWidget, Signal
+from ui.qt import (
+    QHBoxLayout,
+    QKeySequence,
+    QPushButton,
+    QShortcut,
+    QSize,
+    Qt,
+    QVBoxLayout,
+    QWebEngineScript,
+    QWidget,
+    Signal,
+)
 from ui.text import plain_label, set_plain
 from ui.theme import set_tone
 
@@ -38,6 +49,15 @@ if TYPE_CHECKING:
     from broker.apps.verify import OpenedApp
 
 log = logging.getLogger(__name__)
+WEBGL_MARK = b"webgl"
+WEBGL_PROBE = (
+    "(() => { try { return !!document.createElement('canvas').getContext('webgl'); }"
+    " catch (e) { return false; } })()"
+)
+NO_WEBGL = (
+    "This app draws with WebGL, which Helm's web engine cannot offer on this machine (no graphics "
+    "acceleration): it may show an error instead of its drawing."
+)
 MAX_REPORTED = 4096
 """The largest width or height an app's reported size may ask for, in pixels."""
 
@@ -151,6 +171,8 @@ class AppFrame(QWidget):
         self.view.switch_mode = self.set_mode
         self.view.stopped.connect(self._stopped)
         self.view.ready.connect(lambda: self.ready.emit(self.view))
+        if WEBGL_MARK in opened.html.lower():  # an app that draws with WebGL: say if it cannot
+            self.view.ready.connect(self._check_webgl)
         self.view.session.notices = self.tell
         self.view.session.sized = self._sized
         self.notice.hide()
@@ -206,6 +228,15 @@ class AppFrame(QWidget):
             error = envelope.get("error") or {}
             self.tell(f"Helm did not call {tool}: {error.get('code')}: {error.get('message')}")
         self.launched.emit(envelope)
+
+    def _check_webgl(self) -> None:
+        """Whether the engine offers WebGL, asked in Helm's own world of the host page."""
+        if self.view is not None:
+            self.view.page.runJavaScript(
+                WEBGL_PROBE,
+                QWebEngineScript.ScriptWorldId.ApplicationWorld.value,
+                lambda found: None if found is True else self.tell(NO_WEBGL),
+            )
 
     def tell(self, text: str) -> None:
         """Show what Helm refused the app, on the line above it."""

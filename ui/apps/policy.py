@@ -9,7 +9,8 @@ opaque origin: it can reach neither the host page nor any storage, and talks to 
 
 The app's Content-Security-Policy is Helm's: no network (``connect-src 'none'``) whatever the
 resource declares, no frames, no workers, no forms; inline scripts and styles (an app is one
-HTML document); and the declared resource domains only where the user allowed them at review.
+HTML document, and eval and data:/blob: scripts, which reach nothing an inline script could
+not); and the declared resource domains only where the user allowed them at review.
 """
 
 from __future__ import annotations
@@ -82,7 +83,9 @@ def app_csp(hosts: AppHosts, allowed: Iterable[str]) -> str:
     return "; ".join(
         (
             "default-src 'none'",
-            with_extra("script-src 'unsafe-inline'"),
+            # The app is untrusted code by design, alone in an opaque origin with no network:
+            # eval and data:/blob: scripts (a bundler's worker fallback) give it nothing more.
+            with_extra("script-src 'unsafe-inline' 'unsafe-eval' data: blob:"),
             with_extra("style-src 'unsafe-inline'"),
             with_extra("img-src data: blob:"),
             with_extra("font-src data:"),

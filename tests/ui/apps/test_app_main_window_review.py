@@ -64,11 +64,15 @@ def test_review_of_a_changed_app_shows_the_app_review_and_approve_pins_what_it_s
     assert any("Changed since your last approval" in t and "the HTML changed" in t for t in texts)
     assert any(t.startswith("WRITE — add_item") for t in texts)
     assert dialog.allow[CDN].isChecked(), "what was allowed before is shown allowed"
+    assert set(dialog.only_reads) == {"add_item"}, "only a tool Helm would confirm can be marked"
+    assert not dialog.only_reads["add_item"].isChecked(), "off by default"
+    dialog.only_reads["add_item"].setChecked(True)
     with qtbot.waitSignal(dialog.decided, timeout=3000):
         qtbot.mouseClick(dialog.accept_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not window.tasks, timeout=30000)
     app = broker.manifest("ws", ext_id).app
     opened = run(open_app(broker, "ws", ext_id), timeout=60)
+    assert app is not None and app.marked_reads == ("add_item",) and ("add_item", False) in app.tools
     assert before is not None and app is not None and before.sha256 != shown
     assert app.sha256 == shown == opened.spec.sha256
     assert app.allowed_resource_domains == (CDN,)

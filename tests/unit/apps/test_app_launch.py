@@ -12,12 +12,13 @@ import pytest
 from broker import CallContext
 from broker.apps import launch, review
 from broker.apps.errors import AppChanged, AppError
-from broker.apps.meta import AppTool
+from broker.apps.meta import AppTool, too_big
 from broker.apps.verify import open_app
+from broker.errors import CallError, ErrorCode
 from broker.summary import Decision
 from tests.helpers import ScriptedConfirmer, new_broker
 from tests.servers.services import mcp_app_command
-from tests.unit.apps.app_setup import BOARD, app_home, harness
+from tests.unit.apps.app_setup import BOARD, added, app_home, harness
 from tests.unit.kinds.mcp_setup import add_stdio
 
 COHORT = {
@@ -160,3 +161,32 @@ async def test_a_marked_tool_that_changed_refuses_the_app_and_its_review_asks_ag
     assert any("tool add_item: description changed" in c for c in refused.value.changes)
     assert again.marked == (), "a changed tool asks again"
     assert call["error"]["code"] == "refused"
+
+
+async def test_resources_list_names_only_the_resources_the_app_may_read(tmp_path: Path) -> None:
+    async with new_broker(tmp_path / "home") as broker:
+        await app_home(broker, tmp_path)
+        h = await harness(broker, await added(broker))
+        listed = await h.ask("resources/list")
+        activity = [(r.connection, r.operation, r.outcome) for r in broker.activity.recent]
+    assert sorted(r["uri"] for r in listed["result"]["resources"]) == ["helm-test://notes/readme", BOARD]
+    assert ("app", "resources/list", "ok") in activity
+
+
+async def test_an_app_too_large_is_refused_with_how_much_it_is_over(tmp_path: Path) -> None:
+    extra = tmp_path / "extra.html"
+    extra.write_text("x" * (9 * 1024 * 1024), encoding="utf-8")
+    async with new_broker(tmp_path / "home") as broker:
+        await app_home(broker, tmp_path, "--extra", str(extra))
+        with pytest.raises(CallError) as refused:
+            await review.review(broker, "ws", "board", BOARD)
+    assert refused.value.code is ErrorCode.TOO_LARGE
+    assert refused.value.message.startswith(f"the app's HTML {BOARD} is 9.")
+    assert "more than Helm takes (8.0 MiB (8388608 bytes))" in refused.value.message
+
+
+def test_a_size_refusal_says_what_and_by_how_much() -> None:
+    assert too_big("the app's HTML ui://x", 4_500_000, 4 * 1024 * 1024) == (
+        "the app's HTML ui://x is 4.3 MiB (4500000 bytes), 96.7 KiB (99696 bytes) more than Helm "
+        "takes (4.0 MiB (4194304 bytes))"
+    )

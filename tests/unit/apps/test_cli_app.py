@@ -143,3 +143,17 @@ def test_app_add_shows_a_servers_escapes_and_line_breaks_as_visible_characters(
     assert any(line.startswith(declared) for line in lines)
     assert not any(line.startswith("  WRITE forged") for line in lines)
     assert f"Add Board{ODD_SHOWN} to workspace ws?" in err
+
+
+def test_app_add_with_read_marks_a_write_as_only_reading_and_refuses_a_tool_that_is_not_one(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    add = ("app", "add", "-w", "ws", "-s", "board", BOARD)
+    wrong, _, err = helm(capsys, *add, "--read", "list_items", stdin="y\n")
+    code, out, _ = helm(capsys, *add, "--read", "add_item", stdin="y\n")
+    (ext,) = Home(home).settings().workspace("ws").extensions.values()
+    manifest = (ext.path / "manifest.json").read_text("utf-8")
+    assert wrong == 1 and "only those can be marked as only reading" in err
+    assert code == 0 and "you mark tool add_item as only reading" in out
+    assert "Opens by calling tool show_board (a read)" in out
+    assert '"reads": [\n      "add_item"\n    ]' in manifest
