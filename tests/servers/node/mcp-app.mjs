@@ -14,6 +14,7 @@
 //   --odd TEXT       TEXT (say, terminal escapes) ends the app's name, one more linked tool's
 //                    name and one more declared frame domain
 //   --add-help TEXT  TEXT ends the description of add_item (its definition changed)
+//   --needs-title    show_board (the tool that opens the app) needs a title, with no default
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -30,6 +31,7 @@ const { values: opts } = parseArgs({
     "model-only": { type: "string", default: "" },
     odd: { type: "string", default: "" },
     "add-help": { type: "string", default: "" },
+    "needs-title": { type: "boolean", default: false },
   },
 });
 
@@ -97,6 +99,9 @@ board.rawCall = (name, args) => new Promise((resolve) => {
   window.parent.postMessage({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args || {} } }, "*");
 });
 app.onhostcontextchanged = (ctx) => board.contexts.push(ctx);
+board.opened = [];
+app.ontoolinput = (params) => board.opened.push({ input: params.arguments });
+app.ontoolresult = (result) => board.opened.push({ result: result.structuredContent });
 app.onteardown = async () => { board.tornDown = true; return {}; };
 window.board = board;
 board.ready = app.connect().then(() => { board.host = app.getHostContext(); return true; });
@@ -137,9 +142,10 @@ if (!opts["no-ui"]) {
   server.registerResource("Notes", NOTES, { mimeType: "text/plain" }, async () => ({
     contents: [{ uri: NOTES, mimeType: "text/plain", text: "notes of " + NAME + leaked }],
   }));
+  const titled = opts["needs-title"] ? { inputSchema: { title: z.string().describe("The board's title") } } : {};
   registerAppTool(server, "show_board", {
-    description: "Show the board", annotations: { readOnlyHint: true }, _meta: forApp(["model", "app"]),
-  }, async () => text({ items }));
+    description: "Show the board", annotations: { readOnlyHint: true }, _meta: forApp(["model", "app"]), ...titled,
+  }, async ({ title } = {}) => text(title === undefined ? { items } : { items, title }));
   registerAppTool(server, "list_items", {
     description: "The items", annotations: { readOnlyHint: true }, _meta: forApp(["app"], "list_items"),
   }, async () => text(leaked ? { items, leaked } : { items }));
