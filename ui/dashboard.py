@@ -14,6 +14,7 @@ frame is made again with the new values.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -81,6 +82,8 @@ class Dashboard(QScrollArea):
         self.cards: list[WidgetCard] = []
         self.spans: dict[str, Span] = {}
         self.hints: dict[str, Hint] = {}
+        self._placed: set[str] = set()
+        """Widgets the user moved or sized in this session (their content no longer sizes them)."""
         self.placements: list[Placement] = []
         self.columns = 1
         self._canvas = _Canvas(self.relayout, self)
@@ -105,7 +108,7 @@ class Dashboard(QScrollArea):
             card.view.setParent(None)
             self.dispose(card.view)
             card.deleteLater()
-        self.cards, self.spans, self.hints = [], {}, {}
+        self.cards, self.spans, self.hints, self._placed = [], {}, {}, set()
         known = dict(saved)
         rank = {wid: i for i, (wid, _span) in enumerate(saved)}
         frames = sorted(frames, key=lambda f: rank.get(f.manifest.id, len(rank)))
@@ -115,6 +118,8 @@ class Dashboard(QScrollArea):
             frame = FrameSpec(frame.workspace, frame.manifest, frame.instance, values)
             card = WidgetCard(frame, self.factory, _saver(save, ext_id), self.dispose, self._canvas)
             self._wire(card)
+            if ext_id not in known:  # placed by no one yet: an app may say how tall it is
+                card.contentSized.connect(lambda height, c=card: self._content_sized(c, height))
             hint = self.hints[ext_id] = hint_of(frame.manifest.raw)
             self.spans[ext_id] = known.get(ext_id, hint.start).clamped(hint.minimum)
             self.cards.append(card)
@@ -186,7 +191,19 @@ class Dashboard(QScrollArea):
         self.spans[ext_id] = span
         self.relayout()
 
+    def _content_sized(self, card: WidgetCard, height: int) -> None:
+        """A widget nobody has sized grows (never shrinks) to the height its content reports,
+        at most ``MAX_ROWS``; the user's own sizing always wins, and this is not saved."""
+        ext_id = card.frame.manifest.id
+        if ext_id not in self.spans or ext_id in self._placed or card is self._resizing_card:
+            return
+        span = self.spans[ext_id]
+        rows = min(MAX_ROWS, math.ceil((height + GAP) / (ROW_HEIGHT + GAP)))
+        if rows > span.rows:
+            self.resize_widget(ext_id, Span(span.cols, rows))
+
     def _changed(self, card: WidgetCard) -> None:
+        self._placed.add(card.frame.manifest.id)  # the user's choice, which content never undoes
         self.relayout()
         self.ensureWidgetVisible(card)
         self.layoutChanged.emit(self.saved())

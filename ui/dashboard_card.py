@@ -181,6 +181,9 @@ class WidgetCard(QFrame):
     layoutAsked = Signal(str)
     """One of the ``LAYOUT_ACTIONS`` keys, from the menu or its shortcut."""
 
+    contentSized = Signal(int)
+    """The height in pixels the card's content asks for (an MCP App's reported size)."""
+
     def __init__(
         self,
         frame: FrameSpec,
@@ -274,7 +277,14 @@ class WidgetCard(QFrame):
         needed = getattr(view, "settingsNeeded", None)  # an app whose tool needs settings first
         if needed is not None:
             needed.connect(lambda: self.settings_button.setChecked(True))
+        reported = getattr(view, "sizeReported", None)  # an app that says how tall it is
+        if reported is not None:
+            reported.connect(lambda size: self._content_sized(size.height()))
         return view
+
+    def _content_sized(self, height: int) -> None:
+        if height > 0:  # the card's own bar and margins come on top of the content
+            self.contentSized.emit(height + self.height() - self.view.height())
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)

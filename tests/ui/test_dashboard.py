@@ -17,7 +17,7 @@ from ui.dashboard_card import DragHandle
 from ui.dashboard_layout import Span
 from ui.frame_spec import FrameSpec
 from ui.main_window import MainWindow
-from ui.qt import QPoint, Qt
+from ui.qt import QObject, QPoint, QSize, Qt, Signal
 
 WIDGETS = [manifest(f"com.example.w{i}", f"Widget {i}") for i in range(1, 5)]
 EDITOR = manifest("com.example.editor", "Editor", "tool")
@@ -265,4 +265,48 @@ def test_switching_workspaces_brings_back_each_ones_open_tools(
     window.workspace_box.setCurrentText("main")
     assert list(window.tools) == ["com.example.editor"]
     assert window.tabs.currentWidget() is window.tools["com.example.editor"]
+    run(broker.aclose())
+
+
+class SizedFrames(Frames):
+    """Frames that say how tall their content is, as an MCP App's frame does."""
+
+    def __call__(self, frame: FrameSpec, parent: Any) -> Any:
+        view = super().__call__(frame, parent)
+        self.last = Reporting(view)
+        return self.last.view
+
+
+class Reporting(QObject):
+    sizeReported = Signal(object)
+
+    def __init__(self, view: Any) -> None:
+        super().__init__(view)
+        self.view = view
+        view.sizeReported = self.sizeReported
+
+
+def test_a_widget_nobody_sized_grows_to_the_height_its_content_reports_and_the_users_size_wins(
+    qtbot: QtBot, run: Any, tmp_path: Path
+) -> None:
+    broker = run(home_with(tmp_path, WIDGETS[:1]))
+    frames = SizedFrames()
+    window = open_main_window(qtbot, broker, frames, size=(1500, 800))
+    dash = window.dashboard
+    ext_id = dash.cards[0].frame.manifest.id
+    start = dash.spans[ext_id]
+    frames.last.sizeReported.emit(QSize(300, 520))
+    grown = dash.spans[ext_id]
+    frames.last.sizeReported.emit(QSize(300, 100))
+    kept = dash.spans[ext_id]
+    dash.resize_widget(ext_id, Span(1, 2))
+    dash._changed(dash.cards[0])  # as the user's own sizing does
+    frames.last.sizeReported.emit(QSize(300, 900))
+    assert start.rows < grown.rows <= 10 and grown.cols == start.cols
+    assert kept == grown, "a smaller report never shrinks it"
+    assert dash.spans[ext_id] == Span(1, 2), "once the user sized it, the content does not"
+    assert (
+        "cols" not in json.dumps(stored(tmp_path))
+        or stored(tmp_path)["workspaces"]["main"]["widgets"][0]["rows"] == 2
+    )
     run(broker.aclose())
