@@ -4,12 +4,15 @@ The app runs exactly as on the dashboard — the same review, host page, sandbox
 write dialog — with a log beside it: every JSON-RPC message between the app and Helm, the app's
 console and each request Helm blocked. Reload reads the server again: an app that changed (new
 HTML, CSP or tools) is shown for review first, as a user would see it, and runs once approved.
+The app's settings (the arguments of the tool that opens it) are the form's defaults; Settings
+shows the form, as the app's card does, and Apply runs the app again with what was applied.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 
 from broker.apps.errors import AppError
 from broker.apps.spec import app_id
@@ -36,6 +39,7 @@ from ui.qt import (
     Signal,
 )
 from ui.text import elide, plain_label, set_plain
+from ui.widgets.settings_form import SettingsForm, defaults
 
 DEV_INSTANCE = "dev"
 MAX_LOGGED = 2000
@@ -70,6 +74,14 @@ class AppDevWindow(QMainWindow):
         self.reload_button = QPushButton("Reload", body)
         self.reload_button.clicked.connect(self.schedule_refresh)
         col.addWidget(self.reload_button)
+        self.settings_button = QPushButton("Settings", body)
+        self.settings_button.setCheckable(True)
+        self.settings_button.toggled.connect(self._show_settings)
+        col.addWidget(self.settings_button)
+        self.settings: dict[str, Any] | None = None
+        """What the author applied in the app's settings (None: the form's defaults)."""
+        self.form: SettingsForm | None = None
+        self.body_layout = col
         self.split = QSplitter(Qt.Orientation.Horizontal, body)
         self.slot = QWidget(self.split)
         self.slot_layout = QVBoxLayout(self.slot)
@@ -120,10 +132,33 @@ class AppDevWindow(QMainWindow):
         except CallError as err:
             set_plain(self.status, f"{err.code.value}: {err.message}")
             return
-        self.frame = self.apps.frame(self.workspace, self.ext_id, DEV_INSTANCE, self.slot)
+        self.frame = self.apps.frame(self.workspace, self.ext_id, DEV_INSTANCE, self.slot, self.settings)
         self.frame.sizeReported.connect(self._app_sized)
+        self.frame.settingsNeeded.connect(lambda: self.settings_button.setChecked(True))
         self.slot_layout.addWidget(self.frame)
         self._share()
+
+    def _show_settings(self, on: bool) -> None:
+        if self.form is not None:
+            self.body_layout.removeWidget(self.form)
+            self.form.deleteLater()
+            self.form = None
+        if not on:
+            return
+        try:
+            form = self.broker.manifest(self.workspace, self.ext_id).settings_form
+        except HelmError as err:  # not added yet: Reload reviews it first
+            set_plain(self.status, f"No settings yet: {err}")
+            return
+        values = self.settings if self.settings is not None else defaults(form)
+        self.form = SettingsForm(form, values, self)
+        self.form.applied.connect(self._apply)
+        self.body_layout.insertWidget(3, self.form)  # below the Settings button
+
+    def _apply(self, values: dict[str, Any]) -> None:
+        self.settings = values
+        self.settings_button.setChecked(False)
+        self.schedule_refresh()
 
     def _share(self, app_width: int = 0) -> None:
         """The app's pane gets its share of the width, or the width the app reported if that is

@@ -8,11 +8,13 @@ from typing import Any
 
 import pytest
 
+from tests.e2e.apps.kit import in_app
 from tests.helpers import new_broker
 from tests.unit.apps.app_setup import BOARD, app_home
 from ui.aio import emitted
 from ui.apps.devwindow import AppDevWindow
 from ui.apps.dialogs import AppReviewDialog
+from ui.qt import QLineEdit
 
 pytestmark = pytest.mark.usefixtures("mcp_app_server")
 
@@ -84,3 +86,43 @@ def test_author_mode_gives_the_app_most_of_the_width_and_formats_its_console_as_
     assert not any("[object Object]" in line for line in lines)
     warned = next(line for line in lines if line.startswith("console [warning]"))
     assert len(warned) < 2100  # bounded, as a browser's console folds a long value
+
+
+def test_author_mode_shows_the_settings_a_tool_needs_and_runs_the_app_with_what_was_applied(
+    run: Any, tmp_path: Path
+) -> None:
+    async def scenario() -> tuple[str, Any, int, int]:
+        async with new_broker(tmp_path / "home") as broker:
+            await app_home(broker, tmp_path, "--needs-title")
+            window = AppDevWindow(broker, "ws", "board", BOARD, guard_ms=0)
+            reviews: asyncio.Queue[AppReviewDialog] = asyncio.Queue()
+            window.reviewing.connect(reviews.put_nowait)
+            window.resize(1200, 760)
+            window.show()
+            window.schedule_refresh()
+            (await asyncio.wait_for(reviews.get(), 30)).accept_button.click()
+            async with asyncio.timeout(30):
+                while window.form is None:
+                    await asyncio.sleep(0.05)
+            frame = window.frame
+            notice = frame.notice.text() if frame is not None else ""
+            edit = window.form.inputs["title"]
+            assert isinstance(edit, QLineEdit)
+            edit.setText("Groceries")
+            ready = emitted(window.apps.frameReady, 60)
+            window.form.apply_button.click()
+            (view,) = await ready
+            await asyncio.wait_for(view.session.started.wait(), 30)
+            async with asyncio.timeout(20):
+                while len((opened := await in_app(view, "board.opened"))["value"]) < 2:
+                    await asyncio.sleep(0.1)
+            inner = (await in_app(view, "window.innerWidth"))["value"]
+            width = window.split.width()
+            await window.aclose()
+            window.deleteLater()
+            return notice, opened["value"], inner, width
+
+    notice, opened, inner, width = run(scenario(), timeout=120)
+    assert notice == "Board needs its settings first: title. Fill them in, then Apply."
+    assert opened[0] == {"input": {"title": "Groceries"}}
+    assert inner > width / 2, "the app itself gets most of the window's width, not a sliver"
