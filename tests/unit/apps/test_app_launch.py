@@ -190,3 +190,26 @@ def test_a_size_refusal_says_what_and_by_how_much() -> None:
         "the app's HTML ui://x is 4.3 MiB (4500000 bytes), 298.5 KiB (305696 bytes) more than Helm "
         "takes (4.0 MiB (4194304 bytes))"
     )
+
+
+async def test_after_stop_neither_the_opening_call_nor_a_marked_read_reaches_the_server(
+    tmp_path: Path,
+) -> None:
+    async with new_broker(tmp_path / "home") as broker:
+        await app_home(broker, tmp_path)
+        reviewed = await review.review(broker, "ws", "board", BOARD)
+        manifest = await review.add(broker, reviewed, reads=["add_item"])
+        h = await harness(broker, manifest.id)
+        h.session.receive(json.dumps({"jsonrpc": "2.0", "method": "ui/notifications/initialized"}))
+        broker.activity.stop("ws", manifest.id)
+        opening = await launch.run(h.session, "show_board", {})
+        marked = await h.call("add_item", {"text": "never"})
+        broker.activity.resume("ws", manifest.id)
+        items = await h.call("list_items")
+        activity = [(r.operation, r.outcome) for r in broker.activity.recent]
+    assert opening["error"]["code"] == "refused"
+    assert marked["error"]["data"]["code"] == "refused"
+    assert items["result"]["structuredContent"] == {"items": ["first"]}, "nothing was added"
+    assert ("show_board", "refused") in activity and ("add_item", "refused") in activity
+    cancelled = [m for m in h.window.sent if m.get("method") == "ui/notifications/tool-cancelled"]
+    assert len(cancelled) == 1
