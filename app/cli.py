@@ -24,7 +24,9 @@ COMMAND_LINE_ACTIONS = frozenset({("mcp", "add"), ("agent", "add")})
 """Actions that take a program's whole command line after a bare ``--`` (``helm mcp add time --
 uvx mcp-server-time``), given to the handler as ``args.command_line``."""
 
-COMMANDS = ("workspace", "project", "ext", "catalogue", "app", "audit", "point", "call", "dev", "agent")
+COMMANDS = (
+    "workspace", "project", "ext", "catalogue", "app", "audit", "point", "call", "dev", "agent", "policy",
+)  # fmt: skip
 """Helm's own subcommand groups, each a module of ``app.commands`` with a ``register(subparsers)``;
 each connection kind adds its group too (``KindSpec.cli``)."""
 

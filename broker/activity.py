@@ -134,7 +134,8 @@ class Watch:
         self.ctx, self.connection, self.operation, self.task = ctx, connection, operation, task
         self.time, self.started = time.time(), time.perf_counter()
         self.refusal = refusal
-        self.stopped_by: Stop | None = None
+        self.stopped_by: Stop | CallError | None = None
+        """The user's stop, or the refusal of the organisation's policy, that cancelled it."""
         self.detail = ""
         """The failure's ``CallError.detail``, when it had one (the broker sets it)."""
 
@@ -145,6 +146,8 @@ class Watch:
             return None
         if self.task.uncancel() > 0:
             return None  # someone else cancelled it too (the frame is closing): let it end
+        if isinstance(self.stopped_by, CallError):
+            return self.stopped_by
         return CallError(ErrorCode.REFUSED, stopped_message(self.stopped_by, running=True))
 
 
@@ -297,6 +300,21 @@ class Activity:
                 continue
             if stop.covers(ctx.workspace, ctx.extension, watch.connection):
                 watch.stopped_by = stop
+                watch.task.cancel()
+                cancelled += 1
+        return cancelled
+
+    def cancel(self, workspace: str, extension: str, refusal: CallError) -> int:
+        """Cancel the running calls of an extension that the organisation's policy now forbids,
+        each answered with ``refusal``; nothing is recorded in the user's stops (the policy
+        refuses its new calls itself, for as long as it forbids it). Returns how many."""
+        cancelled = 0
+        for watch in list(self._running):
+            ctx = watch.ctx
+            if watch.stopped_by is not None or watch.task is None or watch.task.done():
+                continue
+            if (ctx.workspace, ctx.extension) == (workspace, extension):
+                watch.stopped_by = refusal
                 watch.task.cancel()
                 cancelled += 1
         return cancelled

@@ -1,9 +1,11 @@
 """Whether an extension may make calls: the one decision every part of Helm asks.
 
-``decide`` is pure: given what the settings record about an extension in a workspace and its
-manifest as loaded now, it returns an ``ApprovalDecision`` — where the extension stands and, for
-anything short of approved, a message for a person that says how to fix it. ``check`` reads the
-two facts and decides; the broker (every call), the CLI (``helm ext list``), the main window and
+``decide`` is pure: given what the settings record about an extension in a workspace, its
+manifest as loaded now and what the organisation's policy says of it (``broker.policy``, which
+outranks the user: a forbidden extension stands ``FORBIDDEN`` even when approved), it returns
+an ``ApprovalDecision`` — where the extension stands and, for anything short of approved, a
+message for a person that says how to fix it. ``check`` reads the
+facts and decides; the broker (every call), the CLI (``helm ext list``), the main window and
 ``helm dev`` (which extensions run, which need review), OAuth2 Connect (whose scopes count) and
 agents all ask it, so the answer and its wording are the same everywhere::
 
@@ -30,6 +32,10 @@ from typing import Any
 from broker.errors import CallError, ErrorCode, ManifestError
 from broker.manifest import Manifest
 from broker.manifest import load as load_manifest
+from broker.policy import decide as policy_decide
+from broker.policy import in_force
+from broker.policy.decide import Refusal
+from broker.policy.source import PolicyState
 from broker.settings import Home, InstalledExtension, Workspace
 
 
@@ -38,6 +44,7 @@ class Standing(StrEnum):
 
     NOT_INSTALLED = "not installed"
     INVALID = "invalid manifest"
+    FORBIDDEN = "refused by your organisation's policy"
     NEVER_APPROVED = "not approved"
     STALE = "changed since approval"
     DISABLED = "disabled"
@@ -78,11 +85,14 @@ def decide(
     extension: str,
     installed: InstalledExtension | None,
     manifest: Manifest | ManifestError | None,
+    forbidden: Refusal | None = None,
 ) -> ApprovalDecision:
     """Where ``extension`` stands in ``workspace``.
 
     ``installed`` is the settings' record (None when it is not installed); ``manifest`` the
-    manifest loaded from its folder now, or the error that loading it raised.
+    manifest loaded from its folder now, or the error that loading it raised; ``forbidden``
+    what the organisation's policy says of it (``broker.policy.decide.extension``), which
+    outranks any approval: a forbidden extension makes no call, approved or not.
     """
     if installed is None or manifest is None:
         return ApprovalDecision(Standing.NOT_INSTALLED, _not_installed(workspace, extension))
@@ -92,6 +102,8 @@ def decide(
             "run `helm ext lint` on its folder, fix them, then approve it again"
         )
         return ApprovalDecision(Standing.INVALID, message, installed)
+    if forbidden is not None:
+        return ApprovalDecision(Standing.FORBIDDEN, f"{extension}: {forbidden.message}", installed, manifest)
     if installed.approval is None:
         approve = _approve(workspace, extension, manifest)
         message = f"{extension} is not approved yet: run {approve} or approve it in Helm"
@@ -128,18 +140,28 @@ def _not_installed(workspace: str, extension: str) -> str:
 
 
 def check(
-    workspace: Workspace, extension: str, load: Callable[[Path], Manifest] = load_manifest
+    workspace: Workspace,
+    extension: str,
+    load: Callable[[Path], Manifest] = load_manifest,
+    policy: PolicyState | None = None,
 ) -> ApprovalDecision:
-    """Read the settings' record and the manifest, then ``decide``. ``load`` lets the broker
-    use its cache of parsed manifests."""
+    """Read the settings' record, the manifest and the organisation's policy (``policy``: the
+    one in force now unless given), then ``decide``. ``load`` lets the broker use its cache of
+    parsed manifests."""
     installed = workspace.extensions.get(extension)
     manifest: Manifest | ManifestError | None = None
+    forbidden = None
     if installed is not None:
         try:
             manifest = load(installed.path)
         except ManifestError as exc:
             manifest = exc
-    return decide(workspace.name, extension, installed, manifest)
+        state = in_force() if policy is None else policy
+        if state.managed:
+            loaded = manifest if isinstance(manifest, Manifest) else None
+            # Installed from a folder: no catalogue vouches for it (``extensions.catalogues``).
+            forbidden = policy_decide.extension(state, extension, loaded)
+    return decide(workspace.name, extension, installed, manifest, forbidden)
 
 
 def record_first_contact(

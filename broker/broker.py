@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 from broker import approval, envelope, home_tidy, teams
 from broker.activity import Activity, Watch
+from broker.apps.spec import APP_CONNECTION
 from broker.arguments import MAX_CALL_BYTES as MAX_CALL_BYTES
 from broker.arguments import check_arguments
 from broker.audit import AuditLog
@@ -40,8 +41,11 @@ from broker.kinds import KINDS
 from broker.kinds.base import Call, Connection, Kind, PinReviewer
 from broker.kinds.spec import KindSpec
 from broker.manifest import Manifest
+from broker.policy import PolicyState, in_force
+from broker.policy import decide as policy_decide
+from broker.policy.decide import Refusal
 from broker.ratelimit import CallAdmission, instance_key
-from broker.resolution import Manifests, Resolved, pin_first_contact, resolve
+from broker.resolution import Manifests, Resolved, pin_first_contact, policy_refusal, profile_reaches, resolve
 from broker.running import RunningKinds
 from broker.settings import Home
 from broker.summary import Confirmer, WriteSummary
@@ -57,6 +61,17 @@ log = logging.getLogger("helm.broker")
 
 
 Check = Callable[[], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class PolicyStop:
+    """An extension the organisation's policy stopped: why, and how many running calls of it
+    were cancelled."""
+
+    workspace: str
+    extension: str
+    reason: str
+    cancelled: int
 
 
 @dataclass(frozen=True)
@@ -107,6 +122,7 @@ class Broker:
         """The running kinds, loaded off the loop (``broker.running``)."""
         self._pinning: dict[type, bool] = {}
         self._manifests = Manifests()
+        self._policy_seen: PolicyState | None = None
 
     async def __aenter__(self) -> Self:
         self.home.ensure()
@@ -310,8 +326,7 @@ class Broker:
                 raise route.refusal
             handler = route.handler or self._builtin(ctx, connection_id, operation)
             if handler is not None:
-                check_arguments(args, False)  # a JSON object within the call's size cap
-                return envelope.success("", await handler(args))
+                return await self._run_builtin(ctx, handler, args)
             resolved = self._resolve(ctx, connection_id, operation, args)
             if route.check is not None:
                 await route.check()
@@ -334,6 +349,17 @@ class Broker:
         finally:
             self.admission.release(key)
 
+    async def _run_builtin(
+        self, ctx: CallContext, handler: Handler, args: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """A built-in call: the organisation's policy on its extension or app, the arguments'
+        bounds, then its handler."""
+        forbidden = self._forbidden(ctx)
+        if forbidden is not None:
+            raise forbidden.error()
+        check_arguments(args, False)  # a JSON object within the call's size cap
+        return envelope.success("", await handler(args))
+
     def _builtin(self, ctx: CallContext, connection_id: str, operation: str) -> Handler | None:
         builtin = self.builtins.get(connection_id) if connection_id.startswith("$") else None
         return None if builtin is None else builtin.handler(ctx, operation)
@@ -352,15 +378,77 @@ class Broker:
             return r
         return await pin_first_contact(self.home, self.audit, r, adapter)
 
+    def _forbidden(self, ctx: CallContext) -> Refusal | None:
+        """What the organisation's policy says of a built-in call's extension or app (the
+        declared calls meet it in ``resolve``); Helm's own parts and agents have their own rules."""
+        state = in_force()
+        if not state.managed or not isinstance(ctx.who, ExtensionFrame | AppInstance):
+            return None
+        try:
+            ws = self.home.settings().workspace(ctx.workspace)
+        except SettingsError:
+            return None  # the handler refuses a call it cannot place
+        decision = approval.check(ws, ctx.extension, self._manifests.load, state)
+        manifest = decision.manifest
+        if decision.standing is approval.Standing.FORBIDDEN:
+            return policy_decide.Refusal("extensions", decision.message)
+        if manifest is None or manifest.app is None:
+            return None
+        conn = manifest.connection(APP_CONNECTION)
+        if conn is None:
+            return None
+        reaches, who = profile_reaches(self.home.settings(), conn)
+        return policy_decide.call(state, conn.kind, False, reaches, who, app=True)
+
+    async def policy_stops(self) -> list[PolicyStop]:
+        """Stop what the organisation's policy forbids now: every running call of an extension
+        it forbids is cancelled (and answered with the policy's refusal; its new calls are
+        refused anyway, at every call). Returns what it stopped and why, for a notice, once per
+        change of the policy (nothing when the policy did not change since the last time)."""
+        state = in_force()
+        if state is self._policy_seen:
+            return []
+        self._policy_seen = state
+        stops: list[PolicyStop] = []
+        try:
+            settings = self.home.settings()
+        except SettingsError:
+            return stops
+        for ws in settings.workspaces.values():
+            for ext_id in sorted(ws.extensions):
+                decision = approval.check(ws, ext_id, self._manifests.load, state)
+                if decision.standing is not approval.Standing.FORBIDDEN:
+                    continue
+                err = CallError(ErrorCode.REFUSED, decision.message)
+                cancelled = self.activity.cancel(ws.name, ext_id, err)
+                stops.append(PolicyStop(ws.name, ext_id, decision.message, cancelled))
+        return stops
+
     def _target(self, r: Resolved) -> WriteTarget:
         async def prepare() -> Prepared:
             adapter = await self._running(r.kind)
             details = await adapter.describe(r.call)
-            return Prepared(details, lambda: self._execute(adapter, r.call))
+            return Prepared(details, lambda: self._send(adapter, r))
 
         return WriteTarget(
             _named(r.ctx.who, r.manifest.name), r.call.connection_id, r.call.operation, r.kind, prepare
         )
+
+    async def _send(self, adapter: Kind[Any], r: Resolved) -> dict[str, Any]:
+        """A confirmed write, sent only while the organisation's policy still allows it (it may
+        have changed while the dialog was open)."""
+        state = in_force()
+        if state.managed:
+            try:
+                settings = self.home.settings()
+            except SettingsError as exc:
+                raise CallError(ErrorCode.UNAVAILABLE, "Helm's settings cannot be read") from exc
+            refusal = policy_decide.extension(state, r.ctx.extension, r.manifest) or policy_refusal(
+                settings, r.manifest, r.call.connection, True
+            )
+            if refusal is not None:
+                raise refusal.error()
+        return await self._execute(adapter, r.call)
 
     async def _execute(self, adapter: Kind[Any], call: Call[Connection]) -> dict[str, Any]:
         try:

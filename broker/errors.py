@@ -9,8 +9,8 @@
 * ``AgentError`` ends a coding-agent session (start-up deadline, crash, protocol error); it
   carries the agent's exit code and the tail of its stderr, scrubbed of the agent's key.
 * Configuration errors (``ManifestError``, ``SettingsError``, ``CredentialStoreError``,
-  ``ProfileError``) are raised to the user of the CLI or the UI, with a message that says
-  what is wrong and where.
+  ``ProfileError``, ``PolicyError``) are raised to the user of the CLI or the UI, with a
+  message that says what is wrong and where.
 * ``HomeWriteError`` (also an ``OSError``): Helm could not write one of its own files in its
   home (a full disk, a read-only home); the message names the file and the cause, and says
   that the file on disk is unchanged. ``AuditWriteError`` is the one of an audit record: nothing
@@ -99,6 +99,11 @@ class SettingsError(HelmError):
 
 class ProfileError(SettingsError):
     """A service, MCP server or database profile is invalid."""
+
+
+class PolicyError(SettingsError):
+    """The organisation's policy refuses what was asked (installing or approving an extension,
+    author mode); the message says "refused by your organisation's policy" and the rule."""
 
 
 class HomeWriteError(HelmError, OSError):

@@ -33,11 +33,13 @@ from typing import Any
 
 from broker.approval import ApprovalDecision, Standing
 from broker.broker import Broker
-from broker.errors import ApprovalChanged, CallError, SettingsError
+from broker.errors import ApprovalChanged, CallError, PolicyError, SettingsError
 from broker.kinds import KINDS
 from broker.kinds.base import Connection, PinReviewer
 from broker.manifest import Manifest, Review
 from broker.manifest import load as load_manifest
+from broker.policy import decide as policy_decide
+from broker.policy import in_force
 from broker.settings import Approval, Home, InstalledExtension, Workspace
 
 
@@ -74,6 +76,9 @@ class Reviewed:
 def install(home: Home, workspace: str, folder: Path) -> Manifest:
     """Register the extension in ``folder`` with ``workspace`` (not yet approved)."""
     manifest = load_manifest(folder)
+    refusal = policy_decide.extension(in_force(), manifest.id, manifest)
+    if refusal is not None:
+        raise PolicyError(f"{manifest.id} was not installed: {refusal.message}")
     with home.update() as settings:
         ws = settings.workspace(workspace)
         previous = ws.extensions.get(manifest.id)
@@ -148,10 +153,16 @@ async def approve(broker: Broker, reviewed: Reviewed) -> Approval:
     """Approve exactly what ``reviewed`` showed; ``ApprovalChanged`` (nothing written) when the
     manifest or a pinned definition changed since."""
     workspace, extension = reviewed.workspace, reviewed.extension
+    decision = broker.standing(workspace, extension)
+    if decision.standing is Standing.FORBIDDEN:
+        raise PolicyError(f"nothing was approved: {decision.message}")
     if reviewed.update is None:
         manifest = broker.manifest(workspace, extension)
     else:
         manifest = _update_manifest(extension, reviewed.update)
+        refusal = policy_decide.extension(in_force(), extension, manifest)  # the version it would be
+        if refusal is not None:
+            raise PolicyError(f"nothing was approved: {extension}: {refusal.message}")
     if manifest.digest() != reviewed.digest:
         raise ApprovalChanged(
             f"the manifest of {extension} changed while you reviewed it; nothing was approved — "

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from broker.credentials import CredentialStore
 from broker.errors import ProfileError, SettingsError
@@ -58,6 +58,18 @@ class SavePlan[P: ProfileModel]:
     secrets: Mapping[str, str | None]
 
 
+Reaching = Literal["service_url", "oauth_url", "mcp_command", "mcp_url", "db_host", "db_engine"]
+
+
+@dataclass(frozen=True)
+class Reach:
+    """One thing a profile makes Helm reach: a URL it sends to, a program it starts, a database
+    host or engine. The organisation's policy (``broker.policy``) allows or refuses each."""
+
+    what: Reaching
+    value: str
+
+
 def _keep_secrets[P: ProfileModel](
     profile: P, given: Mapping[str, str | None], previous: P | None
 ) -> SavePlan[P]:
@@ -81,6 +93,8 @@ class ProfileSpec[P: ProfileModel]:
     raises ProfileError for what only a save requires (a token the profile needs…)."""
     missing_hint: str = ""
     """Added to "no <noun> named …" (may use ``{name}``): how to add one."""
+    reaches: Callable[[P], tuple[Reach, ...]] | None = None
+    """What a profile reaches (its URLs, its program), for the organisation's policy."""
 
     def secret_key(self, name: str, secret: str) -> str:
         return f"{self.section}/{name}/{secret}"
@@ -178,7 +192,20 @@ class ProfileStore[P: ProfileModel]:
         profile as it would be stored."""
         if not valid_name(profile.name):
             raise ProfileError(f"{self.spec.noun} name {profile.name!r} is not valid: {NAME_RULE}")
-        return self.spec.parse(profile.name, profile.to_json())
+        stored = self.spec.parse(profile.name, profile.to_json())
+        refusal = self.refusal(stored)
+        if refusal is not None:
+            raise ProfileError(refusal)
+        return stored
+
+    def refusal(self, profile: P) -> str | None:
+        """Why the organisation's policy refuses what ``profile`` reaches (None: it does not)."""
+        if self.spec.reaches is None:
+            return None
+        from broker.policy import decide, in_force  # the policy reads profiles' reaches
+
+        found = decide.profile(in_force(), self.spec.reaches(profile), f"{self.spec.noun} {profile.name!r}")
+        return None if found is None else found.message
 
     def save(self, profile: P, secrets: Mapping[str, str | None] | None = None) -> P:
         """Add or replace ``profile`` with its secrets (a value of None or "" forgets one)."""

@@ -2,9 +2,11 @@
 
 ``resolve`` takes who asks (``CallContext``), the connection, operation and arguments, and
 returns a ``Resolved``: the extension's standing (``broker.approval``: installed, manifest
-valid, approved with the same digest, enabled), the connection and operation on the manifest's
-allowlist, plain JSON arguments, ``permissions.write`` for a write, and the pins approval
-recorded. ``pin_first_contact`` pins what a kind pins when approval could not (audited).
+valid, allowed by the organisation's policy, approved with the same digest, enabled), the
+connection and operation on the manifest's allowlist, plain JSON arguments, ``permissions.write``
+for a write, what the policy says of this call (its kind, its write, what its profile reaches:
+``broker.policy``), and the pins approval recorded. ``pin_first_contact`` pins what a kind
+pins when approval could not (audited).
 ``Manifests`` is the stat-checked cache of parsed manifests every call reads. Each raises
 ``CallError`` for a request that must be refused; the broker makes it the envelope.
 """
@@ -22,13 +24,17 @@ from broker import approval
 from broker.arguments import check_arguments
 from broker.audit import AuditLog, AuditRecord
 from broker.context import CallContext
-from broker.errors import CallError, ErrorCode, SettingsError
+from broker.errors import CallError, ErrorCode, ProfileError, SettingsError
 from broker.jsonutil import digest
 from broker.kinds import KINDS
 from broker.kinds.base import Call, Connection, Kind
 from broker.manifest import MANIFEST_FILE, Manifest
 from broker.manifest import load as load_manifest
-from broker.settings import Home
+from broker.policy import decide as policy_decide
+from broker.policy import in_force
+from broker.policy.decide import Refusal
+from broker.profiles import Reach
+from broker.settings import Home, Settings
 
 SETTINGS_UNREADABLE = (
     "Helm's settings cannot be read: settings.json in Helm's home folder is damaged "
@@ -106,11 +112,42 @@ def resolve(
     check_arguments(args, KINDS[conn.kind].scalar_args)
     if write and not manifest.may_write:
         raise CallError(ErrorCode.REFUSED, "the manifest does not declare permissions.write")
+    refusal = policy_refusal(settings, manifest, conn, write)
+    if refusal is not None:
+        raise refusal.error()
     pins = decision.pins(connection_id)
     # A read runs now, on the settings just checked; a write reads them again once the
     # user has confirmed (a profile changed meanwhile must not be sent to).
     call = Call(ctx, workspace, conn, operation, dict(args), write, pins, None if write else settings)
     return Resolved(ctx, manifest, call, conn.kind)
+
+
+def policy_refusal(settings: Settings, manifest: Manifest, conn: Connection, write: bool) -> Refusal | None:
+    """What the organisation's policy says of one call through ``conn``: its kind, whether it
+    writes, and what the connection's profile reaches (its URLs, its program, its host)."""
+    state = in_force()
+    if not state.managed:
+        return None
+    reaches, who = profile_reaches(settings, conn)
+    return policy_decide.call(state, conn.kind, write, reaches, who, app=manifest.app is not None)
+
+
+def profile_reaches(settings: Settings, conn: Connection) -> tuple[tuple[Reach, ...], str]:
+    """What the profile ``conn`` uses reaches, and how to name it ("service 'github'"); nothing
+    when it has no profile, or one that is missing or invalid (the kind says so)."""
+    spec = KINDS.get(conn.kind)
+    profiles = spec.profiles if spec is not None else None
+    name = conn.profile
+    if profiles is None or profiles.reaches is None or name is None:
+        return (), f"connection {conn.id!r}"
+    who = f"{profiles.noun} {name!r}"
+    raw = settings.profiles(profiles.section).get(name)
+    if raw is None:
+        return (), who
+    try:
+        return profiles.reaches(profiles.parse(name, raw)), who
+    except ProfileError:
+        return (), who
 
 
 async def pin_first_contact(home: Home, audit: AuditLog, r: Resolved, adapter: Kind[Any]) -> Resolved:

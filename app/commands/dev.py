@@ -20,6 +20,8 @@ from broker.authoring.fixtures import FixtureBook
 from broker.errors import ManifestError
 from broker.manifest import MANIFEST_FILE, Manifest
 from broker.manifest import load as load_manifest
+from broker.policy import decide as policy_decide
+from broker.policy import in_force
 from broker.settings import Home
 from broker.visible import visible
 from broker.workspaces import add_workspace
@@ -94,6 +96,9 @@ def checked_fixtures(folder: Path) -> FixtureBook:
 
 
 def _dev(args: argparse.Namespace) -> int:
+    refusal = policy_decide.dev_mode(in_force())
+    if refusal is not None:
+        fail(f"author mode cannot start: {refusal.message}")
     if args.app is not None or args.dir is None:
         return _app_dev(args)
     folder: Path = args.dir.expanduser().resolve()

@@ -64,6 +64,9 @@ async def serve_read(
 ) -> schema.ReadTextFileResponse:
     shown = _shown(path)
     try:
+        why = state.organisation(False)
+        if why is not None:
+            raise refused(why)
         root, rel = fsguard.locate(path, state.roots)
         text = await asyncio.to_thread(fsguard.read_text, root, rel, state.home)
     except CallError as err:
@@ -145,6 +148,9 @@ async def serve_write(state: SessionState, path: str, content: str) -> schema.Wr
 async def _serve_write(state: SessionState, path: str, content: str) -> schema.WriteTextFileResponse:
     shown = _shown(path)
     try:
+        why = state.organisation(True)
+        if why is not None:
+            raise refused(why)
         if not state.rules.write:
             raise refused("this run does not allow changes to files")
         root, rel = fsguard.locate(path, state.roots)

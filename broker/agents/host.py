@@ -28,8 +28,10 @@ from broker.agents.state import Limits, SessionState
 from broker.audit import FILE_NAME, AuditLog
 from broker.credentials import CredentialStore
 from broker.decision_point import DecisionPoints, PointAsker
-from broker.errors import SettingsError
+from broker.errors import ProfileError, SettingsError
 from broker.export import AuditExporter
+from broker.policy import decide as org
+from broker.policy import in_force
 from broker.settings import Home, Workspace
 from broker.summary import Confirmer
 from broker.tokens import TokenBook
@@ -109,6 +111,9 @@ class AgentHost:
         """Resolve ``request`` (raises ``SettingsError``/``ProfileError`` for a wrong name)."""
         store = profiles.AGENTS.store(self.home, self.credentials)
         profile = store.load(request.agent)
+        refusal = org.agent(in_force(), profile.name, profile.command)
+        if refusal is not None:
+            raise ProfileError(refusal.message)
         workspace = self.home.settings().workspace(request.workspace)
         roots = _roots(workspace, request.projects)
         secret = profiles.key_for(store, profile)

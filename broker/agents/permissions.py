@@ -25,6 +25,8 @@ from broker.agents.questions import PermissionQuestion, clip_diff
 from broker.agents.state import ENDED, SessionState, ToolFacts, new_decision_id
 from broker.decision_point import PointRequest, PointVerdict, agent_classes
 from broker.fs.diff import line_diff
+from broker.policy import decide as org
+from broker.policy import in_force
 from broker.summary import Decision
 
 OPERATION = "session/request_permission"
@@ -35,6 +37,8 @@ def facts_for(state: SessionState, call: schema.ToolCallUpdate, options: list[An
     """What is asked, from the request and what the session already knows of this tool call."""
     known = state.tools.get(call.tool_call_id) or ToolFacts("", "", "", ())
     locations = tuple(clip(loc.path, 4096) for loc in call.locations or []) or known.locations
+    if org.allow_always(in_force()) is not None:  # the organisation's policy: never offered
+        options = [o for o in options if o.kind != "allow_always"]
     return PermissionFacts(
         kind=call.kind or known.kind or "other",
         title=clip(call.title or known.title or "(a tool call without a title)", 500),
@@ -99,6 +103,9 @@ def _verdict(state: SessionState, facts: PermissionFacts) -> PolicyDecision:
         return PolicyDecision(Verdict.DENY, "the turn was cancelled")  # ACP: answer cancelled
     if state.ended.is_set():
         return PolicyDecision(Verdict.DENY, ENDED)
+    why = state.organisation(facts.kind in policy.WRITE_KINDS)
+    if why is not None:
+        return policy.deny(facts, why)
     return policy.decide(facts, state.rules, state.grants, lambda p: fsguard.inside(p, state.roots))
 
 

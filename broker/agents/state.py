@@ -23,6 +23,8 @@ from broker.agents.scrub import ChunkScrubber
 from broker.audit import AuditLog, AuditRecord
 from broker.decision_point import PointAsker
 from broker.errors import SettingsError
+from broker.policy import decide as org
+from broker.policy import in_force
 from broker.settings import Workspace
 from broker.summary import Confirmer, Decision
 from broker.writes import WritePipeline
@@ -140,6 +142,17 @@ class SessionState:
     """Set when the turn failed (the agent ended): every open question is dropped, refused."""
     serving: set[asyncio.Future[None]] = field(default_factory=set)
     """One future per request being served that may ask the user (see ``asking``)."""
+
+    def organisation(self, write: bool) -> str | None:
+        """Why the organisation's policy refuses this agent now (``write``: a change to files),
+        or None; asked at every request, so a policy that changes applies to the next one."""
+        state = in_force()
+        if not state.managed:
+            return None
+        found = org.agent(state, self.profile.name, self.profile.command)
+        if found is None and write:
+            found = org.agent_writes(state)
+        return None if found is None else found.message
 
     def emit(self, event: AgentEvent) -> None:
         """Stream ``event`` to the consumer with the key removed (a chunk that may end in half

@@ -26,7 +26,7 @@ from broker.childenv import command_problem, pass_env_problem
 from broker.childenv import env_name_problem as env_name_problem
 from broker.childenv import safe_environment as safe_environment
 from broker.errors import ProfileError
-from broker.profiles import ProfileSpec, SavePlan
+from broker.profiles import ProfileSpec, Reach, SavePlan
 from broker.urls import url_problem
 
 
@@ -115,6 +115,14 @@ def plan_save(
     return SavePlan(profile, {"token": token or None})
 
 
+def reaches(profile: Profile) -> tuple[Reach, ...]:
+    """The program a stdio server runs, or the URL of an HTTP one (for the organisation's policy)."""
+    if isinstance(profile, HttpProfile):
+        return (Reach("mcp_url", profile.url),)
+    return (Reach("mcp_command", profile.command[0]),)
+
+
 MCP_SERVERS: ProfileSpec[Profile] = ProfileSpec(
-    section="mcp_servers", noun="MCP server", parse=parse, secrets=("token",), plan_save=plan_save
-)
+    section="mcp_servers", noun="MCP server", parse=parse, secrets=("token",), plan_save=plan_save,
+    reaches=reaches,
+)  # fmt: skip

@@ -39,6 +39,9 @@ class McpServers:
             ) from exc
         if profile is None:
             raise CallError(ErrorCode.NOT_CONFIGURED, f"no MCP server named {name!r} is configured in Helm")
+        refusal = self.profiles.refusal(profile)  # the organisation's policy: never started nor reached
+        if refusal is not None:
+            raise CallError(ErrorCode.REFUSED, refusal)
         if not profile.wants_token:
             return profile, None
         try:

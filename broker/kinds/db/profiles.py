@@ -24,7 +24,7 @@ from typing import Any, Literal
 from broker.errors import ProfileError
 from broker.jsonutil import digest
 from broker.names import NAME_RULE, valid_name
-from broker.profiles import ProfileSpec, SavePlan
+from broker.profiles import ProfileSpec, Reach, SavePlan
 
 ENGINES = ("sqlite", "postgres", "mysql")
 DEFAULT_PORTS = {"postgres": 5432, "mysql": 3306}
@@ -139,6 +139,13 @@ def plan_save(
     return SavePlan(profile, {"password": password})
 
 
+def reaches(profile: DbProfile) -> tuple[Reach, ...]:
+    """Its engine and, but for SQLite, its host (for the organisation's policy)."""
+    engine = Reach("db_engine", profile.engine)
+    return (engine,) if profile.host is None else (engine, Reach("db_host", profile.host))
+
+
 DATABASES = ProfileSpec(
-    section="databases", noun="database profile", parse=parse, secrets=("password",), plan_save=plan_save
-)
+    section="databases", noun="database profile", parse=parse, secrets=("password",), plan_save=plan_save,
+    reaches=reaches,
+)  # fmt: skip

@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 
 from broker.errors import ProfileError
 from broker.names import NAME_RULE, valid_name
-from broker.profiles import ProfileSpec, SavePlan
+from broker.profiles import ProfileSpec, Reach, SavePlan
 from broker.urls import url_problem
 
 HEADER = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$")
@@ -188,10 +188,17 @@ def plan_save(
     return SavePlan(profile, plan)
 
 
+def reaches(profile: ServiceProfile) -> tuple[Reach, ...]:
+    """Its base URL and, for OAuth2, the two sign-in URLs (for the organisation's policy)."""
+    urls = [u for u in (profile.authorize_url, profile.token_url) if u is not None]
+    return (Reach("service_url", profile.base_url), *(Reach("oauth_url", u) for u in urls))
+
+
 SERVICES = ProfileSpec(
     section="services",
     noun="service",
     parse=parse,
     secrets=("token", "client_secret", "oauth"),
     plan_save=plan_save,
+    reaches=reaches,
 )
