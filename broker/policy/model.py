@@ -86,7 +86,7 @@ class AppRules:
 
 
 @dataclass(frozen=True)
-class Catalogue:
+class CatalogueRule:
     name: str
     url: str
     public_key: str
@@ -94,23 +94,23 @@ class Catalogue:
 
 
 @dataclass(frozen=True)
-class JsonlSink:
+class JsonlSinkRule:
     path: str
     type: Literal["jsonl"] = "jsonl"
 
 
 @dataclass(frozen=True)
-class SyslogSink:
+class SyslogSinkRule:
     transport: Literal["udp", "tcp", "unix"]
     address: str
     type: Literal["syslog"] = "syslog"
 
 
-AuditSink = JsonlSink | SyslogSink
+AuditSinkRule = JsonlSinkRule | SyslogSinkRule
 
 
 @dataclass(frozen=True)
-class DecisionPoint:
+class DecisionPointRule:
     url: str
     tenant_id: str
     principal_id: str
@@ -132,9 +132,9 @@ class Policy:
     agents: AgentRules = AgentRules()
     apps: AppRules = AppRules()
     dev_mode: bool = True
-    catalogues: tuple[Catalogue, ...] = ()
-    audit_sinks: tuple[AuditSink, ...] = ()
-    decision_point: DecisionPoint | None = None
+    catalogues: tuple[CatalogueRule, ...] = ()
+    audit_sinks: tuple[AuditSinkRule, ...] = ()
+    decision_point: DecisionPointRule | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The policy in effect, every default written out (``None``: no restriction)."""
@@ -184,13 +184,13 @@ def _entry(e: AgentEntry | ServerEntry) -> dict[str, Any]:
     return {k: v for k, v in vars(e).items() if v is not None}
 
 
-def _sink(s: AuditSink) -> dict[str, Any]:
-    if isinstance(s, JsonlSink):
+def _sink(s: AuditSinkRule) -> dict[str, Any]:
+    if isinstance(s, JsonlSinkRule):
         return {"type": "jsonl", "path": s.path}
     return {"type": "syslog", "transport": s.transport, "address": s.address}
 
 
-def _decision_point(d: DecisionPoint) -> dict[str, Any]:
+def _decision_point(d: DecisionPointRule) -> dict[str, Any]:
     return {"url": d.url, "tenant_id": d.tenant_id, "principal_id": d.principal_id,
             "key_ref": d.key_ref, "writes": d.writes}  # fmt: skip
 
@@ -231,16 +231,16 @@ def parse(source: Path, raw: Mapping[str, Any]) -> Policy:
         ),
         dev_mode=raw.get("dev_mode", True),
         catalogues=tuple(
-            Catalogue(c["name"], c["url"], c["public_key"], c.get("required", False))
+            CatalogueRule(c["name"], c["url"], c["public_key"], c.get("required", False))
             for c in raw.get("catalogues", ())
         ),
         audit_sinks=tuple(
-            JsonlSink(s["path"]) if s["type"] == "jsonl" else SyslogSink(s["transport"], s["address"])
+            JsonlSinkRule(s["path"]) if s["type"] == "jsonl" else SyslogSinkRule(s["transport"], s["address"])
             for s in raw.get("audit_sinks", ())
         ),
         decision_point=None
         if point is None
-        else DecisionPoint(
+        else DecisionPointRule(
             point["url"],
             point["tenant_id"],
             point["principal_id"],
