@@ -1,0 +1,163 @@
+"""The policy's decisions, pure: URL patterns, executables, and which rule refuses what."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from broker.policy import PolicyState, decide
+from broker.policy.model import Policy, parse
+from broker.policy.source import RefusedFile
+from broker.profiles import Reach
+
+
+def state(*docs: dict[str, Any]) -> PolicyState:
+    return PolicyState(tuple(parse(Path(f"/etc/helm/{i}.json"), d) for i, d in enumerate(docs)))
+
+
+@pytest.mark.parametrize(
+    ("pattern", "url", "matches"),
+    [
+        pytest.param("https://api.example.com/*", "https://api.example.com", True, id="bare-origin"),
+        pytest.param("https://api.example.com/*", "https://api.example.com/v1/x?q=1", True, id="any-path"),
+        pytest.param("https://api.example.com", "https://api.example.com/v1", True, id="no-path-any-path"),
+        pytest.param("https://api.example.com", "https://api.example.com.evil.net/", False, id="longer-host"),
+        pytest.param("https://api.example.com/*", "http://api.example.com/", False, id="other-scheme"),
+        pytest.param("https://API.example.com/*", "https://api.EXAMPLE.com/a", True, id="host-case"),
+        pytest.param("https://*.example.com/*", "https://a.b.example.com/x", True, id="subdomain"),
+        pytest.param("https://*.example.com/*", "https://example.com/x", False, id="not-the-apex"),
+        pytest.param("https://*.example.com/*", "https://badexample.com/x", False, id="not-a-suffix-word"),
+        pytest.param("https://x.com/v1/*", "https://x.com/v1/a", True, id="under-path"),
+        pytest.param("https://x.com/v1/*", "https://x.com/v2/a", False, id="other-path"),
+        pytest.param("https://x.com/v1", "https://x.com/v1/a", False, id="exact-path"),
+        pytest.param("https://x.com:8443/*", "https://x.com/a", False, id="other-port"),
+        pytest.param("https://x.com:443/*", "https://x.com/a", True, id="default-port"),
+        pytest.param("http://127.0.0.1:8080/*", "http://127.0.0.1:8080/a", True, id="loopback"),
+        pytest.param("https://x.com/*", "https://user:pw@x.com/a", False, id="user-info"),
+        pytest.param("https://x.com/*", "https://x.com:notaport/a", False, id="bad-port"),
+    ],
+)
+def test_url_patterns(pattern: str, url: str, matches: bool):
+    assert decide.url_matches(pattern, url) is matches
+
+
+def test_an_executable_matches_by_path_by_name_on_path_and_through_links(tmp_path: Path):
+    assert decide.same_executable(sys.executable, sys.executable)
+    link = tmp_path / "python-link"
+    link.symlink_to(sys.executable)
+    assert decide.same_executable(str(link), sys.executable)
+    assert decide.same_executable("sh", "/bin/sh") or decide.same_executable("sh", "/usr/bin/sh")
+    assert not decide.same_executable("./sh", "/bin/sh")  # relative to a folder unknown here
+    assert not decide.same_executable("/bin/sh", sys.executable)
+
+
+def test_no_policy_refuses_nothing():
+    assert (
+        decide.call(PolicyState(), "http", True, [Reach("service_url", "https://x")], "service 's'") is None
+    )
+    assert decide.extension(PolicyState(), "com.example.a", None) is None
+    assert decide.agent(PolicyState(), "a", ["/x"]) is None
+    assert decide.dev_mode(PolicyState()) is None
+
+
+def test_a_refused_file_refuses_everything_naming_the_file():
+    refused = PolicyState(
+        refused=(RefusedFile(Path("/etc/helm/policy.json"), "it is owned by user id 1000"),)
+    )
+    for found in (
+        decide.call(refused, "files", False, [], "connection 'c'"),
+        decide.extension(refused, "com.example.a", None),
+        decide.agent(refused, "a", ["/x"]),
+        decide.dev_mode(refused),
+        decide.allow_always(refused),
+    ):
+        assert found is not None and found.rule == "policy file"
+        assert (
+            "Helm refuses the policy file /etc/helm/policy.json: it is owned by user id 1000" in found.message
+        )
+
+
+@pytest.mark.parametrize(
+    ("doc", "reach", "rule"),
+    [
+        (
+            {"services": {"oauth_urls": ["https://auth.example.com/*"]}},
+            Reach("oauth_url", "https://evil/x"),
+            "services.oauth_urls",
+        ),
+        (
+            {"mcp": {"urls": ["https://mcp.example.com/*"]}},
+            Reach("mcp_url", "https://other.com/mcp"),
+            "mcp.urls",
+        ),
+        (
+            {"databases": {"hosts": ["DB.example.com"]}},
+            Reach("db_host", "db2.example.com"),
+            "databases.hosts",
+        ),
+        ({"databases": {"engines": ["postgres"]}}, Reach("db_engine", "mysql"), "databases.engines"),
+    ],
+)
+def test_each_reach_meets_its_own_rule(doc: dict[str, Any], reach: Reach, rule: str):
+    found = decide.call(state(doc), "x", False, [reach], "profile 'p'")
+    assert found is not None and found.rule == rule
+    assert found.message.startswith(f"refused by your organisation's policy ({rule}): profile 'p' ")
+    if reach.what != "db_engine":  # the manifest names its engine; where a profile reaches, never
+        assert reach.value not in found.message
+
+
+def test_a_database_host_is_compared_without_case():
+    allowed = state({"databases": {"hosts": ["DB.example.com"], "engines": ["postgres"]}})
+    reaches = [Reach("db_host", "db.EXAMPLE.com"), Reach("db_engine", "postgres")]
+    assert decide.call(allowed, "db", False, reaches, "database profile 'p'") is None
+
+
+def test_with_two_policies_the_stricter_wins():
+    both = state({"kinds": {"http": {}, "files": {}}}, {"kinds": {"http": {"write": False}}})
+    assert decide.call(both, "http", False, [], "c") is None
+    write = decide.call(both, "http", True, [], "c")
+    assert write is not None and write.rule == "kinds.http.write" and write.source == Path("/etc/helm/1.json")
+    files = decide.call(both, "files", False, [], "c")
+    assert files is not None and files.rule == "kinds"
+
+
+def test_an_app_is_ruled_by_apps_not_by_the_extension_list():
+    class App:
+        allowed_resource_domains = ("https://cdn.example.com",)
+
+    class Manifest:
+        app = App()
+        connections = ()
+
+        def digest(self) -> str:
+            return "0" * 64
+
+    ruled = state({"extensions": {"allow": []}, "apps": {"resource_domains": False}})
+    found = decide.extension(ruled, "mcp-app.s.x", Manifest())  # type: ignore[arg-type]
+    assert found is not None and found.rule == "apps.resource_domains"
+    App.allowed_resource_domains = ()
+    assert decide.extension(ruled, "mcp-app.s.x", Manifest()) is None  # type: ignore[arg-type]
+
+
+def test_an_apps_server_must_be_one_the_policy_names():
+    ruled = state({"apps": {"servers": [{"url": "https://apps.example.com/*"}, {"command": sys.executable}]}})
+    ok = [Reach("mcp_url", "https://apps.example.com/mcp")]
+    assert decide.call(ruled, "mcp", False, ok, "MCP server 's'", app=True) is None
+    assert decide.call(ruled, "mcp", False, [Reach("mcp_command", sys.executable)], "s", app=True) is None
+    other = decide.call(
+        ruled, "mcp", False, [Reach("mcp_url", "https://x.com/mcp")], "MCP server 's'", app=True
+    )
+    assert other is not None and other.rule == "apps.servers"
+    assert (
+        decide.call(ruled, "mcp", False, [Reach("mcp_url", "https://x.com/mcp")], "s") is None
+    )  # not an app
+
+
+def test_every_default_is_written_out_when_shown():
+    shown = Policy(Path("/p")).to_json()
+    assert shown["kinds"] is None and shown["dev_mode"] is True
+    assert shown["agents"] == {"allow": None, "write": True, "allow_always": True}
+    assert shown["audit_sinks"] == [] and shown["decision_point"] is None
