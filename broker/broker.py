@@ -75,6 +75,26 @@ class PolicyStop:
 
 
 @dataclass(frozen=True)
+class PolicyChange:
+    """The organisation's policy changed: the policy now, and what it stopped."""
+
+    state: PolicyState
+    stops: tuple[PolicyStop, ...]
+
+    @property
+    def notice(self) -> str:
+        """What the window says ("" when there is nothing to say)."""
+        if self.state.refused:
+            return self.state.refused[0].message
+        if not self.stops:
+            return ""
+        names = ", ".join(sorted({s.extension for s in self.stops}))
+        cancelled = sum(s.cancelled for s in self.stops)
+        running = f"; {cancelled} running call(s) cancelled" if cancelled else ""
+        return f"Your organisation's policy stopped {names}{running}. {self.stops[0].reason}"
+
+
+@dataclass(frozen=True)
 class _Route:
     """How one admitted call goes on: a token, a confirmer, a refusal decided before the call
     was read, a built-in handler in place of the kind, or the requester's own check."""
@@ -400,20 +420,21 @@ class Broker:
         reaches, who = profile_reaches(self.home.settings(), conn)
         return policy_decide.call(state, conn.kind, False, reaches, who, app=True)
 
-    async def policy_stops(self) -> list[PolicyStop]:
+    def policy_stops(self) -> PolicyChange | None:
         """Stop what the organisation's policy forbids now: every running call of an extension
         it forbids is cancelled (and answered with the policy's refusal; its new calls are
-        refused anyway, at every call). Returns what it stopped and why, for a notice, once per
-        change of the policy (nothing when the policy did not change since the last time)."""
+        refused anyway, at every call). None when the policy did not change since the last
+        look; else the policy now and what it stopped, for a notice. The window looks every
+        few seconds; it costs a stat of each policy file."""
         state = in_force()
         if state is self._policy_seen:
-            return []
+            return None
         self._policy_seen = state
         stops: list[PolicyStop] = []
         try:
             settings = self.home.settings()
         except SettingsError:
-            return stops
+            return PolicyChange(state, ())
         for ws in settings.workspaces.values():
             for ext_id in sorted(ws.extensions):
                 decision = approval.check(ws, ext_id, self._manifests.load, state)
@@ -422,7 +443,7 @@ class Broker:
                 err = CallError(ErrorCode.REFUSED, decision.message)
                 cancelled = self.activity.cancel(ws.name, ext_id, err)
                 stops.append(PolicyStop(ws.name, ext_id, decision.message, cancelled))
-        return stops
+        return PolicyChange(state, tuple(stops))
 
     def _target(self, r: Resolved) -> WriteTarget:
         async def prepare() -> Prepared:

@@ -27,6 +27,7 @@ ICON_STATES = {
     ExtensionState.APPROVED: "approved",
     ExtensionState.NEEDS_APPROVAL: "needs-approval",
     ExtensionState.INVALID: "invalid",
+    ExtensionState.FORBIDDEN: "stopped",
 }
 
 

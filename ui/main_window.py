@@ -48,6 +48,7 @@ from ui.qt import (
     QPushButton,
     QSplitter,
     Qt,
+    QTimer,
     QTreeWidget,
     QVBoxLayout,
     QWidget,
@@ -60,6 +61,10 @@ from ui.theme import Theme, set_tone
 from ui.window_commands import window_commands
 from ui.workspace_model import ExtensionRow, WorkspaceModel
 from ui.workspace_settings import WorkspaceSettings
+
+POLICY_LOOK_MS = 2000
+"""How often the window looks whether the organisation's policy changed (a stat of each file;
+every call looks for itself, so this only stops the calls already running and says so)."""
 
 
 class MainWindow(QMainWindow):
@@ -100,7 +105,12 @@ class MainWindow(QMainWindow):
         self.feed.records.connect(self.tabs.heard)
         self.home_watch = HomeWatch(model.home.path, self)
         self.home_watch.changed.connect(self.follow_home)
+        self.policy_timer = QTimer(self)
+        self.policy_timer.setInterval(POLICY_LOOK_MS)
+        self.policy_timer.timeout.connect(self.follow_policy)
+        self.policy_timer.start()
         self.reload_workspaces()
+        self.follow_policy()
 
     def _pages(self, factory: ViewFactory) -> Pages:
         """The dashboard, the activity and the tool pages, as tabs."""
@@ -244,6 +254,18 @@ class MainWindow(QMainWindow):
         if isinstance(connections, ConnectionsPage):
             connections.follow()
         self.home_changed.emit(changed)
+
+    def follow_policy(self) -> None:
+        """The organisation's policy changed: what it forbids is stopped (``Broker.policy_stops``),
+        the notice says why, and the extensions show as they now stand."""
+        change = self.model.broker.policy_stops()
+        if change is None:
+            return
+        if change.notice:
+            self.say(change.notice)
+        if self.workspace:
+            self.fill_tree(self.workspace)
+            self.update_buttons()
 
     def show_workspace(self, name: str, ask: bool = True) -> None:
         self.get_started.show_intro(demo=bool(name) and self.model.is_demo(name))

@@ -40,6 +40,8 @@ class ExtensionState(StrEnum):
     APPROVED = "approved"
     NEEDS_APPROVAL = "needs approval"
     INVALID = "invalid manifest"
+    FORBIDDEN = "stopped by policy"
+    """The organisation's policy forbids it: it makes no call, approved or not."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,8 @@ class ExtensionRow:
     def state(self) -> ExtensionState:
         if self.decision.standing is Standing.INVALID:
             return ExtensionState.INVALID
+        if self.decision.standing is Standing.FORBIDDEN:
+            return ExtensionState.FORBIDDEN
         return ExtensionState.APPROVED if self.decision.approved else ExtensionState.NEEDS_APPROVAL
 
     @property

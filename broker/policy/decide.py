@@ -308,3 +308,39 @@ def same_executable(argv0: str, allowed: str) -> bool:
     if os.path.normpath(found) == os.path.normpath(allowed):
         return True
     return os.path.realpath(found) == os.path.realpath(allowed)
+
+
+# -- what Settings marks as managed ------------------------------------------------------------
+def managed(state: PolicyState) -> dict[str, str]:
+    """What the organisation's policy manages, by the setting it governs, in words for the
+    place that shows it: a profile section (``services``, ``mcp_servers``, ``databases``,
+    ``agents``) or a switch the user cannot turn (``agents.write``, ``agents.allow_always``,
+    ``apps.resource_domains``, ``dev_mode``)."""
+    out: dict[str, list[str]] = {}
+    for refused in state.refused:
+        out.setdefault("all", []).append(refused.message)
+    for p in state.policies:
+        _note(out, "services", "base URLs", p.services.base_urls)
+        _note(out, "services", "OAuth2 sign-in URLs", p.services.oauth_urls)
+        _note(out, "mcp_servers", "programs", p.mcp.commands)
+        _note(out, "mcp_servers", "URLs", p.mcp.urls)
+        _note(out, "databases", "hosts", p.databases.hosts)
+        _note(out, "databases", "engines", p.databases.engines)
+        agents = (
+            None if p.agents.allow is None else tuple(e.package or e.command or "" for e in p.agents.allow)
+        )
+        _note(out, "agents", "agents", agents)
+        for key, allowed, text in (
+            ("agents.write", p.agents.write, "agents may not change files"),
+            ("agents.allow_always", p.agents.allow_always, '"allow always" is not available'),
+            ("apps.resource_domains", p.apps.resource_domains, "apps' resource domains are never allowed"),
+            ("dev_mode", p.dev_mode, "author mode (helm dev) is not available"),
+        ):
+            if not allowed:
+                out.setdefault(key, []).append(text)
+    return {key: f"Managed by your organisation's policy: {'; '.join(lines)}" for key, lines in out.items()}
+
+
+def _note(out: dict[str, list[str]], key: str, what: str, allowed: tuple[str, ...] | None) -> None:
+    if allowed is not None:
+        out.setdefault(key, []).append(f"only these {what}: {', '.join(allowed) or 'none'}")

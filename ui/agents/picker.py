@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from broker.agents import PastSession, SessionRequest
 from broker.errors import HelmError
+from broker.policy import decide as policy_decide
+from broker.policy import in_force
 from broker.settings import Home
 from ui.qt import QCheckBox, QComboBox, QHBoxLayout, QLabel, QWidget, Signal
 from ui.text import elide
@@ -34,9 +36,18 @@ class Picker(QWidget):
         self.write = QCheckBox(WRITE_TEXT, self)
         self.write.setToolTip("Without it, Helm refuses the agent's requests to edit, delete or move files.")
         self.write.toggled.connect(lambda _on: self.changed.emit())
+        self.follow_policy()
         row.addWidget(self.write)
         row.addStretch(1)
         self.workspace.currentIndexChanged.connect(lambda _i: self._fill_folders())
+
+    def follow_policy(self) -> None:
+        """Writes off, and the switch disabled, while the organisation's policy forbids them."""
+        managed = policy_decide.managed(in_force()).get("agents.write")
+        if managed:
+            self.write.setChecked(False)
+            self.write.setToolTip(managed)
+        self.write.setEnabled(not managed)
 
     def _combo(self, label: str, row: QHBoxLayout) -> QComboBox:
         row.addWidget(QLabel(label, self))
@@ -50,6 +61,7 @@ class Picker(QWidget):
 
     def reload(self) -> str:
         """Read the agents and workspaces again, keeping the choices; a problem, or ""."""
+        self.follow_policy()
         try:
             settings = self.home.settings()  # every agent, valid or not: a wrong one says why on Send
             agents, workspaces = sorted(settings.agents), sorted(settings.workspaces)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from broker.policy import decide as policy_decide
+from broker.policy import in_force
 from ui.apps.links import Link
 from ui.dialogs.base import GUARD_MS, QuestionDialog
 from ui.qt import QCheckBox, QFrame, QGroupBox, QScrollArea, QVBoxLayout, QWidget
@@ -138,10 +140,13 @@ class AppReviewDialog(QuestionDialog):
             for domain in csp.get(key):
                 col.addWidget(plain_label(f"{key}: {domain} — {verdict}", box))
         self.allow: dict[str, QCheckBox] = {}
+        managed = policy_decide.managed(in_force()).get("apps.resource_domains")
         for domain in csp.get("resourceDomains"):
             check = QCheckBox(elide(f"allow images, fonts, styles and scripts from {domain}", 160), box)
             check.setObjectName(f"allow:{domain}")
-            check.setChecked(domain in self.reviewed.allowed)
+            check.setChecked(domain in self.reviewed.allowed and not managed)
+            check.setEnabled(not managed)  # the organisation's policy never allows them
+            check.setToolTip(managed or "")
             self.allow[domain] = check
             col.addWidget(check)
         for permission in self.reviewed.document.permissions:

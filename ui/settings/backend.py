@@ -17,6 +17,8 @@ from broker.broker import Broker
 from broker.kinds import KINDS
 from broker.kinds.forms import ProfileForm
 from broker.kinds.spec import KindSpec, Outcome
+from broker.policy import decide as policy_decide
+from broker.policy import in_force
 from broker.profiles import ProfileStore
 
 
@@ -43,6 +45,10 @@ class ProfileSection(Protocol):
 
     async def test(self, name: str, inputs: Mapping[str, str]) -> Outcome:
         """The kind's Test button on ``name`` with the form's ``test_inputs``."""
+        ...
+
+    def managed(self) -> str:
+        """What the organisation's policy manages in these profiles, for the user ("" if nothing)."""
         ...
 
 
@@ -105,6 +111,10 @@ class FormSection:
     def _secret(self, name: str, key: str, given: str | None) -> str | None:
         """What the user typed, or the stored secret when the field was left empty."""
         return (self.profiles.secret(name, key) if given is None else given) or None
+
+    def managed(self) -> str:
+        notes = policy_decide.managed(in_force())
+        return notes.get("all") or notes.get(self.profiles.spec.section, "")
 
     def remove(self, name: str) -> None:
         self.profiles.remove(name)

@@ -119,6 +119,10 @@ class ProfilePage(QWidget):
         outer = QHBoxLayout(self)
         outer.addLayout(self._profile_list())
         right = QVBoxLayout()
+        self.managed = plain_label("", self)
+        self.managed.setAccessibleName("Managed by your organisation")
+        self.managed.setWordWrap(True)
+        right.addWidget(self.managed)
         right.addLayout(self._fields(form))
         self.extra = QVBoxLayout()
         right.addLayout(self.extra)
@@ -235,6 +239,9 @@ class ProfilePage(QWidget):
     # -- actions -------------------------------------------------------------------------
     def refresh(self) -> None:
         names = self.section.names()
+        managed = self.section.managed()
+        set_plain(self.managed, managed)
+        self.managed.setVisible(bool(managed))
         self.list.blockSignals(True)
         self.list.clear()
         self.list.addItems(names)

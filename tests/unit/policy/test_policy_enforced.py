@@ -200,7 +200,9 @@ async def test_an_approved_extension_is_stopped_when_a_policy_arrives(
     broker: Broker, tmp_path: Path, hostile: Hostile, policy: PolicyFile
 ):
     ctx = await service_extension(broker, tmp_path, hostile.url, CALLS)
-    assert await broker.policy_stops() == []
+    first = broker.policy_stops()
+    assert first is not None and first.stops == () and first.notice == ""
+    assert broker.policy_stops() is None  # nothing changed since
     running = asyncio.create_task(broker.call(ctx, "api", "slow", {}))
     for _ in range(500):
         if hostile.seen:
@@ -208,13 +210,18 @@ async def test_an_approved_extension_is_stopped_when_a_policy_arrives(
         await asyncio.sleep(0.01)
     assert hostile.seen, "the call never reached the server"
     policy.write({"extensions": {"allow": [{"id": "com.example.allowed"}]}})
-    (stop,) = await broker.policy_stops()
+    change = broker.policy_stops()
+    assert change is not None
+    (stop,) = change.stops
+    assert change.notice.startswith(
+        f"Your organisation's policy stopped {ctx.extension}; 1 running call(s) cancelled."
+    )
     assert (stop.workspace, stop.extension, stop.cancelled) == ("ws", ctx.extension, 1)
     assert f"{WORDS} (extensions.allow)" in stop.reason
     result = await asyncio.wait_for(running, 10)
     assert code(result) == "refused" and f"{WORDS} (extensions.allow)" in message(result)
     assert code(await broker.call(ctx, "api", "echo", {})) == "refused"
-    assert await broker.policy_stops() == []  # said once per change
+    assert broker.policy_stops() is None  # said once per change
     assert not broker.activity.switch.is_stopped("ws", ctx.extension)  # not the user's stop
     policy.remove()
     assert (await broker.call(ctx, "api", "echo", {}))["ok"]
