@@ -44,6 +44,9 @@ class DbKind:
                 ErrorCode.NOT_CONFIGURED,
                 f"no database profile named {name!r}; add it in Settings or with: helm db add {name} …",
             )
+        refusal = self.profiles.refusal(profile)  # the organisation's policy, for the explorer too
+        if refusal is not None:
+            raise CallError(ErrorCode.REFUSED, refusal)
         return profile
 
     async def engine(self, profile: DbProfile) -> Engine:

@@ -64,6 +64,9 @@ class HttpKind:
                 ErrorCode.NOT_CONFIGURED,
                 f"no service profile named {name!r}; add it in Settings → Connections → Services",
             )
+        refusal = self.profiles.refusal(profile)  # the organisation's policy, also for a write sent late
+        if refusal is not None:
+            raise CallError(ErrorCode.REFUSED, refusal)
         return profile
 
     def _prepare(self, call: Call[HttpConnection]) -> tuple[ServiceProfile, Rendered]:

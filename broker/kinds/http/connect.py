@@ -118,9 +118,13 @@ def _sign_in_urls(profile: ServiceProfile) -> tuple[str, str]:
 
 
 def _oauth_profile(home: Home, service: str) -> ServiceProfile:
-    profile = SERVICES.store(home).get(service)
+    store = SERVICES.store(home)
+    profile = store.get(service)
     if profile is None:
         raise ConnectError(f"no service named {service!r}")
+    refusal = store.refusal(profile)  # the organisation's policy: no sign-in where it forbids
+    if refusal is not None:
+        raise ConnectError(refusal)
     if profile.auth != "oauth2":
         raise ConnectError(f"service {service!r} uses a token, not OAuth2 sign-in")
     return profile

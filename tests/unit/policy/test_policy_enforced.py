@@ -5,6 +5,7 @@ extension is stopped when a policy arrives that forbids it."""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -16,10 +17,13 @@ from broker import Broker, CallContext, Decision, WriteSummary
 from broker.approval import Standing
 from broker.errors import PolicyError, ProfileError
 from broker.extensions import install, review_and_approve
+from broker.kinds.db.explorer import DbExplorer
+from broker.kinds.db.profiles import DbProfile
 from broker.kinds.http.profiles import SERVICES, ServiceProfile
 from broker.workspaces import add_workspace
 from tests.helpers import ScriptedConfirmer, manifest_dict, new_broker, setup_extension, write_extension
 from tests.support import REPO
+from tests.unit.kinds.db_setup import add_profile
 from tests.unit.kinds.http_hostile import Hostile, hostile_server
 from tests.unit.kinds.http_setup import code, service_extension
 from tests.unit.kinds.mcp_setup import add_stdio, mcp_extension
@@ -236,3 +240,20 @@ async def test_a_policy_file_others_could_write_stops_every_extension(
     assert f"{WORDS} (policy file): Helm refuses the policy file {policy.path}" in message(refused)
     assert "writable by its group and everyone" in message(refused)
     assert hostile.seen == []
+
+
+# -- Helm's own parts -----------------------------------------------------------------------
+async def test_the_db_explorer_opens_no_database_the_policy_refuses(
+    broker: Broker, tmp_path: Path, policy: PolicyFile
+):
+    db = tmp_path / "a.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE t (x)")
+    conn.close()
+    add_profile(broker, DbProfile(name="local", engine="sqlite", path=str(db)))
+    explorer = DbExplorer(broker)
+    assert (await explorer.query("local", "SELECT count(*) FROM t"))["ok"]
+    policy.write({"databases": {"engines": ["postgres"]}})
+    refused = await explorer.query("local", "SELECT count(*) FROM t")
+    why = "database profile 'local' is a sqlite database, an engine it does not allow"
+    assert message(refused) == f"{WORDS} (databases.engines): {why}"
