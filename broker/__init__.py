@@ -38,8 +38,14 @@ The decisions and pipelines other parts of Helm reuse:
 
 * ``broker.approval`` — whether an extension may call: ``Broker.standing(workspace, id)`` or
   ``approval.check(workspace, id)`` returns an ``ApprovalDecision`` (``Standing``: not
-  installed, invalid manifest, not approved, changed since approval, disabled, approved) with a
-  message that tells the user how to fix it. Every caller asks this one function.
+  installed, invalid manifest, refused by the organisation's policy, not approved, changed since
+  approval, disabled, approved) with a message that tells the user how to fix it. Every caller
+  asks this one function.
+* ``broker.policy`` — the organisation's policy, which outranks the user: ``in_force()`` is the
+  ``PolicyState`` now (the machine's root-owned policy file, and ``HELM_POLICY``), its typed
+  ``Policy`` rules, and one pure decision per question (``broker.policy.decide``), asked by the
+  approval, every call, MCP servers, agents and ``helm dev``; ``Broker.policy_stops()`` stops
+  the running calls of what a new policy forbids (docs/teams.md).
 * ``broker.extensions`` — install, ``review`` (a ``Reviewed`` snapshot of what the user is
   shown) and ``approve(broker, reviewed)``, which binds the approval to that snapshot and raises
   ``ApprovalChanged`` when the manifest or a pinned MCP tool changed meanwhile.

@@ -59,6 +59,8 @@ class ApprovalDecision:
     message: str
     installed: InstalledExtension | None = None
     manifest: Manifest | None = None
+    forbidden: Refusal | None = None
+    """What the organisation's policy says when it forbids the extension (``FORBIDDEN``)."""
 
     @property
     def allows_calls(self) -> bool:
@@ -103,7 +105,8 @@ def decide(
         )
         return ApprovalDecision(Standing.INVALID, message, installed)
     if forbidden is not None:
-        return ApprovalDecision(Standing.FORBIDDEN, f"{extension}: {forbidden.message}", installed, manifest)
+        message = f"{extension}: {forbidden.message}"
+        return ApprovalDecision(Standing.FORBIDDEN, message, installed, manifest, forbidden)
     if installed.approval is None:
         approve = _approve(workspace, extension, manifest)
         message = f"{extension} is not approved yet: run {approve} or approve it in Helm"

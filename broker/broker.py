@@ -29,12 +29,12 @@ from broker.activity import Activity, Watch
 from broker.apps.spec import APP_CONNECTION
 from broker.arguments import MAX_CALL_BYTES as MAX_CALL_BYTES
 from broker.arguments import check_arguments
-from broker.audit import AuditLog
+from broker.audit import AuditLog, AuditRecord
 from broker.builtin import STATE_CONNECTION, BuiltinKind, Handler
 from broker.context import AppInstance, CallContext, ExtensionFrame, Requester
 from broker.credentials import CredentialStore, open_store
 from broker.decision_point import DecisionPoints
-from broker.errors import CallError, ErrorCode, ManifestError, SettingsError
+from broker.errors import CallError, ErrorCode, ManifestError, PolicyRefusal, SettingsError
 from broker.export import AuditExporter, SinkConfig
 from broker.jsonutil import DuplicateKeyError, loads_strict
 from broker.kinds import KINDS
@@ -365,6 +365,8 @@ class Broker:
                 write = self._is_write_hint(ctx, connection_id, operation)
             else:
                 kind, write = resolved.kind, resolved.call.write
+            if isinstance(err, PolicyRefusal):
+                self._audit_refusal(ctx, connection_id, operation, kind, err)
             return envelope.failure(kind, err, write=write)
         finally:
             self.admission.release(key)
@@ -379,6 +381,18 @@ class Broker:
             raise forbidden.error()
         check_arguments(args, False)  # a JSON object within the call's size cap
         return envelope.success("", await handler(args))
+
+    def _audit_refusal(
+        self, ctx: CallContext, connection: str, operation: str, kind: str, err: PolicyRefusal
+    ) -> None:
+        """A call the organisation's policy refused, in the audit log (the rule and why; never
+        an argument)."""
+        record = AuditRecord(
+            workspace=ctx.workspace, extension=ctx.extension, connection=connection, kind=kind,
+            operation=operation, decision="refused", outcome="policy", title=f"policy rule {err.rule}",
+            reason=err.message, requester=ctx.who.role, instance=ctx.instance,
+        )  # fmt: skip
+        self.audit.record(record)
 
     def _builtin(self, ctx: CallContext, connection_id: str, operation: str) -> Handler | None:
         builtin = self.builtins.get(connection_id) if connection_id.startswith("$") else None
@@ -410,8 +424,8 @@ class Broker:
             return None  # the handler refuses a call it cannot place
         decision = approval.check(ws, ctx.extension, self._manifests.load, state)
         manifest = decision.manifest
-        if decision.standing is approval.Standing.FORBIDDEN:
-            return policy_decide.Refusal("extensions", decision.message)
+        if decision.forbidden is not None:
+            return policy_decide.Refusal(decision.forbidden.rule, decision.message)
         if manifest is None or manifest.app is None:
             return None
         conn = manifest.connection(APP_CONNECTION)

@@ -84,6 +84,15 @@ class CallError(HelmError):
         return f"CallError({self.code.value!r}, {self.message!r})"
 
 
+class PolicyRefusal(CallError):
+    """A call the organisation's policy refuses (``refused``); ``rule`` names the rule, so the
+    broker can record the refusal in the audit log."""
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(ErrorCode.REFUSED, message)
+        self.rule = rule
+
+
 class ManifestError(HelmError):
     """A manifest failed validation; ``issues`` lists every problem with its JSON path."""
 

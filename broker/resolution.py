@@ -24,7 +24,7 @@ from broker import approval
 from broker.arguments import check_arguments
 from broker.audit import AuditLog, AuditRecord
 from broker.context import CallContext
-from broker.errors import CallError, ErrorCode, ProfileError, SettingsError
+from broker.errors import CallError, ErrorCode, PolicyRefusal, ProfileError, SettingsError
 from broker.jsonutil import digest
 from broker.kinds import KINDS
 from broker.kinds.base import Call, Connection, Kind
@@ -100,6 +100,8 @@ def resolve(
     except SettingsError as exc:
         raise CallError(ErrorCode.NOT_CONFIGURED, f"workspace {ctx.workspace!r} is not configured") from exc
     decision = approval.check(workspace, ctx.extension, manifests)
+    if decision.forbidden is not None:
+        raise PolicyRefusal(decision.forbidden.rule, decision.message)
     if not decision.allows_calls or decision.manifest is None:
         raise CallError(ErrorCode.REFUSED, decision.message)
     manifest = decision.manifest

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from broker.errors import CallError, ErrorCode
+from broker.errors import PolicyRefusal
 from broker.policy.model import Policy, ServerEntry
 from broker.policy.source import PolicyState
 from broker.profiles import Reach
@@ -51,8 +51,8 @@ class Refusal:
     def message(self) -> str:
         return f"{WORDS} ({self.rule}): {self.why}"
 
-    def error(self) -> CallError:
-        return CallError(ErrorCode.REFUSED, self.message)
+    def error(self) -> PolicyRefusal:
+        return PolicyRefusal(self.rule, self.message)
 
 
 def _file_refused(state: PolicyState) -> Refusal | None:

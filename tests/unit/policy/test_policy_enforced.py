@@ -103,6 +103,13 @@ async def test_a_call_to_a_service_the_policy_does_not_allow_is_refused_and_neve
     assert message(refused) == f"{WORDS} (services.base_urls): service 'svc' is not at a base URL it allows"
     assert "127.0.0.1" not in message(refused)  # the extension never learns where the service is
     assert len(hostile.seen) == 1
+    (record,) = [r for r in broker.audit.records() if r.outcome == "policy"]
+    assert (record.decision, record.title, record.extension) == (
+        "refused",
+        "policy rule services.base_urls",
+        ctx.extension,
+    )
+    assert record.reason == message(refused)
     policy.write({"services": {"base_urls": [f"{hostile.url}/*"]}})
     assert (await broker.call(ctx, "api", "echo", {}))["ok"]
 
@@ -124,6 +131,7 @@ async def test_a_kind_the_policy_does_not_allow_stops_an_approved_extension(
     decision = broker.standing("ws", ctx.extension)
     assert decision.standing is Standing.FORBIDDEN
     refused = await broker.call(ctx, "api", "echo", {})
+    assert [r.title for r in broker.audit.records() if r.outcome == "policy"] == ["policy rule kinds"]
     assert message(refused).endswith(
         f"{WORDS} (kinds): com.example.test declares connection 'api' of kind http, a kind it does not allow"
     )
