@@ -32,14 +32,17 @@ from pathlib import Path
 from typing import Any
 
 from broker.approval import ApprovalDecision, Standing
+from broker.apps.spec import APP_CONNECTION
 from broker.broker import Broker
 from broker.errors import ApprovalChanged, CallError, PolicyError, SettingsError
 from broker.kinds import KINDS
 from broker.kinds.base import Connection, PinReviewer
 from broker.manifest import Manifest, Review
 from broker.manifest import load as load_manifest
+from broker.policy import PolicyState, in_force
 from broker.policy import decide as policy_decide
-from broker.policy import in_force
+from broker.policy.decide import Refusal
+from broker.resolution import profile_reaches
 from broker.settings import Approval, Home, InstalledExtension, Workspace
 
 
@@ -76,7 +79,8 @@ class Reviewed:
 def install(home: Home, workspace: str, folder: Path) -> Manifest:
     """Register the extension in ``folder`` with ``workspace`` (not yet approved)."""
     manifest = load_manifest(folder)
-    refusal = policy_decide.extension(in_force(), manifest.id, manifest)
+    state = in_force()
+    refusal = policy_decide.extension(state, manifest.id, manifest) or _app_server(home, state, manifest)
     if refusal is not None:
         raise PolicyError(f"{manifest.id} was not installed: {refusal.message}")
     with home.update() as settings:
@@ -88,6 +92,15 @@ def install(home: Home, workspace: str, folder: Path) -> Manifest:
             manifest.id, manifest.folder, True, previous.approval if previous else None
         )
     return manifest
+
+
+def _app_server(home: Home, state: PolicyState, manifest: Manifest) -> Refusal | None:
+    """What the organisation's policy says of an MCP App's server (``apps.servers``)."""
+    conn = manifest.connection(APP_CONNECTION) if manifest.app is not None and state.managed else None
+    if conn is None:
+        return None
+    reaches, who = profile_reaches(home.settings(), conn)
+    return policy_decide.call(state, conn.kind, False, reaches, who, app=True)
 
 
 async def review(broker: Broker, workspace: str, extension: str, *, update: Path | None = None) -> Reviewed:

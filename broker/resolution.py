@@ -30,8 +30,8 @@ from broker.kinds import KINDS
 from broker.kinds.base import Call, Connection, Kind
 from broker.manifest import MANIFEST_FILE, Manifest
 from broker.manifest import load as load_manifest
+from broker.policy import PolicyState, in_force
 from broker.policy import decide as policy_decide
-from broker.policy import in_force
 from broker.policy.decide import Refusal
 from broker.profiles import Reach
 from broker.settings import Home, Settings
@@ -99,7 +99,8 @@ def resolve(
         workspace = settings.workspace(ctx.workspace)
     except SettingsError as exc:
         raise CallError(ErrorCode.NOT_CONFIGURED, f"workspace {ctx.workspace!r} is not configured") from exc
-    decision = approval.check(workspace, ctx.extension, manifests)
+    policy = in_force()  # one look at the policy files for the whole call
+    decision = approval.check(workspace, ctx.extension, manifests, policy)
     if decision.forbidden is not None:
         raise PolicyRefusal(decision.forbidden.rule, decision.message)
     if not decision.allows_calls or decision.manifest is None:
@@ -114,7 +115,7 @@ def resolve(
     check_arguments(args, KINDS[conn.kind].scalar_args)
     if write and not manifest.may_write:
         raise CallError(ErrorCode.REFUSED, "the manifest does not declare permissions.write")
-    refusal = policy_refusal(settings, manifest, conn, write)
+    refusal = policy_refusal(settings, manifest, conn, write, policy)
     if refusal is not None:
         raise refusal.error()
     pins = decision.pins(connection_id)
@@ -124,10 +125,13 @@ def resolve(
     return Resolved(ctx, manifest, call, conn.kind)
 
 
-def policy_refusal(settings: Settings, manifest: Manifest, conn: Connection, write: bool) -> Refusal | None:
-    """What the organisation's policy says of one call through ``conn``: its kind, whether it
-    writes, and what the connection's profile reaches (its URLs, its program, its host)."""
-    state = in_force()
+def policy_refusal(
+    settings: Settings, manifest: Manifest, conn: Connection, write: bool, state: PolicyState | None = None
+) -> Refusal | None:
+    """What the organisation's policy (``state``: the one in force now unless given) says of one
+    call through ``conn``: its kind, whether it writes, and what the connection's profile
+    reaches (its URLs, its program, its host)."""
+    state = in_force() if state is None else state
     if not state.managed:
         return None
     reaches, who = profile_reaches(settings, conn)
