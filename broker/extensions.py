@@ -168,14 +168,14 @@ async def approve(broker: Broker, reviewed: Reviewed) -> Approval:
     workspace, extension = reviewed.workspace, reviewed.extension
     decision = broker.standing(workspace, extension)
     if decision.standing is Standing.FORBIDDEN:
-        raise PolicyError(f"nothing was approved: {decision.message}")
+        raise PolicyError(decision.message)
     if reviewed.update is None:
         manifest = broker.manifest(workspace, extension)
     else:
         manifest = _update_manifest(extension, reviewed.update)
         refusal = policy_decide.extension(in_force(), extension, manifest)  # the version it would be
         if refusal is not None:
-            raise PolicyError(f"nothing was approved: {extension}: {refusal.message}")
+            raise PolicyError(f"{extension}: {refusal.message}")
     if manifest.digest() != reviewed.digest:
         raise ApprovalChanged(
             f"the manifest of {extension} changed while you reviewed it; nothing was approved — "

@@ -215,3 +215,34 @@ def test_an_unchanged_file_is_not_read_again(policy: PolicyFile, monkeypatch: py
     first = in_force()
     monkeypatch.setattr(Path, "read_bytes", lambda self: pytest.fail("read again"))
     assert in_force() is first
+
+
+def test_helm_ext_install_refuses_what_the_policy_forbids_and_says_which_rule(
+    tmp_path: Path, policy: PolicyFile
+):
+    root = tmp_path / "root"
+    root.mkdir()
+    folder = tmp_path / "ext"
+    folder.mkdir()
+    (folder / "manifest.json").write_text(
+        json.dumps(
+            {
+                "id": "com.example.board",
+                "name": "Board",
+                "version": "1.0.0",
+                "kind": "widget",
+                "entry": "index.html",
+                "connections": [],
+            }
+        )
+    )
+    (folder / "index.html").write_text("<p>board</p>")
+    home = ["--home", str(tmp_path / "home")]
+    assert helm("workspace", "add", "ws", str(root), *home).returncode == 0
+    policy.write({"extensions": {"allow": [{"id": "com.example.other"}]}})
+    installed = helm("ext", "install", str(folder), "-w", "ws", "--approve", *home)
+    assert installed.returncode == 3
+    assert (
+        "com.example.board was not installed: refused by your organisation's policy (extensions.allow)"
+        in (installed.stderr)
+    )
