@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from broker.policy import PolicyState, decide
 from broker.policy.model import Policy, parse
@@ -161,3 +163,26 @@ def test_every_default_is_written_out_when_shown():
     assert shown["kinds"] is None and shown["dev_mode"] is True
     assert shown["agents"] == {"allow": None, "write": True, "allow_always": True}
     assert shown["audit_sinks"] == [] and shown["decision_point"] is None
+
+
+HOSTS = st.from_regex(r"[a-z][a-z0-9-]{0,10}(\.[a-z][a-z0-9-]{0,10}){1,3}", fullmatch=True)
+PATHS = st.from_regex(r"(/[A-Za-z0-9._~%-]{0,8}){0,4}(\?[a-z]=[a-z0-9]{0,4})?", fullmatch=True)
+
+
+@given(host=HOSTS, other=HOSTS, path=PATHS)
+def test_a_pattern_matches_every_path_of_its_own_host_and_no_other_host(host: str, other: str, path: str):
+    pattern = f"https://{host}/*"
+    assert decide.url_matches(pattern, f"https://{host}{path}")
+    assert decide.url_matches(pattern, f"https://{host.upper()}{path}")
+    if other != host:
+        assert not decide.url_matches(pattern, f"https://{other}{path}")
+    assert not decide.url_matches(pattern, f"https://{host}.{other}{path}")  # a longer host
+    assert not decide.url_matches(pattern, f"http://{host}{path}")
+
+
+@given(host=HOSTS, sub=HOSTS, path=PATHS)
+def test_a_subdomain_pattern_matches_only_below_its_domain(host: str, sub: str, path: str):
+    pattern = f"https://*.{host}/*"
+    assert decide.url_matches(pattern, f"https://{sub}.{host}{path}")
+    assert not decide.url_matches(pattern, f"https://{host}{path}")
+    assert not decide.url_matches(pattern, f"https://{sub}{host}{path}")  # glued, not a subdomain
