@@ -189,7 +189,11 @@ def load(path: Path) -> Policy | RefusedFile:
 Stamp = tuple[int, int, int, int, int, int]
 
 
-def _stamp(path: Path) -> Stamp | None:
+def _stamp(path: str) -> Stamp | None:
+    # Every call asks: a missing file is told by ``access`` (no exception to build), and only a
+    # file that is there is stat-ed.
+    if not os.access(path, os.F_OK, follow_symlinks=False):
+        return None
     try:
         st = os.lstat(path)
     except FileNotFoundError:
@@ -197,6 +201,10 @@ def _stamp(path: Path) -> Stamp | None:
     except OSError:
         return (-1, -1, -1, -1, -1, -1)  # unreadable: ``load`` says why
     return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode, st.st_uid)
+
+
+Files = tuple[tuple[Path, str, bool], ...]
+"""Each policy file: its path, the same as text (stat-ed at every call), whether it must exist."""
 
 
 class PolicySource:
@@ -207,27 +215,34 @@ class PolicySource:
     """
 
     def __init__(self, paths: tuple[Path, ...] | None = None) -> None:
-        self._paths = paths
+        self._fixed: Files | None = None if paths is None else tuple((p, str(p), False) for p in paths)
+        self._files: tuple[str | None, Files] | None = None
         self._loaded: dict[Path, tuple[Stamp | None, Policy | RefusedFile | None]] = {}
-        self._state: tuple[tuple[tuple[Path, Stamp | None], ...], PolicyState] | None = None
+        self._state: tuple[Files, tuple[Stamp | None, ...], PolicyState] | None = None
 
     def paths(self) -> tuple[tuple[Path, bool], ...]:
         """Each file and whether it must exist (``HELM_POLICY`` names a file that must)."""
-        if self._paths is not None:
-            return tuple((p, False) for p in self._paths)
-        named = os.environ.get(ENV)
-        extra = ((Path(named), True),) if named else ()
-        return ((machine_path(), False), *extra)
+        return tuple((path, must) for path, _, must in self._current())
+
+    def _current(self) -> Files:
+        if self._fixed is not None:
+            return self._fixed
+        named = os.environ.get(ENV) or None
+        if self._files is None or self._files[0] != named:
+            machine = machine_path()
+            extra = ((Path(named), named, True),) if named else ()
+            self._files = (named, ((machine, str(machine), False), *extra))
+        return self._files[1]
 
     def state(self) -> PolicyState:
         """The policies in force now (each file stat-checked, read again only on a change)."""
-        paths = self.paths()
-        stamps = tuple((p, _stamp(p)) for p, _ in paths)
-        if self._state is not None and self._state[0] == stamps:
-            return self._state[1]
+        files = self._current()
+        stamps = tuple(_stamp(text) for _, text, _ in files)
+        if self._state is not None and self._state[0] is files and self._state[1] == stamps:
+            return self._state[2]
         policies: list[Policy] = []
         refused: list[RefusedFile] = []
-        for (path, must), (_, stamp) in zip(paths, stamps, strict=True):
+        for (path, _, must), stamp in zip(files, stamps, strict=True):
             found = self._load(path, stamp)
             if found is None and must:
                 found = RefusedFile(path, f"{ENV} names it, but it does not exist")
@@ -236,7 +251,9 @@ class PolicySource:
             elif found is not None:
                 refused.append(found)
         state = PolicyState(tuple(policies), tuple(refused))
-        self._state = (stamps, state)
+        if self._state is not None and self._state[2] == state:
+            state = self._state[2]  # the same policy: the same object (``Broker.policy_stops``)
+        self._state = (files, stamps, state)
         return state
 
     def _load(self, path: Path, stamp: Stamp | None) -> Policy | RefusedFile | None:
