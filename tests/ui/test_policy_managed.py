@@ -6,13 +6,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pytestqt.qtbot import QtBot
 
+from broker.apps import review
 from broker.settings import Home
+from tests.helpers import new_broker
 from tests.ui.dashboard_kit import home_with, manifest, open_main_window
+from tests.unit.apps.app_setup import BOARD as APP_URI
+from tests.unit.apps.app_setup import app_home
 from tests.unit.policy.policy_setup import PolicyFile, policy
 from ui import extension_tree
 from ui.agents.picker import Picker
+from ui.apps.dialogs import AppReviewDialog
 from ui.settings.page import ProfilePage
 
 __all__ = ["policy"]
@@ -84,3 +90,20 @@ def test_the_agent_write_switch_is_off_and_cannot_be_turned_on_under_a_policy(
     policy.remove()
     picker.reload()
     assert picker.write.isEnabled()
+
+
+@pytest.mark.usefixtures("mcp_app_server")
+def test_an_apps_resource_domains_cannot_be_allowed_when_the_policy_never_allows_them(
+    qtbot: QtBot, run: Any, tmp_path: Path, policy: PolicyFile
+) -> None:
+    broker = new_broker(tmp_path / "home")
+    run(app_home(broker, tmp_path, "--resource", "https://cdn.example.com"))
+    policy.write({"apps": {"resource_domains": False}})
+    reviewed = run(review.review(broker, "ws", "board", APP_URI))
+    dialog = AppReviewDialog(reviewed, guard_ms=0)
+    qtbot.addWidget(dialog)
+    check = dialog.allow["https://cdn.example.com"]
+    assert not check.isEnabled() and not check.isChecked()
+    assert "apps' resource domains are never allowed" in check.toolTip()
+    assert dialog.allowed == []
+    run(broker.aclose())
