@@ -25,6 +25,7 @@ def add_agents(window: MainWindow, broker: Broker) -> AgentsTab:
     tab = AgentsTab(lambda: agent_host(broker), window)
     window.add_page(tab, "Agents", "agents")
     window.home_changed.connect(lambda _names: tab.follow_home())
+    window.policy_changed.connect(tab.follow_policy)
     window.add_menu_window(
         "agents_settings", "Settings — Agents…", lambda: agent_settings(broker, tab, window)
     )

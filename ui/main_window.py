@@ -70,6 +70,8 @@ every call looks for itself, so this only stops the calls already running and sa
 class MainWindow(QMainWindow):
     home_changed = Signal(frozenset)
     """The Helm home changed on disk (``ui.home_watch``): the names of the files that did."""
+    policy_changed = Signal()
+    """The organisation's policy changed (the Agents tab stops the agents it forbids)."""
 
     def __init__(
         self,
@@ -261,6 +263,7 @@ class MainWindow(QMainWindow):
         change = self.model.broker.policy_stops()
         if change is None:
             return
+        self.policy_changed.emit()
         if change.notice:
             self.say(change.notice)
         if self.workspace:

@@ -30,8 +30,9 @@ from broker.credentials import CredentialStore
 from broker.decision_point import DecisionPoints, PointAsker
 from broker.errors import ProfileError, SettingsError
 from broker.export import AuditExporter
+from broker.policy import PolicyState, in_force
 from broker.policy import decide as org
-from broker.policy import in_force
+from broker.profiles import ProfileStore
 from broker.settings import Home, Workspace
 from broker.summary import Confirmer
 from broker.tokens import TokenBook
@@ -170,6 +171,28 @@ class AgentHost:
             del self._idle[conn.key]
         await conn.close()
 
+    async def stop_forbidden(self) -> tuple[str, ...]:
+        """End every session, and stop every warm agent, of an agent the organisation's policy
+        does not allow now (each of its requests is refused anyway); the agents stopped."""
+        state = in_force()
+        if not state.managed:
+            return ()
+        stopped: set[str] = set()
+        for session in list(self._sessions):
+            profile = session.state.profile
+            if org.agent(state, profile.name, profile.command) is not None:
+                stopped.add(profile.name)
+                await session.stop()
+        store = profiles.AGENTS.store(self.home, self.credentials)
+        for key in [k for k in self._idle if _forbidden(state, store, k.profile)]:
+            conn, timer = self._idle.pop(key)
+            timer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await timer
+            await conn.close()
+            stopped.add(key.profile)
+        return tuple(sorted(stopped))
+
     def forget_session(self, session: AgentSession) -> None:
         self._sessions.discard(session)
 
@@ -191,6 +214,14 @@ class AgentHost:
             await conn.close()
         if self.export is not None:
             await asyncio.to_thread(self.export.close)
+
+
+def _forbidden(state: PolicyState, store: ProfileStore[AgentProfile], name: str) -> bool:
+    try:
+        profile = store.get(name)
+    except ProfileError:
+        return True  # it cannot be told what it runs now: stop it
+    return profile is None or org.agent(state, profile.name, profile.command) is not None
 
 
 def _nowhere(event: object) -> None:

@@ -182,6 +182,12 @@ class AgentSession:
         self._ended_by_helm = True
         await conn.agent.terminate(self.state.limits.term_grace)
 
+    async def stop(self) -> None:
+        """End the session and stop its agent (none stays warm): the organisation's policy no
+        longer allows it."""
+        self._ended_by_helm = True
+        await self.close()
+
     async def close(self) -> None:
         """End the session; a healthy agent stays warm for the next session of the same kind."""
         if self._closed:

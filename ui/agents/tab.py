@@ -89,6 +89,14 @@ class AgentsTab(QWidget):
         if self.page is not None and not self.page.busy:
             self.page.reload()
 
+    def follow_policy(self) -> None:
+        """The organisation's policy changed: the agents it does not allow are stopped, and the
+        write switch follows it."""
+        if self.host is not None:
+            self._tasks.start(self.host.stop_forbidden())
+        if self.page is not None and not self.page.busy:
+            self.page.reload()
+
     async def aclose(self) -> None:
         """Stop loading; end the page's turns; close the host and stop its agents."""
         if self._loading is not None and not self._loading.done():

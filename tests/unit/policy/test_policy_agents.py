@@ -3,6 +3,7 @@ may start, whether they may change files, and whether "allow always" is offered.
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from pathlib import Path
 
@@ -11,7 +12,8 @@ import pytest
 from broker.errors import ProfileError
 from broker.policy import decide
 from tests.helpers import ScriptedConfirmer
-from tests.unit.agents.agent_setup import FakeAsker, Setup, make_setup, said, session, turn
+from tests.unit.agents.agent_setup import FakeAsker, Setup, alive, make_setup, said, session, turn
+from tests.unit.agents.test_agent_lifecycle import until
 from tests.unit.policy.policy_setup import PolicyFile
 
 WORDS = "refused by your organisation's policy"
@@ -93,3 +95,30 @@ def test_a_catalogue_adapter_is_known_by_helms_own_launcher_only():
     launcher = [*decide.helm_command(), "agent", "start-adapter", "claude-code", "--home", "/h"]
     assert decide.adapter_of(launcher) == "claude-code"
     assert decide.adapter_of(["/usr/bin/evil", "agent", "start-adapter", "claude-code"]) is None
+
+
+async def test_a_warm_agent_the_policy_no_longer_allows_is_stopped(setup: Setup, policy: PolicyFile):
+    async with setup.host() as host:
+        first = session(host)
+        pid = int(said(await turn(first, [{"pid": 1}]))[0].split()[1])
+        await first.close()
+        assert host.warm == 1 and alive(pid)
+        policy.write({"agents": {"allow": [{"package": "codex"}]}})
+        assert await host.stop_forbidden() == ("scripted",)
+        assert host.warm == 0
+        await until(lambda: not alive(pid))
+        assert await host.stop_forbidden() == ()
+
+
+async def test_a_running_agent_the_policy_no_longer_allows_is_stopped_and_not_kept_warm(
+    setup: Setup, policy: PolicyFile
+):
+    async with setup.host() as host:
+        running = session(host)
+        busy = asyncio.create_task(turn(running, [{"say": "working"}, {"pause": 60}]))
+        await until(lambda: running.busy and running.id is not None, 30)
+        policy.write({"agents": {"allow": [{"package": "codex"}]}})
+        assert await host.stop_forbidden() == ("scripted",)
+        events = await asyncio.wait_for(busy, 30)
+        assert "working" in said(events)
+        assert host.warm == 0
