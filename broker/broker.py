@@ -26,10 +26,9 @@ from typing import TYPE_CHECKING, Any, Self
 
 from broker import approval, envelope, home_tidy, teams
 from broker.activity import Activity, Watch
-from broker.apps.spec import APP_CONNECTION
 from broker.arguments import MAX_CALL_BYTES as MAX_CALL_BYTES
 from broker.arguments import check_arguments
-from broker.audit import AuditLog, AuditRecord
+from broker.audit import AuditLog
 from broker.builtin import STATE_CONNECTION, BuiltinKind, Handler
 from broker.context import AppInstance, CallContext, ExtensionFrame, Requester
 from broker.credentials import CredentialStore, open_store
@@ -41,11 +40,10 @@ from broker.kinds import KINDS
 from broker.kinds.base import Call, Connection, Kind, PinReviewer
 from broker.kinds.spec import KindSpec
 from broker.manifest import Manifest
-from broker.policy import PolicyState, in_force
-from broker.policy import decide as policy_decide
-from broker.policy.decide import Refusal
+from broker.policy import enforce
+from broker.policy.enforce import PolicyChange
 from broker.ratelimit import CallAdmission, instance_key
-from broker.resolution import Manifests, Resolved, pin_first_contact, policy_refusal, profile_reaches, resolve
+from broker.resolution import Manifests, Resolved, pin_first_contact, resolve
 from broker.running import RunningKinds
 from broker.settings import Home
 from broker.summary import Confirmer, WriteSummary
@@ -61,37 +59,6 @@ log = logging.getLogger("helm.broker")
 
 
 Check = Callable[[], Awaitable[None]]
-
-
-@dataclass(frozen=True)
-class PolicyStop:
-    """An extension the organisation's policy stopped: why, and how many running calls of it
-    were cancelled."""
-
-    workspace: str
-    extension: str
-    reason: str
-    cancelled: int
-
-
-@dataclass(frozen=True)
-class PolicyChange:
-    """The organisation's policy changed: the policy now, and what it stopped."""
-
-    state: PolicyState
-    stops: tuple[PolicyStop, ...]
-
-    @property
-    def notice(self) -> str:
-        """What the window says ("" when there is nothing to say)."""
-        if self.state.refused:
-            return self.state.refused[0].message
-        if not self.stops:
-            return ""
-        names = ", ".join(sorted({s.extension for s in self.stops}))
-        cancelled = sum(s.cancelled for s in self.stops)
-        running = f"; {cancelled} running call(s) cancelled" if cancelled else ""
-        return f"Your organisation's policy stopped {names}{running}. {self.stops[0].reason}"
 
 
 @dataclass(frozen=True)
@@ -142,7 +109,7 @@ class Broker:
         """The running kinds, loaded off the loop (``broker.running``)."""
         self._pinning: dict[type, bool] = {}
         self._manifests = Manifests()
-        self._policy_seen: PolicyState | None = None
+        self._policy = enforce.PolicyWatch(self.home, self.activity, self._manifests.load)
 
     async def __aenter__(self) -> Self:
         self.home.ensure()
@@ -366,7 +333,7 @@ class Broker:
             else:
                 kind, write = resolved.kind, resolved.call.write
             if isinstance(err, PolicyRefusal):
-                self._audit_refusal(ctx, connection_id, operation, kind, err)
+                enforce.audit_refusal(self.audit, ctx, connection_id, operation, kind, err)
             return envelope.failure(kind, err, write=write)
         finally:
             self.admission.release(key)
@@ -376,23 +343,11 @@ class Broker:
     ) -> dict[str, Any]:
         """A built-in call: the organisation's policy on its extension or app, the arguments'
         bounds, then its handler."""
-        forbidden = self._forbidden(ctx)
+        forbidden = enforce.builtin_refusal(self.home, ctx, self._manifests.load)
         if forbidden is not None:
             raise forbidden.error()
         check_arguments(args, False)  # a JSON object within the call's size cap
         return envelope.success("", await handler(args))
-
-    def _audit_refusal(
-        self, ctx: CallContext, connection: str, operation: str, kind: str, err: PolicyRefusal
-    ) -> None:
-        """A call the organisation's policy refused, in the audit log (the rule and why; never
-        an argument)."""
-        record = AuditRecord(
-            workspace=ctx.workspace, extension=ctx.extension, connection=connection, kind=kind,
-            operation=operation, decision="refused", outcome="policy", title=f"policy rule {err.rule}",
-            reason=err.message, requester=ctx.who.role, instance=ctx.instance,
-        )  # fmt: skip
-        self.audit.record(record)
 
     def _builtin(self, ctx: CallContext, connection_id: str, operation: str) -> Handler | None:
         builtin = self.builtins.get(connection_id) if connection_id.startswith("$") else None
@@ -412,52 +367,13 @@ class Broker:
             return r
         return await pin_first_contact(self.home, self.audit, r, adapter)
 
-    def _forbidden(self, ctx: CallContext) -> Refusal | None:
-        """What the organisation's policy says of a built-in call's extension or app (the
-        declared calls meet it in ``resolve``); Helm's own parts and agents have their own rules."""
-        state = in_force()
-        if not state.managed or not isinstance(ctx.who, ExtensionFrame | AppInstance):
-            return None
-        try:
-            ws = self.home.settings().workspace(ctx.workspace)
-        except SettingsError:
-            return None  # the handler refuses a call it cannot place
-        decision = approval.check(ws, ctx.extension, self._manifests.load, state)
-        manifest = decision.manifest
-        if decision.forbidden is not None:
-            return policy_decide.Refusal(decision.forbidden.rule, decision.message)
-        if manifest is None or manifest.app is None:
-            return None
-        conn = manifest.connection(APP_CONNECTION)
-        if conn is None:
-            return None
-        reaches, who = profile_reaches(self.home.settings(), conn)
-        return policy_decide.call(state, conn.kind, False, reaches, who, app=True)
-
     def policy_stops(self) -> PolicyChange | None:
         """Stop what the organisation's policy forbids now: every running call of an extension
         it forbids is cancelled (and answered with the policy's refusal; its new calls are
         refused anyway, at every call). None when the policy did not change since the last
         look; else the policy now and what it stopped, for a notice. The window looks every
-        few seconds; it costs a stat of each policy file."""
-        state = in_force()
-        if state is self._policy_seen:
-            return None
-        self._policy_seen = state
-        stops: list[PolicyStop] = []
-        try:
-            settings = self.home.settings()
-        except SettingsError:
-            return PolicyChange(state, ())
-        for ws in settings.workspaces.values():
-            for ext_id in sorted(ws.extensions):
-                decision = approval.check(ws, ext_id, self._manifests.load, state)
-                if decision.standing is not approval.Standing.FORBIDDEN:
-                    continue
-                err = CallError(ErrorCode.REFUSED, decision.message)
-                cancelled = self.activity.cancel(ws.name, ext_id, err)
-                stops.append(PolicyStop(ws.name, ext_id, decision.message, cancelled))
-        return PolicyChange(state, tuple(stops))
+        few seconds; it costs a stat of each policy file (``broker.policy.enforce``)."""
+        return self._policy.stops()
 
     def _target(self, r: Resolved) -> WriteTarget:
         async def prepare() -> Prepared:
@@ -470,19 +386,8 @@ class Broker:
         )
 
     async def _send(self, adapter: Kind[Any], r: Resolved) -> dict[str, Any]:
-        """A confirmed write, sent only while the organisation's policy still allows it (it may
-        have changed while the dialog was open)."""
-        state = in_force()
-        if state.managed:
-            try:
-                settings = self.home.settings()
-            except SettingsError as exc:
-                raise CallError(ErrorCode.UNAVAILABLE, "Helm's settings cannot be read") from exc
-            refusal = policy_decide.extension(state, r.ctx.extension, r.manifest) or policy_refusal(
-                settings, r.manifest, r.call.connection, True
-            )
-            if refusal is not None:
-                raise refusal.error()
+        """A confirmed write, sent only while the organisation's policy still allows it."""
+        enforce.before_sending(self.home, r)
         return await self._execute(adapter, r.call)
 
     async def _execute(self, adapter: Kind[Any], call: Call[Connection]) -> dict[str, Any]:
