@@ -7,6 +7,9 @@ the decisions Helm takes from it.
 * ``broker.policy.model`` — ``Policy``, the typed rules (``resources/policy.schema.json``).
 * ``broker.policy.decide`` — one pure function per question (may this extension run, this call
   go on, this agent start…), each a ``Refusal`` or None.
+* ``broker.policy.enforce`` — the broker's steps that ask it beside the declaration (built-in
+  calls, a confirmed write about to be sent, the audit record of a refusal) and
+  ``PolicyWatch``, which stops what a new policy forbids (``Broker.policy_stops``).
 
 docs/teams.md is the administrator's guide.
 """
