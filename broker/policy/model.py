@@ -96,6 +96,7 @@ class CatalogueRule:
 @dataclass(frozen=True)
 class JsonlSinkRule:
     path: str
+    activity: bool = False
     type: Literal["jsonl"] = "jsonl"
 
 
@@ -103,6 +104,8 @@ class JsonlSinkRule:
 class SyslogSinkRule:
     transport: Literal["udp", "tcp", "unix"]
     address: str
+    facility: str = "local0"
+    activity: bool = False
     type: Literal["syslog"] = "syslog"
 
 
@@ -186,8 +189,9 @@ def _entry(e: AgentEntry | ServerEntry) -> dict[str, Any]:
 
 def _sink(s: AuditSinkRule) -> dict[str, Any]:
     if isinstance(s, JsonlSinkRule):
-        return {"type": "jsonl", "path": s.path}
-    return {"type": "syslog", "transport": s.transport, "address": s.address}
+        return {"type": "jsonl", "path": s.path, "activity": s.activity}
+    return {"type": "syslog", "transport": s.transport, "address": s.address, "facility": s.facility,
+            "activity": s.activity}  # fmt: skip
 
 
 def _decision_point(d: DecisionPointRule) -> dict[str, Any]:
@@ -234,17 +238,18 @@ def parse(source: Path, raw: Mapping[str, Any]) -> Policy:
             CatalogueRule(c["name"], c["url"], c["public_key"], c.get("required", False))
             for c in raw.get("catalogues", ())
         ),
-        audit_sinks=tuple(
-            JsonlSinkRule(s["path"]) if s["type"] == "jsonl" else SyslogSinkRule(s["transport"], s["address"])
-            for s in raw.get("audit_sinks", ())
-        ),
-        decision_point=None
-        if point is None
-        else DecisionPointRule(
-            point["url"],
-            point["tenant_id"],
-            point["principal_id"],
-            point["key_ref"],
-            point.get("writes", False),
-        ),
+        audit_sinks=tuple(_sink_rule(s) for s in raw.get("audit_sinks", ())),
+        decision_point=None if point is None else _point_rule(point),
+    )
+
+
+def _sink_rule(s: Mapping[str, Any]) -> AuditSinkRule:
+    if s["type"] == "jsonl":
+        return JsonlSinkRule(s["path"], s.get("activity", False))
+    return SyslogSinkRule(s["transport"], s["address"], s.get("facility", "local0"), s.get("activity", False))
+
+
+def _point_rule(point: Mapping[str, Any]) -> DecisionPointRule:
+    return DecisionPointRule(
+        point["url"], point["tenant_id"], point["principal_id"], point["key_ref"], point.get("writes", False)
     )

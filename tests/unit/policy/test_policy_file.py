@@ -32,7 +32,8 @@ FULL = {
     "catalogues": [{"name": "corp", "url": "https://c.example.com/index.json",
                     "public_key": "A" * 43 + "=", "required": True}],
     "audit_sinks": [{"type": "jsonl", "path": "/var/log/helm/audit.jsonl"},
-                    {"type": "syslog", "transport": "tcp", "address": "127.0.0.1:6514"}],
+                    {"type": "syslog", "transport": "tcp", "address": "127.0.0.1:6514", "facility": "audit",
+                     "activity": True}],
     "decision_point": {"url": "https://pdp.example.com", "tenant_id": "t1", "principal_id": "p1",
                        "key_ref": "pdp-key", "writes": True},
 }  # fmt: skip
@@ -58,7 +59,7 @@ def test_a_root_owned_file_no_one_else_can_write_is_in_force_with_every_rule_typ
     assert p.agents.allow_always is False and p.dev_mode is False
     assert p.audit_sinks == (
         JsonlSinkRule("/var/log/helm/audit.jsonl"),
-        SyslogSinkRule("tcp", "127.0.0.1:6514"),
+        SyslogSinkRule("tcp", "127.0.0.1:6514", "audit", activity=True),
     )
     assert p.catalogues[0].name == "corp" and p.catalogues[0].required
     assert p.decision_point is not None and p.decision_point.key_ref == "pdp-key" and p.decision_point.writes
@@ -71,7 +72,7 @@ def test_policy_show_prints_the_policy_in_effect(policy: PolicyFile):
     assert f"policy in force from {policy.path}" in shown.stdout
     assert "kinds.http: {write: no}" in shown.stdout
     assert "dev_mode: no" in shown.stdout
-    assert "audit_sinks: {type: jsonl, path: /var/log/helm/audit.jsonl}" in shown.stdout
+    assert "audit_sinks: {type: jsonl, path: /var/log/helm/audit.jsonl, activity: no}" in shown.stdout
     assert "decision_point.tenant_id: t1" in shown.stdout
     as_json = json.loads(helm("policy", "show", "--json").stdout)
     assert as_json["policies"][0]["services"]["oauth_urls"] == ["https://auth.example.com/*"]
