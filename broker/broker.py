@@ -40,7 +40,7 @@ from broker.kinds import KINDS
 from broker.kinds.base import Call, Connection, Kind, PinReviewer
 from broker.kinds.spec import KindSpec
 from broker.manifest import Manifest
-from broker.policy import enforce
+from broker.policy import enforce, managed
 from broker.policy.enforce import PolicyChange
 from broker.ratelimit import CallAdmission, instance_key
 from broker.resolution import Manifests, Resolved, pin_first_contact, resolve
@@ -89,7 +89,7 @@ class Broker:
         """What this start put right after a crash (temp files, torn log tails)."""
         self.home = Home(home)
         self.credentials = credentials if credentials is not None else open_store(home)
-        self.export = AuditExporter(self._user_sinks)
+        self.export = AuditExporter(self._user_sinks, policy=managed.audit_sinks)
         """Audit (and activity) records to the sinks in effect (``broker.export``)."""
         self.audit = AuditLog(home / "audit.jsonl", tap=self.export.audit)
         self.tokens = TokenBook()

@@ -278,7 +278,12 @@ class DecisionPoints:
         """The configuration in effect (``SettingsError`` when the user's cannot be read)."""
         if self.managed is not None:
             return self.managed
+        from broker.policy.managed import decision_point as organisations
         from broker.teams import decision_point
+
+        managed = organisations()
+        if managed is not None:  # the organisation's outranks the user's
+            return managed
 
         return decision_point(self.home.settings())
 

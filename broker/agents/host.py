@@ -30,7 +30,7 @@ from broker.credentials import CredentialStore
 from broker.decision_point import DecisionPoints, PointAsker
 from broker.errors import ProfileError, SettingsError
 from broker.export import AuditExporter
-from broker.policy import PolicyState, in_force
+from broker.policy import PolicyState, in_force, managed
 from broker.policy import decide as org
 from broker.profiles import ProfileStore
 from broker.settings import Home, Workspace
@@ -82,9 +82,9 @@ class AgentHost:
     ) -> None:
         """``writes``: the write pipeline file writes go through (the broker's, ``Broker.writes``,
         so one token book and audit log — and its export — serve every write and decision; by
-        default one of the host's own, exported to the sinks the settings name, as ``helm
-        agent`` runs it). ``point``: the organisation's decision point (by default the one the
-        settings name)."""
+        default one of the host's own, exported to the sinks the settings and the organisation's
+        policy name, as ``helm agent`` runs it). ``point``: the organisation's decision point (by
+        default the one the policy names, else the settings)."""
         self.home = home
         self.credentials = credentials
         self.limits = limits or Limits.from_env()
@@ -92,7 +92,8 @@ class AgentHost:
         if writes is not None:
             self.audit = writes.audit
         else:
-            self.export = AuditExporter(lambda: teams.audit_sinks(home.settings()))
+            user = lambda: teams.audit_sinks(home.settings())  # noqa: E731
+            self.export = AuditExporter(user, policy=managed.audit_sinks)
             self.audit = AuditLog(home.path / FILE_NAME, tap=self.export.audit)
         self.writes = writes or WritePipeline(TokenBook(), self.audit, _unchanging)
         self.point = point if point is not None else DecisionPoints(home, credentials)

@@ -198,11 +198,14 @@ class AuditExporter:
         self,
         user: UserSinks,
         *,
+        policy: UserSinks | None = None,
         bound: int = QUEUE_BOUND,
         retry: tuple[float, float] = RETRY,
         senders: SenderFactory = sender_for,
     ) -> None:
         self._user, self._bound, self._retry, self._senders = user, bound, retry, senders
+        self._policy = policy
+        """The sinks of the organisation's policy in force, read at each refresh."""
         self.managed: tuple[SinkConfig, ...] = ()
         self._last_user: tuple[SinkConfig, ...] = ()
         self._problem = ""
@@ -223,11 +226,12 @@ class AuditExporter:
             user, problem = tuple(self._user()), ""
         except SettingsError as err:  # keep exporting to what worked; say why the rest did not
             user, problem = self._last_user, str(err)
+        policy = tuple(self._policy()) if self._policy is not None else ()
         with self._lock:
             self._last_user, self._problem = user, problem
             if self._closed:
                 return ()
-            wanted: dict[SinkConfig, None] = dict.fromkeys([*self.managed, *user])
+            wanted: dict[SinkConfig, None] = dict.fromkeys([*self.managed, *policy, *user])
             for config in [c for c in self._queues if c not in wanted]:
                 gone = self._queues.pop(config)
                 gone.stop(0.0)

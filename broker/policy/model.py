@@ -5,9 +5,9 @@
 tuple that is present allows only what it holds (an empty one allows nothing). ``Policy.to_json``
 is the policy in effect, with every default spelled out, as ``helm policy show`` prints it.
 
-``catalogues``, ``audit_sinks`` and ``decision_point`` are read, checked and shown here; the parts
-of Helm that act on them (signed catalogues, audit export, the decision point) read them from
-``Policy``.
+``catalogues``, ``audit_sinks`` and ``decision_point`` are read, checked and shown here; the
+audit export and the decision point client take the last two through ``broker.policy.managed``,
+at each use.
 """
 
 from __future__ import annotations
