@@ -162,8 +162,8 @@ def check(
         state = in_force() if policy is None else policy
         if state.managed:
             loaded = manifest if isinstance(manifest, Manifest) else None
-            # Installed from a folder: no catalogue vouches for it (``extensions.catalogues``).
-            forbidden = policy_decide.extension(state, extension, loaded)
+            # The catalogue it came from, if any, for ``extensions.catalogues``.
+            forbidden = policy_decide.extension(state, extension, loaded, installed.origin)
     return decide(workspace.name, extension, installed, manifest, forbidden)
 
 

@@ -76,11 +76,13 @@ class Reviewed:
         return self.decision.standing is Standing.STALE
 
 
-def install(home: Home, workspace: str, folder: Path) -> Manifest:
-    """Register the extension in ``folder`` with ``workspace`` (not yet approved)."""
+def install(home: Home, workspace: str, folder: Path, origin: str | None = None) -> Manifest:
+    """Register the extension in ``folder`` with ``workspace`` (not yet approved); ``origin`` is
+    the catalogue that vouched for it (``broker.catalogue``), None for a folder of the user's."""
     manifest = load_manifest(folder)
     state = in_force()
-    refusal = policy_decide.extension(state, manifest.id, manifest) or _app_server(home, state, manifest)
+    refusal = policy_decide.extension(state, manifest.id, manifest, origin)
+    refusal = refusal or _app_server(home, state, manifest)
     if refusal is not None:
         raise PolicyError(f"{manifest.id} was not installed: {refusal.message}")
     with home.update() as settings:
@@ -89,7 +91,7 @@ def install(home: Home, workspace: str, folder: Path) -> Manifest:
         if previous is not None and previous.path.resolve() != manifest.folder:
             raise SettingsError(f"{manifest.id} is already installed from {previous.path}; remove it first")
         ws.extensions[manifest.id] = InstalledExtension(
-            manifest.id, manifest.folder, True, previous.approval if previous else None
+            manifest.id, manifest.folder, True, previous.approval if previous else None, origin
         )
     return manifest
 
@@ -173,7 +175,9 @@ async def approve(broker: Broker, reviewed: Reviewed) -> Approval:
         manifest = broker.manifest(workspace, extension)
     else:
         manifest = _update_manifest(extension, reviewed.update)
-        refusal = policy_decide.extension(in_force(), extension, manifest)  # the version it would be
+        installed = broker.home.settings().workspace(workspace).extensions.get(extension)
+        origin = installed.origin if installed is not None else None
+        refusal = policy_decide.extension(in_force(), extension, manifest, origin)  # the version it would be
         if refusal is not None:
             raise PolicyError(f"{extension}: {refusal.message}")
     if manifest.digest() != reviewed.digest:

@@ -68,6 +68,8 @@ class InstalledExtension:
     path: Path
     enabled: bool = True
     approval: Approval | None = None
+    origin: str | None = None
+    """The catalogue it was installed from (``broker.catalogue``); None when from a folder."""
 
 
 @dataclass
@@ -188,6 +190,7 @@ def _workspace_to_json(w: Workspace) -> dict[str, Any]:
             e.id: {
                 "path": str(e.path),
                 "enabled": e.enabled,
+                **({"origin": e.origin} if e.origin is not None else {}),
                 "approval": None
                 if e.approval is None
                 else {
@@ -210,8 +213,11 @@ def _workspace_from_json(name: str, raw: Any) -> Workspace:
         approval = (
             None if a is None else Approval(str(a["digest"]), str(a["approved_at"]), dict(a.get("pins", {})))
         )
+        origin = e.get("origin")
+        if origin is not None and not isinstance(origin, str):
+            raise SettingsError(f"workspaces.{name}.extensions.{ext_id}.origin must be a catalogue's name")
         extensions[ext_id] = InstalledExtension(
-            ext_id, Path(e["path"]), bool(e.get("enabled", True)), approval
+            ext_id, Path(e["path"]), bool(e.get("enabled", True)), approval, origin
         )
     tdt = raw.get("tdt_command")
     return Workspace(

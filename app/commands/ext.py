@@ -183,9 +183,10 @@ def _install(args: argparse.Namespace) -> int:
     return review_and_install(args, folder)
 
 
-def review_and_install(args: argparse.Namespace, folder: Path) -> int:
-    """Install the extension in ``folder``, show its review and approve it on the user's yes."""
-    manifest = extensions.install(home(args), args.workspace, folder)
+def review_and_install(args: argparse.Namespace, folder: Path, origin: str | None = None) -> int:
+    """Install the extension in ``folder``, show its review and approve it on the user's yes;
+    ``origin`` is the catalogue it came from (None: a folder of the user's)."""
+    manifest = extensions.install(home(args), args.workspace, folder, origin)
     reviewed = run_reviewed(args, manifest.id)
     print(format_reviewed(reviewed))
     print()

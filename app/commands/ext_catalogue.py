@@ -66,7 +66,7 @@ def install(args: argparse.Namespace) -> int:
         print(visible(f"note: {fetched.notice}"))
     code = 1
     try:
-        code = review_and_install(args, fetched.manifest.folder)
+        code = review_and_install(args, fetched.manifest.folder, fetched.catalogue)
     finally:
         installed = home(args).settings().workspace(args.workspace).extensions.get(ext_id)
         if installed is not None and installed.path == fetched.manifest.folder:

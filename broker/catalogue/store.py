@@ -20,6 +20,7 @@ fixed or removed.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import fcntl
 import json
@@ -28,11 +29,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
 from broker.atomic import write_atomic
 from broker.catalogue.errors import CatalogueSetupError
 from broker.errors import SettingsError
 from broker.jsonutil import DuplicateKeyError, loads_strict
 from broker.names import NAME_RULE, valid_name
+from broker.signatures import public_pem
 
 VERSION = 1
 FILE_NAME = "catalogues.json"
@@ -45,6 +49,19 @@ class CatalogueEntry:
     name: str
     url: str
     key: str  # PEM of the Ed25519 public key
+
+
+def policy_catalogues() -> dict[str, CatalogueEntry]:
+    """The catalogues the organisation's policies in force name (``catalogues``), by name: they
+    outrank the user's of the same name, and the user cannot remove them."""
+    from broker.policy import in_force
+
+    found: dict[str, CatalogueEntry] = {}
+    for policy in in_force().policies:
+        for rule in policy.catalogues:
+            raw = Ed25519PublicKey.from_public_bytes(base64.b64decode(rule.public_key))
+            found.setdefault(rule.name, CatalogueEntry(rule.name, rule.url, public_pem(raw).decode("ascii")))
+    return found
 
 
 @dataclass
@@ -123,6 +140,7 @@ class CatalogueStore:
         policy adds or requires; on a name both use, ``extra`` wins, since it outranks the user).
         The one place the list is made: installing, update checks and rollback all ask here."""
         found = dict(self.read().catalogues)
+        found.update(policy_catalogues())
         found.update(extra or {})
         return found
 

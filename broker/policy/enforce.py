@@ -88,7 +88,10 @@ def before_sending(home: Home, r: Resolved) -> None:
         settings = home.settings()
     except SettingsError as exc:
         raise CallError(ErrorCode.UNAVAILABLE, "Helm's settings cannot be read") from exc
-    refusal = decide.extension(state, r.ctx.extension, r.manifest) or policy_refusal(
+    ws = settings.workspaces.get(r.ctx.workspace)
+    installed = ws.extensions.get(r.ctx.extension) if ws is not None else None
+    origin = installed.origin if installed is not None else None
+    refusal = decide.extension(state, r.ctx.extension, r.manifest, origin) or policy_refusal(
         settings, r.manifest, r.call.connection, True, state
     )
     if refusal is not None:

@@ -19,6 +19,7 @@ from broker import signatures
 from broker.catalogue import archive, publish
 from broker.catalogue.store import CatalogueEntry
 from tests.helpers import write_extension
+from tests.unit.policy.policy_setup import policy as policy  # the fixture, for the policy tests here
 
 EXT = "com.example.board"
 FILES = {

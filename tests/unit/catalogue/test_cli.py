@@ -3,6 +3,7 @@ sign, catalogue add, ext install --catalogue, ext update (declined, then approve
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 import stat
@@ -12,10 +13,14 @@ from pathlib import Path
 from typing import Protocol
 
 import pytest
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from app.cli import main
+from broker import approval, signatures
+from broker.settings import Home
 from tests.helpers import write_extension
 from tests.unit.catalogue.conftest import EXT, FILES, Served, board
+from tests.unit.policy.policy_setup import PolicyFile
 
 
 @dataclass
@@ -150,3 +155,39 @@ def test_http_is_refused_for_a_catalogue_off_loopback(tmp_path: Path, helm: Helm
     )
     assert added.returncode == 1
     assert "must be https" in added.stderr
+
+
+def test_a_policy_names_the_catalogue_and_allows_only_what_came_from_it(
+    tmp_path: Path, served: Served, helm: Helm, policy: PolicyFile
+) -> None:
+    home, catalogue = tmp_path / "home", tmp_path / "catalogue"
+    key, pub = tmp_path / "signing.key", tmp_path / "signing.pub"
+    assert (
+        helm("catalogue", "keygen", "--private-out", str(key), "--public-out", str(pub), home=home).returncode
+        == 0
+    )
+    source = write_extension(tmp_path / "src", board("1.0.0"))
+    archive = tmp_path / "board.tar.gz"
+    assert helm("ext", "pack", str(source), "--out", str(archive), home=home).returncode == 0
+    assert helm("catalogue", "add-release", str(catalogue), str(archive), home=home).returncode == 0
+    assert helm("catalogue", "sign", str(catalogue), "--key-file", str(key), home=home).returncode == 0
+    raw_key = signatures.public_key(pub.read_bytes()).public_bytes(Encoding.Raw, PublicFormat.Raw)
+    corp = {"name": "corp", "url": served.url, "public_key": base64.b64encode(raw_key).decode()}
+    policy.write({"extensions": {"catalogues": ["corp"]}, "catalogues": [corp]})
+    (tmp_path / "root").mkdir()
+    assert helm("workspace", "add", "ws", str(tmp_path / "root"), home=home).returncode == 0
+
+    from_folder = helm("ext", "install", str(source), "-w", "ws", "--approve", home=home)
+    assert from_folder.returncode != 0
+    assert "(extensions.catalogues)" in from_folder.stderr
+    assert EXT not in Home(home).settings().workspace("ws").extensions  # nothing was installed
+
+    # The user never added "corp": the policy's catalogue is the one Helm installs from.
+    installed = helm("ext", "install", EXT, "--catalogue", "corp", "-w", "ws", home=home, stdin="y\n")
+    assert installed.returncode == 0, installed.stderr
+    assert f"installed and approved {EXT} in ws" in installed.stdout
+    ws = Home(home).settings().workspace("ws")
+    assert ws.extensions[EXT].origin == "corp"
+    assert approval.check(ws, EXT).allows_calls  # its calls run, under the policy in force
+    policy.write({"extensions": {"catalogues": ["other"]}, "catalogues": [corp]})
+    assert not approval.check(Home(home).settings().workspace("ws"), EXT).allows_calls
