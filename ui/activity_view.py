@@ -173,6 +173,7 @@ class ActivityView(QWidget):
         col.addWidget(split, 1)
         self.selected = plain_box("", self, max_lines=10, name="The selected call")
         self.selected.setPlaceholderText("Select a call to see all of it here.")
+        self._fit_selected()
         col.addWidget(self.selected)
         self.table.selectionModel().currentRowChanged.connect(lambda now, _before: self._show_selected(now))
         self.shown = plain_label("", self)
@@ -188,6 +189,12 @@ class ActivityView(QWidget):
     def _fit_rows(self) -> None:
         _compact(self.table)
         _compact(self.counts)
+        self._fit_selected()
+
+    def _fit_selected(self) -> None:
+        height = self.selected.fontMetrics().lineSpacing() * 7 + 12  # a failure's detail, at a glance
+        self.selected.setMinimumHeight(height)
+        self.selected.setMaximumHeight(height)
 
     def showEvent(self, event: QShowEvent) -> None:
         # The log on disk is read when the page is first looked at, not at start-up.
