@@ -121,7 +121,7 @@ def resource_uri(tool: types.Tool) -> str | None:
 
 
 def app_tool(tool: types.Tool) -> AppTool:
-    read_only = bool(tool.annotations is not None and tool.annotations.readOnlyHint is True)
+    read_only = bool(tool.annotations is not None and tool.annotations.read_only_hint is True)
     title = tool.title or (tool.annotations.title if tool.annotations is not None else None) or ""
     return AppTool(tool.name, tool.description or "", visibility(tool), read_only, resource_uri(tool), title)
 

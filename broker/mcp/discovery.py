@@ -12,7 +12,6 @@ import base64
 import binascii
 import hashlib
 from dataclasses import dataclass
-from typing import Any, cast
 
 from mcp import types
 
@@ -78,18 +77,16 @@ async def tool(broker: Broker, workspace: str, server: str, name: str) -> AppToo
 async def resources(broker: Broker, workspace: str, server: str) -> list[types.Resource]:
     """The resources the server lists (every page, up to a bound); none when it offers none."""
     s = await session(broker, workspace, server)
-    capabilities = (await s.start()).get_server_capabilities()
+    capabilities = (await s.start()).server_capabilities
     if capabilities is None or capabilities.resources is None:
         return []
     found: list[types.Resource] = []
     cursor: str | None = None
     for _ in range(MAX_RESOURCE_PAGES):
         params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-        page = await s.request(
-            types.ClientRequest(types.ListResourcesRequest(params=params)), types.ListResourcesResult
-        )
+        page = await s.request(types.ListResourcesRequest(params=params), types.ListResourcesResult)
         found += page.resources
-        cursor = page.nextCursor
+        cursor = page.next_cursor
         if not cursor:
             break
     return found
@@ -144,14 +141,14 @@ async def read_document(broker: Broker, workspace: str, server: str, uri: str) -
 
 async def read_resource(broker: Broker, workspace: str, server: str, uri: str) -> types.ReadResourceResult:
     s = await session(broker, workspace, server)
-    request = types.ReadResourceRequest(params=types.ReadResourceRequestParams(uri=cast(Any, uri)))
-    return await s.request(types.ClientRequest(request), types.ReadResourceResult)
+    request = types.ReadResourceRequest(params=types.ReadResourceRequestParams(uri=uri))
+    return await s.request(request, types.ReadResourceResult)
 
 
 def _document(uri: str, content: types.TextResourceContents | types.BlobResourceContents) -> UiDocument:
-    mime = (content.mimeType or "").replace(" ", "").lower()
+    mime = (content.mime_type or "").replace(" ", "").lower()
     if not mime.startswith("text/html"):
-        raise CallError(ErrorCode.REFUSED, f"{uri} is {content.mimeType or 'untyped'}, not an app's HTML")
+        raise CallError(ErrorCode.REFUSED, f"{uri} is {content.mime_type or 'untyped'}, not an app's HTML")
     if isinstance(content, types.TextResourceContents):
         html = content.text.encode("utf-8")
     else:

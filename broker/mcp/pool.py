@@ -30,7 +30,7 @@ def stdio_opener(
 def http_opener(url: str, token: str | None, limits: McpLimits, state: HttpState) -> Opener:
     @contextlib.asynccontextmanager
     async def opener(hook: OverflowHook) -> AsyncIterator[tuple[ReadStream, WriteStream, Child | None]]:
-        async with open_http(url, token, limits.max_message, hook, state) as (read, write):
+        async with open_http(url, token, limits.max_message, state) as (read, write):
             yield read, write, None
 
     return opener

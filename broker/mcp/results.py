@@ -15,8 +15,8 @@ TDT_KEYS = frozenset({"api_version", "ok", "data", "coverage", "warnings", "erro
 
 def tool_data(result: types.CallToolResult) -> Any:
     """structuredContent when the server sent it, else the content blocks, as plain JSON."""
-    if result.structuredContent is not None:
-        return result.structuredContent
+    if result.structured_content is not None:
+        return result.structured_content
     return [block.model_dump(mode="json", by_alias=True, exclude_none=True) for block in result.content]
 
 
@@ -38,8 +38,8 @@ def check_size(data: Any, limit: int, label: str) -> None:
 def tdt_envelope(result: types.CallToolResult) -> dict[str, Any]:
     """The TDT envelope in a tool result: its structuredContent, or JSON in its text content."""
     candidates: list[Any] = []
-    if result.structuredContent is not None:
-        candidates.append(result.structuredContent)
+    if result.structured_content is not None:
+        candidates.append(result.structured_content)
     for block in result.content:
         if isinstance(block, types.TextContent):
             try:

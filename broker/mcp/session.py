@@ -2,10 +2,14 @@
 
 A runner task owns the transport and the SDK ``ClientSession`` (both are anyio task groups
 that must be entered and left in one task); calls from other tasks send requests through it.
-Every request is bounded: an oversized answer ends it with ``too_large``, a dead session with
-``unavailable``, the clock with ``timeout``. After a timeout Helm tells the server the request
-is cancelled and pings it; a stdio child that does not answer within a grace period ignored the
-cancellation and is killed with its whole process group.
+In ``initialize`` Helm says it hosts MCP Apps (the ``io.modelcontextprotocol/ui`` extension), so
+a server that offers its UIs only to hosts that say so offers them to Helm.
+
+Every request is bounded: an oversized answer ends it with ``too_large`` (the transport answers
+it with Helm's own error, ``TOO_LARGE``), a dead session with ``unavailable``, the clock with
+``timeout``. A timed-out request is cancelled by the SDK, which tells the server so; Helm then
+pings the server, and a stdio child that does not answer within a grace period ignored the
+cancellation and is killed with its whole process group. Helm reads no private part of the SDK.
 """
 
 from __future__ import annotations
@@ -20,24 +24,31 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 import anyio
-from mcp import types
-from mcp.client.session import ClientSession
-from mcp.shared.exceptions import McpError
-from mcp.shared.session import RequestResponder
+from mcp import MCPError, types
+from mcp.client import ClientSession, IncomingMessage
+from pydantic import BaseModel, ValidationError
 
+from broker.apps.meta import EXTENSION_ID, UI_MIME
 from broker.errors import CallError, ErrorCode
 from broker.mcp import pins
-from broker.mcp.sdk_private import next_request_id
-from broker.mcp.stdio import UNREADABLE, Child, ChildFailed, OverflowHook, ReadStream, WriteStream
+from broker.mcp.stdio import TOO_LARGE, UNREADABLE, Child, ChildFailed, OverflowHook, ReadStream, WriteStream
 
 log = logging.getLogger("helm.mcp")
 
-T = TypeVar("T", bound=types.Result)
+T = TypeVar("T", bound=BaseModel)
 
 Opener = Callable[[OverflowHook], AbstractAsyncContextManager[tuple[ReadStream, WriteStream, Child | None]]]
 """Opens the transport; yields the SDK's streams and the stdio child (None over HTTP)."""
 
 CLIENT_INFO = types.Implementation(name="Helm", version="1")
+
+
+def extensions() -> dict[str, dict[str, object]]:
+    """The extensions Helm supports, as ``initialize`` advertises them: MCP Apps, with the one
+    UI type it renders."""
+    return {EXTENSION_ID: {"mimeTypes": [UI_MIME]}}
+
+
 MAX_TOOL_PAGES = 20
 MAX_TOOLS = 50_000
 """The most tools Helm takes from one server: a listing with more, or with more than
@@ -70,21 +81,6 @@ class McpLimits:
         return max(self.max_bytes, self.max_listing) + 64 * 1024
 
 
-@dataclass
-class _PendingRequest:
-    """One request in flight: its clock, and why it ended early (if it did)."""
-
-    scope: anyio.CancelScope
-    reason: ErrorCode | None = None
-
-    def end(self, reason: ErrorCode) -> None:
-        # Cancelling the request's own scope (from whichever task learnt the reason) stops its
-        # wait at once; no watcher task per request is needed.
-        if self.reason is None:
-            self.reason = reason
-        self.scope.cancel()
-
-
 class ServerSession:
     """The session of one server in one workspace (``label`` names it in messages)."""
 
@@ -111,7 +107,6 @@ class ServerSession:
         self._ready = asyncio.Event()
         self._closing = asyncio.Event()
         self._start_lock = asyncio.Lock()
-        self._pending: dict[str, _PendingRequest] = {}
         self._unattributed_overflow = False
         self._broken = False
         self._tools: dict[str, types.Tool] | None = None
@@ -132,7 +127,11 @@ class ServerSession:
             async with self._opener(self._on_overflow) as (read, write, child):
                 self._child = child
                 async with ClientSession(
-                    read, write, message_handler=self._on_message, client_info=CLIENT_INFO
+                    read,
+                    write,
+                    message_handler=self._on_message,
+                    client_info=CLIENT_INFO,
+                    extensions=extensions(),
                 ) as session:
                     await session.initialize()
                     self._session = session
@@ -145,10 +144,7 @@ class ServerSession:
         finally:
             if self._child is not None:
                 self._stderr = self._child.stderr.text()
-            self._session = None
-            reason = ErrorCode.TOO_LARGE if self._unattributed_overflow else ErrorCode.UNAVAILABLE
-            for pending in self._pending.values():
-                pending.end(reason)
+            self._session = None  # the SDK ended each request in flight with CONNECTION_CLOSED
             self._ready.set()
 
     async def start(self) -> ClientSession:
@@ -207,79 +203,61 @@ class ServerSession:
         await self._reap()
 
     # -- events from the transport and the server ----------------------------------------
-    def _on_overflow(self, rid: types.RequestId | None) -> None:
-        if rid is None:
-            self._unattributed_overflow = True
-            return
-        pending = self._pending.get(str(rid))
-        if pending is not None:
-            pending.end(ErrorCode.TOO_LARGE)
+    def _on_overflow(self) -> None:
+        self._unattributed_overflow = True
 
-    async def _on_message(
-        self,
-        message: RequestResponder[types.ServerRequest, types.ClientResult]
-        | types.ServerNotification
-        | Exception,
-    ) -> None:
-        if isinstance(message, types.ServerNotification) and isinstance(
-            message.root, types.ToolListChangedNotification
-        ):
+    async def _on_message(self, message: IncomingMessage) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
             self._tools_changed = True
 
     # -- requests ------------------------------------------------------------------------
     async def request(self, request: types.ClientRequest, result_type: type[T]) -> T:
         """Send one request and wait for its result within the call's limits."""
         session = await self.start()
-        rid = next_request_id(session)  # no await between this and send_request
-        timer = anyio.move_on_after(self.limits.call_timeout)
-        pending = self._pending[str(rid)] = _PendingRequest(timer)
-        result: T | None = None
-        failure: McpError | None = None
-        try:
-            with timer:
-                try:
-                    result = await session.send_request(request, result_type)
-                except McpError as exc:
-                    failure = exc
-                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                    failure = McpError(types.ErrorData(code=types.CONNECTION_CLOSED, message="closed"))
-        finally:
-            self._pending.pop(str(rid), None)
-        if pending.reason is not None:
-            raise _ended(self.label, pending.reason, self._child)
-        if result is not None:
-            return result
-        if timer.cancelled_caught:
-            await self._after_timeout(session, rid)
+        failure: MCPError | None = None
+        with anyio.move_on_after(self.limits.call_timeout):
+            try:
+                return await session.send_request(request, result_type)
+            except MCPError as exc:
+                failure = exc
+            except ValidationError as exc:
+                raise CallError(
+                    ErrorCode.UNAVAILABLE, f"{self.label} sent an answer that is not valid MCP"
+                ) from exc
+        if failure is None:  # the clock ran out; the SDK told the server to cancel
+            await self._after_timeout(session)
             raise CallError(
                 ErrorCode.TIMEOUT, f"{self.label} did not answer within {self.limits.call_timeout:g} s"
             )
-        if failure is not None and failure.error.code == types.CONNECTION_CLOSED:
+        raise self._failed(failure)
+
+    def _failed(self, failure: MCPError) -> CallError:
+        """The contract's error for a request the SDK ended with ``failure``."""
+        if failure.code == TOO_LARGE:
+            return _ended(self.label, ErrorCode.TOO_LARGE, self._child)
+        if failure.code == types.CONNECTION_CLOSED:
             self._broken = True
             reason = ErrorCode.TOO_LARGE if self._unattributed_overflow else ErrorCode.UNAVAILABLE
-            raise _ended(self.label, reason, self._child)
-        if failure is not None and failure.error.code == UNREADABLE:
-            raise CallError(
+            return _ended(self.label, reason, self._child)
+        if failure.code == UNREADABLE:
+            return CallError(
                 ErrorCode.UNAVAILABLE,
                 f"{self.label} sent an answer Helm cannot read (not JSON-RPC, or nested too deeply)",
             )
-        raise CallError(ErrorCode.UNAVAILABLE, f"{self.label} refused the request (MCP error)")
+        return CallError(ErrorCode.UNAVAILABLE, f"{self.label} refused the request (MCP error)")
 
-    async def _after_timeout(self, session: ClientSession, rid: int) -> None:
-        """Cancel the request; a stdio child that cannot even answer a ping is killed."""
-        notice = types.ClientNotification(
-            types.CancelledNotification(
-                params=types.CancelledNotificationParams(requestId=rid, reason="timeout")
-            )
-        )
+    async def _after_timeout(self, session: ClientSession) -> None:
+        """A stdio child that cannot even answer a ping after a cancellation is killed."""
         answered = False
         with anyio.move_on_after(self.limits.cancel_grace):
             try:
-                await session.send_notification(notice)
                 await session.send_ping()
-                answered = True
-            except (McpError, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            except MCPError:
                 pass
+            except ValidationError:
+                answered = True  # an answer, if not a valid one
+            else:
+                answered = True
         if not answered:
             log.info("%s ignored a cancellation; ending it", self.label)
             if self._child is not None:
@@ -325,9 +303,7 @@ class ServerSession:
         for _ in range(MAX_TOOL_PAGES):
             params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
             try:
-                page = await self.request(
-                    types.ClientRequest(types.ListToolsRequest(params=params)), types.ListToolsResult
-                )
+                page = await self.request(types.ListToolsRequest(params=params), types.ListToolsResult)
             except CallError as exc:
                 if exc.code is not ErrorCode.TOO_LARGE:
                     raise
@@ -338,7 +314,7 @@ class ServerSession:
             tools.update((t.name, t) for t in page.tools)
             if len(tools) > MAX_TOOLS:
                 raise CallError(ErrorCode.TOO_LARGE, f"{self.label} offers more than {MAX_TOOLS} tools")
-            cursor = page.nextCursor
+            cursor = page.next_cursor
             if not cursor:
                 return tools
         raise CallError(
@@ -361,9 +337,7 @@ class ServerSession:
         return found
 
     async def call_tool(self, name: str, arguments: dict[str, object]) -> types.CallToolResult:
-        request = types.ClientRequest(
-            types.CallToolRequest(params=types.CallToolRequestParams(name=name, arguments=arguments))
-        )
+        request = types.CallToolRequest(params=types.CallToolRequestParams(name=name, arguments=arguments))
         return await self.request(request, types.CallToolResult)
 
 

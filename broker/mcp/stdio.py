@@ -1,11 +1,12 @@
 """A stdio transport for MCP with a bounded line reader and a child in its own process group.
 
 The SDK's own stdio transport buffers a line of any length. A server that sends 1 GiB on one
-line would hold 1 GiB here; this reader keeps at most ``max_message`` bytes of a line, drops the
-rest as it streams in, and reports the request that line answered through ``on_overflow`` (or,
-if the line does not say which request it answers, ends the session). The child runs in a new
-session (its own process group) so a timeout can kill it together with everything it
-started.
+line would hold 1 GiB here; this reader keeps at most ``max_message`` bytes of a line and drops
+the rest as it streams in. The request that line answered is answered by Helm itself, with an
+error of code ``TOO_LARGE`` (the SDK's session ends that request with it); a line that does not
+say which request it answers ends the session, and ``on_overflow`` is told first. The child
+runs in a new session (its own process group) so a timeout can kill it together with everything
+it started.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import signal
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import TracebackType
+from typing import Protocol, Self
 
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
@@ -29,8 +32,8 @@ from broker.childtail import StderrTail
 
 log = logging.getLogger("helm.mcp")
 
-OverflowHook = Callable[["types.RequestId | None"], None]
-"""Told which request an oversized message answered (None: unknown, the session ends)."""
+OverflowHook = Callable[[], None]
+"""Told that an oversized message said not which request it answers: the session ends."""
 
 _CHUNK = 64 * 1024
 _EDGE = 256  # bytes of an oversized line kept to find which request it answers
@@ -41,6 +44,9 @@ _PARSE_ON_LOOP = 64 * 1024  # longer lines are parsed in a worker thread
 UNREADABLE = -32099
 """The JSON-RPC error code of the answer Helm gives itself for a request whose answer it could
 not read (not JSON-RPC, or nested deeper than the parser goes): the request ends at once."""
+TOO_LARGE = -32098
+"""The JSON-RPC error code of the answer Helm gives itself for a request whose answer was larger
+than the transport's bound (the part past the bound was never kept)."""
 
 
 class ChildFailed(Exception):
@@ -88,8 +94,29 @@ class Child:
             os.killpg(self.process.pid, signal.SIGKILL)
 
 
-ReadStream = MemoryObjectReceiveStream[SessionMessage | Exception]
-WriteStream = MemoryObjectSendStream[SessionMessage]
+class ReadStream(Protocol):
+    """What the SDK's session reads the server's messages from (Helm's stdio stream and the
+    SDK's own HTTP stream both are one)."""
+
+    async def receive(self) -> SessionMessage | Exception: ...
+    async def aclose(self) -> None: ...
+    def __aiter__(self) -> ReadStream: ...
+    async def __anext__(self) -> SessionMessage | Exception: ...
+    async def __aenter__(self) -> Self: ...
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None: ...
+
+
+class WriteStream(Protocol):
+    """What the SDK's session writes its messages to."""
+
+    async def send(self, item: SessionMessage, /) -> None: ...
+    async def aclose(self) -> None: ...
+    async def __aenter__(self) -> Self: ...
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None: ...
 
 
 def _request_id(head: bytes, tail: bytes) -> types.RequestId | None:
@@ -111,10 +138,10 @@ class _LineReader:
         self.head = b""
         self.tail = b""
 
-    def feed(self, chunk: bytes) -> list[bytes | None]:
-        """Lines completed by ``chunk``; ``None`` stands for an oversized line whose request
-        is unknown (the session must end)."""
-        out: list[bytes | None] = []
+    def feed(self, chunk: bytes) -> list[bytes | SessionMessage | None]:
+        """Lines completed by ``chunk``; an oversized line is Helm's own answer to its request,
+        or ``None`` when its request is unknown (the session must end)."""
+        out: list[bytes | SessionMessage | None] = []
         start = 0
         while True:
             nl = chunk.find(b"\n", start)
@@ -131,12 +158,14 @@ class _LineReader:
             out.extend(self._finish_line())
             start = nl + 1
 
-    def _finish_line(self) -> list[bytes | None]:
+    def _finish_line(self) -> list[bytes | SessionMessage | None]:
         if self.over:
             self.over = False
             rid = _request_id(self.head, self.tail)
-            self.on_overflow(rid)
-            return [None] if rid is None else []
+            if rid is None:
+                self.on_overflow()
+                return [None]
+            return [answer(rid, TOO_LARGE, "the server's answer was larger than Helm's bound")]
         line, self.buf = bytes(self.buf), bytearray()
         return [line] if line.strip() else []
 
@@ -145,19 +174,20 @@ def _parsed(line: bytes) -> SessionMessage | None:
     """One line as a message: a request's own error when its answer cannot be read (not
     JSON-RPC, or nested deeper than the parser goes), None when no request can be named."""
     try:
-        return SessionMessage(types.JSONRPCMessage.model_validate_json(line))
+        return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
     except ValueError:
         rid = _request_id(line[:_EDGE], line[-_EDGE:])
         if rid is None:
             log.debug("an MCP server wrote a line that is not a JSON-RPC message; ignored")
             return None
-        return SessionMessage(_unreadable(rid))
+        return answer(rid, UNREADABLE, "the server's answer could not be read")
 
 
-def _unreadable(rid: types.RequestId) -> types.JSONRPCMessage:
-    """The error that ends request ``rid``, whose answer could not be read."""
-    error = types.ErrorData(code=UNREADABLE, message="the server's answer could not be read")
-    return types.JSONRPCMessage(types.JSONRPCError(jsonrpc="2.0", id=rid, error=error))
+def answer(rid: types.RequestId, code: int, message: str) -> SessionMessage:
+    """Helm's own error answer to request ``rid``, handed to the SDK's session as if the server
+    had sent it: the session ends that request with ``MCPError`` of ``code``."""
+    error = types.ErrorData(code=code, message=message)
+    return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=rid, error=error))
 
 
 async def _pump_out(
@@ -170,6 +200,9 @@ async def _pump_out(
             for line in reader.feed(chunk):
                 if line is None:
                     return  # an oversized line we cannot attribute: end the session
+                if isinstance(line, SessionMessage):
+                    await sink.send(line)
+                    continue
                 # A long line (a page of a thousand tools) is parsed in a worker thread: tens
                 # of milliseconds the loop, and the window it draws, do not wait for.
                 if len(line) <= _PARSE_ON_LOOP:
@@ -185,7 +218,7 @@ async def _pump_in(child: Child, source: MemoryObjectReceiveStream[SessionMessag
     assert stdin is not None
     async with source:
         async for message in source:
-            data = message.message.model_dump_json(by_alias=True, exclude_none=True)
+            data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
             try:
                 stdin.write(data.encode("utf-8") + b"\n")
                 await stdin.drain()

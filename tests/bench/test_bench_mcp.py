@@ -40,7 +40,7 @@ async def _both(tmp_path: Path, command: list[str], bench: Bench) -> tuple[float
 
             async def raw() -> None:
                 result = await session.call_tool("echo", {"message": "bench"})
-                assert not result.isError
+                assert not result.is_error
 
             timings: dict[str, list[float]] = {"helm": [], "raw": []}
             for _ in range(ROUNDS):
@@ -108,7 +108,7 @@ async def _storm(tmp_path: Path, command: list[str]) -> dict[str, float]:
         async with LoopLag() as lag:
             start = time.perf_counter()
             for _ in range(STORM_CALLS):
-                assert not (await session.call_tool("echo", {"text": "x"})).isError
+                assert not (await session.call_tool("echo", {"text": "x"})).is_error
             out["raw"], out["raw_lag"] = (time.perf_counter() - start) / STORM_CALLS, lag.worst
     return out
 

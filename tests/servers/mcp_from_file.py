@@ -15,21 +15,27 @@ from typing import Any
 
 import anyio
 from mcp import types
-from mcp.server.lowlevel import Server
+from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 
 TOOLS = Path(sys.argv[1])
-server: Server[Any, Any] = Server("from-file")
 
 
-@server.list_tools()  # type: ignore[misc, no-untyped-call]
-async def list_tools() -> list[types.Tool]:
-    return [types.Tool(**raw) for raw in json.loads(TOOLS.read_text(encoding="utf-8"))]
+async def list_tools(
+    ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+) -> types.ListToolsResult:
+    raw = json.loads(TOOLS.read_text(encoding="utf-8"))
+    return types.ListToolsResult(tools=[types.Tool.model_validate(tool) for tool in raw])
 
 
-@server.call_tool()  # type: ignore[misc]
-async def call_tool(name: str, arguments: dict[str, Any]) -> list[types.TextContent]:
-    return [types.TextContent(type="text", text=json.dumps({"tool": name, "arguments": arguments}))]
+async def call_tool(
+    ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+) -> types.CallToolResult:
+    text = json.dumps({"tool": params.name, "arguments": params.arguments or {}})
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
+
+
+server: Server[Any] = Server("from-file", on_list_tools=list_tools, on_call_tool=call_tool)
 
 
 async def main() -> None:

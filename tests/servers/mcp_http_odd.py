@@ -3,7 +3,8 @@
 Run: ``python tests/servers/mcp_http_odd.py PORT TOKEN json|sse``. Every request must carry
 ``Authorization: Bearer TOKEN`` (401 otherwise). Tools: ``flood`` (a text result of ``size``
 bytes), ``whoami`` (the Authorization header it received, so tests see exactly what Helm sent),
-``refuse`` (a tool error whose message quotes that header, as careless servers do).
+``refuse`` (a tool error whose message quotes that header, as careless servers do: ``ToolError``
+is the error whose text the SDK's server sends on).
 """
 
 from __future__ import annotations
@@ -12,11 +13,12 @@ import sys
 from typing import Any
 
 import uvicorn
-from mcp.server.fastmcp import Context, FastMCP
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 
 PORT, TOKEN, MODE = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 
-server = FastMCP("odd-http", host="127.0.0.1", port=PORT, json_response=MODE == "json", log_level="WARNING")
+server = MCPServer("odd-http", log_level="WARNING")
 
 
 @server.tool()
@@ -26,19 +28,15 @@ def flood(size: int) -> str:
 
 
 @server.tool()
-def whoami(ctx: Context) -> dict[str, Any]:  # type: ignore[type-arg]
+def whoami(ctx: Context) -> dict[str, Any]:
     """The Authorization header of this request."""
-    request = ctx.request_context.request
-    header = request.headers.get("authorization") if request is not None else None
-    return {"authorization": header}
+    return {"authorization": (ctx.headers or {}).get("authorization")}
 
 
 @server.tool()
-def refuse(ctx: Context) -> str:  # type: ignore[type-arg]
+def refuse(ctx: Context) -> str:
     """Fails, quoting the Authorization header of this request."""
-    request = ctx.request_context.request
-    header = request.headers.get("authorization") if request is not None else None
-    raise ValueError(f"not allowed with {header}")
+    raise ToolError(f"not allowed with {(ctx.headers or {}).get('authorization')}")
 
 
 def guarded(app: Any) -> Any:
@@ -55,6 +53,6 @@ def guarded(app: Any) -> Any:
 
 
 if __name__ == "__main__":
-    app = guarded(server.streamable_http_app())
+    app = guarded(server.streamable_http_app(json_response=MODE == "json"))
     print("odd-http ready", flush=True)
     uvicorn.run(app, host="127.0.0.1", port=PORT, log_level="warning", lifespan="on")

@@ -196,7 +196,7 @@ async def test_everything_server_lists_tools_over_http_on_loopback_only(
     everything_http_server: McpHttpServer,
 ):
     async with (
-        streamable_http_client(everything_http_server.mcp_url) as (read, write, _),
+        streamable_http_client(everything_http_server.mcp_url) as (read, write),
         ClientSession(read, write) as session,
     ):
         await session.initialize()

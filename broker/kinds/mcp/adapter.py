@@ -101,7 +101,7 @@ class McpKind:
             raise self.servers.unavailable_reason(call.workspace, server, err) from None
         data = tool_data(result)
         check_size(data, self.limits.max_bytes, session.label)
-        if result.isError:
+        if result.is_error:
             raise CallError(ErrorCode.TOOL_ERROR, f"tool {call.operation!r} reported an error", data=data)
         return PLAIN.success(data, None)
 

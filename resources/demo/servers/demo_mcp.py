@@ -8,9 +8,9 @@ from __future__ import annotations
 import datetime
 import random
 
-from mcp.server.fastmcp import FastMCP
+from mcp.server.mcpserver import MCPServer
 
-server = FastMCP("helm-demo")
+server = MCPServer("helm-demo")
 
 QUOTES = (
     "Simple things should be simple, complex things should be possible.",

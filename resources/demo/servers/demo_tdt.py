@@ -11,9 +11,9 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
-from mcp.server.fastmcp import FastMCP
+from mcp.server.mcpserver import MCPServer
 
-server = FastMCP("helm-demo-tdt-stand-in")
+server = MCPServer("helm-demo-tdt-stand-in")
 WARNING = (
     "Helm's stand-in for TDT: tdt is not installed, so this is made-up data and nothing is stored. "
     "Install thisdamnthing[mcp] (the tdt command) for a real TDT workspace."
