@@ -23,8 +23,9 @@ from mcp.client.streamable_http import streamable_http_client
 from broker.mcp.stdio import TOO_LARGE, ReadStream, WriteStream
 
 _TOO_LARGE_MESSAGE = "the server's answer was larger than Helm's bound"
-_EVENT_END = re.compile(rb"(?:\r\n|\r(?!\n)|\n)(?:\r\n|\r(?!\n)|\n)")
-"""The blank line that ends an SSE event, with any of the line ends SSE allows."""
+_EVENT_END = re.compile(rb"(?:\r\n|\r(?=[^\n])|\n)(?:\r\n|\r(?=[^\n])|\n)")
+"""The blank line that ends an SSE event, with any of the line ends SSE allows (a CR is a line
+end only once the next byte shows it is not the start of a CRLF)."""
 
 
 class MessageTooLarge(httpx2.ReadError):
@@ -44,7 +45,7 @@ def _error_body(rid: types.RequestId) -> bytes:
     return types.JSONRPCError(jsonrpc="2.0", id=rid, error=error).model_dump_json(by_alias=True).encode()
 
 
-class _CappedStream(httpx2.AsyncByteStream):
+class CappedStream(httpx2.AsyncByteStream):
     """A response body passed on a whole message at a time, each at most ``limit`` bytes.
 
     ``rid`` is the request the response answers (None for the server's own event stream)."""
@@ -64,7 +65,7 @@ class _CappedStream(httpx2.AsyncByteStream):
         async for chunk in self._inner:
             size += len(chunk)
             if size > self._limit:
-                yield self._too_large(b"")
+                yield self._too_large()
                 return
             held.append(chunk)
         for chunk in held:
@@ -73,7 +74,7 @@ class _CappedStream(httpx2.AsyncByteStream):
     async def _events(self) -> AsyncIterator[bytes]:
         held = bytearray()  # the event under way, not passed on until its blank line
         async for chunk in self._inner:
-            start = max(0, len(held) - 3)  # a blank line may span two chunks
+            start = max(0, len(held) - 4)  # a blank line may span two chunks
             held += chunk
             end, over = 0, False
             for found in _EVENT_END.finditer(held, start):
@@ -90,7 +91,7 @@ class _CappedStream(httpx2.AsyncByteStream):
         if held:
             yield bytes(held)
 
-    def _too_large(self, before: bytes, after: bytes = b"") -> bytes:
+    def _too_large(self, before: bytes = b"", after: bytes = b"") -> bytes:
         if self._rid is None:
             raise MessageTooLarge("a message larger than the limit")
         return before + _error_body(self._rid) + after
@@ -120,7 +121,7 @@ class _CappedTransport(httpx2.AsyncBaseTransport):
             self._state.auth_refused = True
         sse = response.headers.get("content-type", "").lower().startswith("text/event-stream")
         assert isinstance(response.stream, httpx2.AsyncByteStream)
-        stream = _CappedStream(response.stream, self._limit, sse, _request_id(request))
+        stream = CappedStream(response.stream, self._limit, sse, _request_id(request))
         return httpx2.Response(
             status_code=response.status_code,
             headers=response.headers,
