@@ -7,7 +7,8 @@ stdin/stdout, so every misbehaviour is exact:
   ``notifications/tools/list_changed`` after every answer it gives;
 * ``echo`` answers its ``text``; ``listings`` answers how many ``tools/list`` requests it got;
 * ``nested`` answers a ``structuredContent`` nested ``depth`` lists deep (default 100,000),
-  which no JSON-RPC reader will take.
+  which no JSON-RPC reader will take;
+* ``malformed`` answers JSON-RPC whose result is not a tool result (``content`` is a string).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ FIRST = [
     {"name": "echo", "description": "echo its text", "inputSchema": OBJECT},
     {"name": "listings", "description": "how many listings", "inputSchema": OBJECT},
     {"name": "nested", "description": "a deeply nested answer", "inputSchema": OBJECT},
+    {"name": "malformed", "description": "an answer that is not a tool result", "inputSchema": OBJECT},
 ]
 
 
@@ -64,6 +66,9 @@ def call(rid: Any, name: str, args: dict[str, Any]) -> None:
         head += '"structuredContent":{"a":'
         sys.stdout.write(head + "[" * depth + "]" * depth + "}}}\n")
         sys.stdout.flush()
+        return
+    if name == "malformed":
+        send({"jsonrpc": "2.0", "id": rid, "result": {"content": "not a list of blocks"}})
         return
     text = str(state["listings"]) if name == "listings" else str(args.get("text", ""))
     send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": text}]}})

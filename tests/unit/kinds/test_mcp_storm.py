@@ -1,5 +1,6 @@
 """The mcp kind against a server that storms it (tests/servers/mcp_storm.py): list_changed after
-every answer, more tools than Helm takes, an answer nested deeper than any parser goes."""
+every answer, more tools than Helm takes, an answer nested deeper than any parser goes, an answer
+that is not a tool result."""
 
 from __future__ import annotations
 
@@ -29,6 +30,20 @@ async def test_a_deeply_nested_answer_ends_its_call_at_once_with_a_clear_error(
         after = await broker.call(ctx, "m", "echo", {"text": "still here"})
     assert code(nested) == "unavailable"
     assert "cannot read" in nested["error"]["message"] and "nested too deeply" in nested["error"]["message"]
+    assert after["ok"] and after["data"] == [{"type": "text", "text": "still here"}]
+
+
+async def test_an_answer_that_is_not_a_tool_result_is_unavailable_and_the_session_keeps_working(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use_limits(monkeypatch, PATIENT)
+    async with new_broker(tmp_path / "home") as broker:
+        add_stdio(broker, "storm", [*STORM, "--tools", "4"])
+        ctx = await mcp_extension(broker, tmp_path, "storm", ["malformed", "echo"])
+        malformed = await broker.call(ctx, "m", "malformed", {})
+        after = await broker.call(ctx, "m", "echo", {"text": "still here"})
+    assert code(malformed) == "unavailable"
+    assert malformed["error"]["message"] == "MCP server 'storm' sent an answer that is not valid MCP"
     assert after["ok"] and after["data"] == [{"type": "text", "text": "still here"}]
 
 
