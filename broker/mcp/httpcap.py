@@ -111,8 +111,8 @@ def _request_id(request: httpx2.Request) -> types.RequestId | None:
 
 class _CappedTransport(httpx2.AsyncBaseTransport):
     def __init__(self, limit: int, state: HttpState) -> None:
-        # trust_env=False: the user's proxy variables are for their shell, not for Helm's tokens.
-        self._inner = httpx2.AsyncHTTPTransport(retries=0, trust_env=False)
+        # Certificates: the system's trust store, or SSL_CERT_FILE / SSL_CERT_DIR when set.
+        self._inner = httpx2.AsyncHTTPTransport(retries=0)
         self._limit, self._state = limit, state
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
@@ -144,7 +144,7 @@ async def open_http(
         headers=headers,
         timeout=httpx2.Timeout(30.0, read=300.0),
         follow_redirects=False,
-        trust_env=False,
+        trust_env=False,  # the user's proxy variables are for their shell, not for Helm's tokens
     )
     # The SDK's own bound on an SSE event is Helm's too (an event passes it only whole).
     async with (
