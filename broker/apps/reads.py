@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pydantic import BaseModel
+
 from broker.apps import verify
 from broker.apps.errors import AppError
 from broker.apps.meta import MAX_APP_BYTES, UI_SCHEME, too_big
@@ -64,7 +66,7 @@ def reader(broker: Broker, ctx: CallContext, app: AppSpec) -> Handler:
         scrubber = Scrubber(session.secrets)
         try:
             result = await discovery.read_resource(broker, ctx.workspace, app.server, uri)
-            data: dict[str, Any] = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+            data: dict[str, Any] = _as_sent(result)
             _check_size(data, uri)
         except CallError as err:
             scrubber.error(err)
@@ -90,16 +92,19 @@ def lister(broker: Broker, ctx: CallContext, app: AppSpec) -> Handler:
         session = await discovery.session(broker, ctx.workspace, app.server)
         scrubber = Scrubber(session.secrets)
         listed = await discovery.resources(broker, ctx.workspace, app.server)
-        found = [
-            r.model_dump(mode="json", by_alias=True, exclude_none=True)
-            for r in listed
-            if str(r.uri) in app.readable
-        ]
+        found = [_as_sent(r) for r in listed if r.uri in app.readable]
         clean: dict[str, Any] = scrubber.value({"resources": found})
         _record(broker, ctx, scrubber.count, "ok", LIST)
         return clean
 
     return listing
+
+
+def _as_sent(model: BaseModel) -> dict[str, Any]:
+    """The fields the server sent, by their wire names: none the SDK fills in with its defaults
+    (such as a read's ``ttlMs`` or ``resultType``) reaches the app as if the server had said it."""
+    data: dict[str, Any] = model.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_unset=True)
+    return data
 
 
 def _check_size(data: dict[str, Any], uri: str) -> None:

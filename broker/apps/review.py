@@ -144,7 +144,7 @@ async def review(broker: Broker, workspace: str, server: str, uri: str) -> AppRe
     opener = launch.opener(found.linked)
     declared = [t.name for t in visible] + ([opener.name] if opener is not None else [])
     pinned = tool_pins.pin_tools(declared, raw_tools)
-    schema = raw_tools[opener.name].inputSchema if opener is not None and opener.name in raw_tools else {}
+    schema = raw_tools[opener.name].input_schema if opener is not None and opener.name in raw_tools else {}
     draft = AppReview(
         workspace=workspace,
         server=server,

@@ -84,7 +84,7 @@ async def open_app(broker: Broker, workspace: str, ext_id: str) -> OpenedApp:
         changes += tool_pins.changes(pinned, current)
     if changes:
         raise AppChanged(CHANGED.format(name=manifest.name, n=len(changes)), changes)
-    schema = raw_tools[app.opener].inputSchema if app.opener in raw_tools else {}
+    schema = raw_tools[app.opener].input_schema if app.opener in raw_tools else {}
     return OpenedApp(
         workspace, ext_id, manifest.name, app, document.html, document.prefers_border,
         manifest.settings_form, launch.settings_form(schema)[1],

@@ -170,6 +170,7 @@ async def test_resources_list_names_only_the_resources_the_app_may_read(tmp_path
         listed = await h.ask("resources/list")
         activity = [(r.connection, r.operation, r.outcome) for r in broker.activity.recent]
     assert sorted(r["uri"] for r in listed["result"]["resources"]) == ["helm-test://notes/readme", BOARD]
+    assert all("mimeType" in r and "mime_type" not in r for r in listed["result"]["resources"]), "wire names"
     assert ("app", "resources/list", "ok") in activity
 
 

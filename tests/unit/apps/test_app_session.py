@@ -91,6 +91,7 @@ async def test_resources_read_reaches_the_apps_own_and_pinned_resources_only(tmp
         other = await h.ask("resources/read", {"uri": "file:///etc/passwd"})
     assert own["result"]["contents"][0]["uri"] == BOARD
     assert notes["result"]["contents"][0]["text"] == "notes of helm-test-app"
+    assert not {"ttlMs", "cacheScope", "resultType"} & notes["result"].keys(), "only what the server sent"
     assert other["error"]["data"] == {"code": "refused"}
 
 
