@@ -45,7 +45,7 @@ async def _both(tmp_path: Path, space: TdtWorkspace, program: list[str], bench: 
                     assert (await broker.call(ctx, "tdt", tool, {}))["ok"]
 
                 async def raw(tool: str = tool) -> None:
-                    assert not (await session.call_tool(tool, {})).isError
+                    assert not (await session.call_tool(tool, {})).is_error
 
                 timings: dict[str, list[float]] = {"helm": [], "raw": []}
                 for _ in range(ROUNDS):
