@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from broker import ApprovalChanged, Broker, CallContext, Standing
-from broker.approval import decide
+from broker.approval import check, decide
 from broker.errors import ManifestError
 from broker.extensions import approve, review, set_enabled
 from broker.kinds.base import Issue
@@ -62,6 +62,18 @@ def test_the_decision_names_where_an_extension_stands_and_how_to_fix_it(
     assert decision.allows_calls is (standing is Standing.CURRENT)
 
 
+@pytest.mark.parametrize(
+    ("record", "manifest"),
+    [(None, MANIFEST), (installed(), None)],
+    ids=["no-record", "no-manifest"],
+)
+def test_either_fact_missing_is_not_installed(record: InstalledExtension | None, manifest: Any) -> None:
+    decision = decide("ws", "com.example.test", record, manifest)
+    assert decision.standing is Standing.NOT_INSTALLED
+    assert not decision.allows_calls and not decision.approved and not decision.needs_review
+    assert decision.pins("notes") == {}
+
+
 def test_a_disabled_extension_that_also_changed_asks_for_approval_first() -> None:
     decision = decide("ws", "com.example.test", installed(enabled=False), OTHER)
     assert decision.standing is Standing.STALE
@@ -78,6 +90,28 @@ async def refusal(broker: Broker, ctx: CallContext) -> str:
     result = await broker.call(ctx, "notes", "list", {})
     assert result["error"]["code"] == "refused"
     return str(result["error"]["message"])
+
+
+async def test_each_connection_gets_what_its_approval_pinned_and_nothing_else(
+    broker: Broker, tmp_path: Path
+) -> None:
+    ctx = await setup_extension(broker, tmp_path, manifest_dict([FILES]))
+    with broker.home.update() as settings:
+        record = settings.workspace("ws").extensions[ctx.extension].approval
+        assert record is not None
+        record.pins.update({"notes": {"tools": {"a": "sha"}}, "damaged": ["not", "an", "object"]})
+    decision = check(broker.home.settings().workspace("ws"), ctx.extension)
+    assert decision.allows_calls
+    assert decision.pins("notes") == {"tools": {"a": "sha"}}
+    assert decision.pins("damaged") == {}  # a pin that is not an object pins nothing
+    assert decision.pins("other") == {}
+
+
+async def test_an_extension_not_yet_approved_has_no_pins(broker: Broker, tmp_path: Path) -> None:
+    ctx = await setup_extension(broker, tmp_path, manifest_dict([FILES]), approved=False)
+    decision = check(broker.home.settings().workspace("ws"), ctx.extension)
+    assert decision.standing is Standing.NEVER_APPROVED
+    assert decision.pins("notes") == {}
 
 
 async def test_after_a_declined_install_calls_say_how_to_approve(broker: Broker, tmp_path: Path) -> None:
