@@ -10,8 +10,8 @@ import pytest
 
 from broker import Broker
 from broker.errors import CallError
-from broker.kinds.files.globs import MATCH_STEPS, GlobSet, globs_for
-from broker.kinds.files.wildcard import Budget
+from broker.kinds.files.globs import LIST_MATCH_STEPS, MATCH_STEPS, GlobSet, globs_for
+from broker.kinds.files.wildcard import Budget, OneStar, compile_wildcard
 from tests.unit.kinds.files_setup import broker, code, files_conn, make_setup
 
 __all__ = ["broker"]
@@ -142,3 +142,96 @@ async def test_glob_matching_runs_off_the_event_loop(
     assert (await s.call("read", {"path": "notes/a.md"}))["ok"]
     assert threads
     assert threading.main_thread() not in threads
+
+
+# -- what matching costs: every step is paid from the call's budget ------------------------------
+
+
+def spent(globs: list[str], path: str) -> int:
+    b = budget()
+    GlobSet(globs).matches(path.split("/"), b)
+    return b.spent
+
+
+def test_each_literal_and_double_star_step_costs_one() -> None:
+    # a/**/b over a/x/y/b: "a" (1), then for x, y and b the ** (1) and the literal b (1).
+    assert spent(["a/**/b"], "a/x/y/b") == 7
+    assert spent(["**/**/b"], "x/b") == spent(["**/b"], "x/b")  # "**/**" is one ** and costs as one
+
+
+def test_a_whole_path_glob_costs_its_segments_and_a_path_of_no_glob_length_costs_one() -> None:
+    star = compile_wildcard("*.md")
+    assert isinstance(star, OneStar)
+    assert spent(["a/b.md"], "a/b.md") == 2
+    assert spent(["a/b.md", "c/*.md"], "c/d.md") == 2 + 1 + star.cost
+    assert spent(["a/b.md"], "a/b/c.md") == 1
+
+
+def test_a_whole_path_glob_past_the_budget_is_too_large() -> None:
+    with pytest.raises(CallError) as err:
+        GlobSet(["a/b/c.md"]).matches(["a", "b", "c.md"], Budget(2))
+    assert err.value.code.value == "too_large"
+    exact = Budget(3)
+    assert GlobSet(["a/b/c.md"]).matches(["a", "b", "c.md"], exact) and exact.left == 0
+
+
+def test_every_glob_of_a_length_is_tried_not_only_the_first() -> None:
+    globs = GlobSet(["a.md", "b.md", "c/*.md", "d/*.txt"])
+    assert [globs.matches([p], budget()) for p in ("a.md", "b.md", "x.md")] == [True, True, False]
+    assert globs.matches(["d", "e.txt"], budget()) and not globs.matches(["c", "e.txt"], budget())
+
+
+def test_a_second_double_star_further_on_is_kept() -> None:
+    assert GlobSet(["**/x/**/y"]).matches(["x", "z", "y"], budget())
+    assert GlobSet(["**/x/**/y"]).matches(["q", "x", "z", "w", "y"], budget())
+
+
+def test_one_folders_files_are_filtered_at_the_cost_file_test_would_charge() -> None:
+    globs = GlobSet(["*.md", "b*/*.txt"])
+    star = compile_wildcard("*.md")
+    assert isinstance(star, OneStar)
+    found = globs.file_filter(globs.start)
+    assert found is not None
+    b = budget()
+    assert list(found(["a.md", "b.txt", "c.md", "bq"], b)) == ["a.md", "c.md"]
+    assert b.spent == 4 * star.cost
+    literal = GlobSet(["a/x.md"])
+    inner = literal.step(literal.start, "a", budget())
+    only = literal.file_filter(inner)
+    assert only is not None and list(only(["x.md", "y.md"], budget())) == ["x.md"]
+    assert literal.file_filter(literal.start) is None  # no file at the root can match a/x.md
+
+
+def test_a_file_at_a_folder_level_does_not_match_that_folders_segment() -> None:
+    globs = GlobSet(["b*/x", "**/q/z"])
+    assert not globs.file_matches(globs.start, "bx", budget())
+    assert globs.file_test(globs.start) is None
+
+
+def test_a_matched_file_opens_no_folder_and_other_globs_go_on() -> None:
+    globs = GlobSet(["a", "a/b", "a/c", "a/d", "**/a/e"])
+    inner = globs.step(globs.start, "a", budget())
+    assert globs.accepts(inner)
+    assert globs.literal_names(inner) is None  # the ** still wants anything
+    plain = GlobSet(["a", "a/b", "a/c", "a/d"])
+    after = plain.step(plain.start, "a", budget())
+    assert plain.literal_names(after) == ["b", "c", "d"]
+    one = GlobSet(["a"])
+    assert not one.live(one.step(one.start, "a", budget()))  # a matched file is no folder to enter
+    deep = GlobSet(["**/a", "**/a/b", "**/a/c", "**/a/d"])
+    for last in ("b", "c", "d"):
+        assert deep.matches(["x", "a", last], budget())
+
+
+def test_the_compiled_globs_are_kept_for_the_latest_512_declarations() -> None:
+    conn = {"id": "x", "kind": "files", "root": "workspace", "operations": ["list"]}
+    first = globs_for({**conn, "paths": ["first/*"]})
+    for i in range(511):
+        globs_for({**conn, "paths": [f"other-{i}/*"]})
+    assert globs_for({**conn, "paths": ["first/*"]}) is first
+    globs_for({**conn, "paths": ["other-511/*"]})
+    assert globs_for({**conn, "paths": ["first/*"]}) is not first
+
+
+def test_the_budgets_are_a_million_steps_a_call_and_ten_million_a_list() -> None:
+    assert (MATCH_STEPS, LIST_MATCH_STEPS) == (1_000_000, 10_000_000)
