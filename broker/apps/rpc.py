@@ -339,7 +339,13 @@ class AppSession:
         return True
 
     def _send(self, message: dict[str, Any]) -> None:
-        self.window.send(json.dumps(message, ensure_ascii=False, separators=(",", ":")))
+        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+        if not text.isascii():
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:  # a lone surrogate from a server, which Qt's bridge would
+                text = json.dumps(message, separators=(",", ":"))  # drop unseen: escaped, it arrives
+        self.window.send(text)
 
     async def aclose(self) -> None:
         """Cancel what is still running (the frame is closing) and wait for it to end."""

@@ -117,6 +117,31 @@ async def test_a_request_that_needs_no_wait_is_answered_before_receive_returns(a
     ]
 
 
+class RawWindow(FakeWindow):
+    """Keeps the text exactly as it would cross Qt's bridge to the app."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts: list[str] = []
+
+    def send(self, text: str) -> None:
+        self.texts.append(text)
+        super().send(text)
+
+
+async def test_a_lone_surrogate_reaches_the_app_escaped_as_valid_utf8_not_dropped_by_the_bridge(
+    app: App,
+) -> None:
+    window = RawWindow()
+    h = await app.session(window=window)
+    h.session.receive('{"jsonrpc":"2.0","id":"a\\ud800b","method":"ping"}')
+    h.session.receive('{"jsonrpc":"2.0","id":"café","method":"ping"}')
+    lone, accented = window.texts
+    lone.encode("utf-8")  # Qt's Signal(str) drops what UTF-8 cannot hold: here nothing is
+    assert json.loads(lone)["id"] == "a\ud800b"  # the app gets exactly the id it sent
+    assert "café" in accented  # ordinary text is not escaped
+
+
 async def test_a_stray_answer_and_notifications_are_taken_silently(app: App) -> None:
     h = await app.session()
     for text in (
