@@ -56,7 +56,7 @@ async def updates_screens(out: Path, broker: Broker, root: Path, save: Save) -> 
         state.catalogues["acme"] = entry
     _release(here, key, "1.0.0", ["notes/*.md"], write=False)
     fetched = await updates.fetch(broker.home.path, entry, TASKS)
-    install(broker.home, "main", fetched.manifest.folder)
+    install(broker.home, "main", fetched.manifest.folder, fetched.catalogue)
     updates.record_install(broker.home.path, "main", fetched)
     await review_and_approve(broker, "main", TASKS)
     _release(here, key, "1.1.0", ["notes/*.md", "tasks/**/*.md"], write=True)
@@ -66,8 +66,8 @@ async def updates_screens(out: Path, broker: Broker, root: Path, save: Save) -> 
     if found is not None and found.updates:
         (update,) = found.updates
         reviewed = await updates.review_update(broker, update)
-        written.append(
-            await save(review_dialog(reviewed, update=update.diff.lines()), out, "review-update", None)
-        )
+        dialog = review_dialog(reviewed, update=update.diff.lines(), guard_ms=0)
+        written.append(await save(dialog, out, "review-update", None))
+        dialog.close()
     view.close()
     return written

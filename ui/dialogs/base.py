@@ -56,6 +56,10 @@ _GUARDED_EVENTS = frozenset(
 class InputGuard(QObject):
     """Drops mouse and key events addressed to ``dialog`` until ``ms`` after it is shown."""
 
+    active = False
+    """Also on the class: a widget being destroyed with the dialog may still hand the guard an
+    event after PySide has let go of the guard's own attributes; it then lets the event pass."""
+
     def __init__(self, dialog: QWidget, ms: int) -> None:
         super().__init__(dialog)
         self._dialog = dialog
