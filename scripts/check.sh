@@ -14,18 +14,27 @@ OUT="$(mktemp -d "${TMPDIR:-/tmp}/helm-check.XXXXXX")"
 trap 'rm -rf "$OUT"' EXIT
 whole=0
 [ "$#" -gt 0 ] || { whole=1; set -- tests; }
+# The whole gate also runs a seeded sample of mutants of the boundary modules: a change to a
+# decision that no test notices fails it (tests/mutation/). It runs beside the tests, which spend
+# most of their time waiting on real servers and the web view, and its report follows theirs.
+mutate_pid=""
+if [ "$whole" -eq 1 ]; then
+  scripts/mutate.sh --sample "${HELM_MUTATE_SAMPLE:-8}" --seed "${HELM_MUTATE_SEED:-helm}" \
+    > "$OUT/mutate.log" 2>&1 &
+  mutate_pid=$!
+fi
+
 set +e
 dbus-run-session -- scripts/test-session.sh .venv/bin/python -m pytest \
-  --ignore=tests/bench -m "not bench" --junitxml="$OUT/junit.xml" -o junit_family=xunit2 "$@" \
-  2>&1 | tee "$OUT/pytest.log"
+  --ignore=tests/bench -m "not bench" --junitxml="$OUT/junit.xml" -o junit_family=xunit2 \
+  --durations=15 "$@" 2>&1 | tee "$OUT/pytest.log"
 status="${PIPESTATUS[0]}"
 set -e
 
-# The whole gate also runs a seeded sample of mutants of the boundary modules: a change to a
-# decision that no test notices fails it (tests/mutation/).
 mutate_status=0
-if [ "$whole" -eq 1 ]; then
-  scripts/mutate.sh --sample "${HELM_MUTATE_SAMPLE:-8}" --seed "${HELM_MUTATE_SEED:-helm}" || mutate_status=$?
+if [ -n "$mutate_pid" ]; then
+  wait "$mutate_pid" || mutate_status=$?
+  cat "$OUT/mutate.log"
 fi
 
 summary="$(grep -E '^=+ .*( in [0-9.]+s).* =+$' "$OUT/pytest.log" | tail -n 1 || true)"

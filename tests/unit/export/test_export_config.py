@@ -136,9 +136,18 @@ def test_a_hand_edited_sink_that_is_wrong_is_reported_by_name(tmp_path: Path) ->
     assert [type(s) for s in teams.audit_sinks(home.settings())] == [SyslogSinkConfig]
 
 
-def test_the_command_line_sets_the_decision_point_with_its_key_from_stdin_only(tmp_path: Path) -> None:
-    from broker.credentials import open_store
+def stored_key(home: Path) -> str | None:
+    """The decision point's key as a new Helm process finds it in the credential store (as the
+    command line does: this process may hold another keyring backend, set by an earlier test)."""
+    read = "import json, sys; from pathlib import Path; from broker.credentials import open_store; "
+    read += "print(json.dumps(open_store(Path(sys.argv[1])).get('teams/decision_point/key')))"
+    done = subprocess.run([sys.executable, "-c", read, str(home)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    value: str | None = json.loads(done.stdout)
+    return value
 
+
+def test_the_command_line_sets_the_decision_point_with_its_key_from_stdin_only(tmp_path: Path) -> None:
     home, key = tmp_path / "home", "pdp-cli-key-0c9d"
     argv = [sys.executable, "-m", "app.cli", "decision-point", "set", "https://pdp.example", "--tenant", "t1",
             "--principal", "desk", "--writes", "--home", str(home)]  # fmt: skip
@@ -150,10 +159,10 @@ def test_the_command_line_sets_the_decision_point_with_its_key_from_stdin_only(t
         "url": "https://pdp.example", "tenant_id": "t1", "principal_id": "desk",
         "key_ref": "teams/decision_point/key", "writes": True,
     }  # fmt: skip
-    assert open_store(home).get("teams/decision_point/key") == key
+    assert stored_key(home) == key
     assert key not in (home / "settings.json").read_text() + done.stdout + done.stderr + shown.stdout
     wrong = helm(home, "decision-point", "set", "http://pdp.example", "--tenant", "t", "--principal", "p")
     assert wrong.returncode != 0 and "must be https" in wrong.stderr
     assert helm(home, "decision-point", "clear").returncode == 0
     assert "no decision point" in helm(home, "decision-point", "show").stdout
-    assert open_store(home).get("teams/decision_point/key") is None
+    assert stored_key(home) is None
