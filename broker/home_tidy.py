@@ -6,6 +6,8 @@
 * The temp files of ``files`` writes that a killed process left in a user's folder, found from
   the temp ledger (``broker.fs.ledger``).
 * A torn last line of the audit and activity logs, moved to their side files (``broker.jsonl``).
+* The staging folders of extension archives that a killed install was unpacking
+  (``broker.catalogue.archive``).
 
 Each step removes only what it can prove a dead Helm made, so a Helm process that is running at
 the same time (the app and a ``helm`` command) is never disturbed. Nothing here stops a start: a
@@ -21,6 +23,7 @@ from pathlib import Path
 
 from broker import jsonl
 from broker.atomic import remove_stale_temps
+from broker.catalogue import archive
 from broker.fs.ledger import TempLedger
 
 log = logging.getLogger("helm.home")
@@ -35,6 +38,7 @@ class Tidied:
     temps: tuple[str, ...] = ()
     write_temps: tuple[str, ...] = ()
     torn_logs: tuple[str, ...] = ()
+    staging: tuple[str, ...] = ()
 
 
 def save_folders(home: Path) -> list[Path]:
@@ -63,10 +67,12 @@ def tidy(home: Path) -> Tidied:
         log.warning("could not clean the temp files of files writes: %s", exc.strerror)
         written = []
     torn = [name for name in LOGS if _repair(home / name)]
-    if temps or written or torn:
-        log.info("after a crash: removed %d temp file(s), set aside %d torn log tail(s)",
-                 len(temps) + len(written), len(torn))  # fmt: skip
-    return Tidied(tuple(temps), tuple(written), tuple(torn))
+    staging = archive.sweep_staging(home)
+    if temps or written or torn or staging:
+        log.info("after a crash: removed %d temp file(s) and %d unpacking folder(s), "
+                 "set aside %d torn log tail(s)",
+                 len(temps) + len(written), len(staging), len(torn))  # fmt: skip
+    return Tidied(tuple(temps), tuple(written), tuple(torn), tuple(staging))
 
 
 def _repair(path: Path) -> bool:

@@ -9,17 +9,23 @@ author's to ship.
 
 Unpacking runs only on an archive whose sha256 the signed index pinned, into a staging folder
 that becomes ``<home>/catalogue/extensions/<id>/<version>-<sha256 prefix>/`` only once its
-manifest is valid and is exactly the one the index pins (id, version, digest).
+manifest is valid and is exactly the one the index pins (id, version, digest). An unpacking
+holds ``<home>/catalogue/extensions/.lock`` shared; the next start's tidy (``broker.home_tidy``)
+removes the staging folders of killed unpackings only once it holds that lock exclusively, so an
+unpacking that is running in another Helm process is never disturbed.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import gzip
 import io
 import os
 import secrets
 import shutil
 import tarfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,6 +38,8 @@ from broker.manifest import load as load_manifest
 
 TOP = "package"
 FOLDER = Path("catalogue") / "extensions"
+STAGING_PREFIX = ".staging-"
+LOCK = ".lock"
 _SKIP = frozenset({"__pycache__"})
 MAX_FILES = 10_000
 MAX_UNPACKED = 256 * tarball.MIB
@@ -119,20 +127,67 @@ def unpack(home: Path, release: Release, archive: Path) -> Manifest:
     exactly the pinned one; return that manifest. A folder unpacked before is used as it is."""
     final = home / FOLDER / release.extension / f"{release.version}-{release.sha256[:16]}"
     if not final.is_dir():
-        staging = final.parent / f".staging-{secrets.token_hex(8)}"
-        try:
-            extract(archive, staging, release.label)
-            _check(release, load_manifest(staging))
-            staging.rename(final)
-        except ManifestError as exc:
-            raise ArchiveRefused(
-                f"{release.label}: the archive's manifest has {len(exc.issues)} problem(s); not installed"
-            ) from None
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
+        staging = final.parent / f"{STAGING_PREFIX}{secrets.token_hex(8)}"
+        with _unpacking(home):
+            try:
+                extract(archive, staging, release.label)
+                _check(release, load_manifest(staging))
+                staging.rename(final)
+            except ManifestError as exc:
+                raise ArchiveRefused(
+                    f"{release.label}: the archive's manifest has {len(exc.issues)} problem(s); not installed"
+                ) from None
+            finally:
+                shutil.rmtree(staging, ignore_errors=True)
     manifest = load_manifest(final)
     _check(release, manifest)
     return manifest
+
+
+@contextlib.contextmanager
+def _unpacking(home: Path) -> Iterator[None]:
+    """Hold the unpackings' lock shared while this one may leave a staging folder behind."""
+    folder = home / FOLDER
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd = os.open(folder / LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH)
+        yield
+    finally:
+        os.close(fd)
+
+
+def sweep_staging(home: Path) -> list[str]:
+    """Remove the staging folders that killed unpackings left; name them (relative to the home).
+
+    Runs only while no unpacking is live in any process (the lock is free); otherwise it leaves
+    everything for a later start. Never raises an OSError."""
+    folder = home / FOLDER
+    try:
+        fd = os.open(folder / LOCK, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return []  # no unpacking ever ran here
+    removed: list[str] = []
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with os.scandir(folder) as extensions:
+            parents = [Path(e.path) for e in extensions if e.is_dir(follow_symlinks=False)]
+        for parent in parents:
+            with os.scandir(parent) as entries:
+                leftovers = [
+                    Path(e.path)
+                    for e in entries
+                    if e.name.startswith(STAGING_PREFIX) and e.is_dir(follow_symlinks=False)
+                ]
+            for leftover in leftovers:
+                shutil.rmtree(leftover, ignore_errors=True)
+                if not leftover.exists():
+                    removed.append(leftover.relative_to(home).as_posix())
+    except OSError:
+        pass  # a live unpacking holds the lock, or the folder cannot be read: leave it
+    finally:
+        os.close(fd)
+    return removed
 
 
 def _check(release: Release, manifest: Manifest) -> None:

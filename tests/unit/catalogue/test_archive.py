@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from broker import home_tidy
 from broker.catalogue import ArchiveRefused, archive
 from broker.catalogue.index import Release
 from broker.errors import ManifestError
@@ -85,3 +86,44 @@ def test_an_archive_holding_another_version_is_refused(tmp_path: Path) -> None:
         ArchiveRefused, match=re.escape("holds com.example.board@2.0.0, not what the index says")
     ):
         archive.unpack(tmp_path / "home", _release(data), path)
+
+
+def _killed_unpacking(home: Path) -> Path:
+    """What an install killed mid-unpack leaves: the lock file, and a half-filled staging folder."""
+    with archive._unpacking(home):
+        staging = home / archive.FOLDER / EXT / f"{archive.STAGING_PREFIX}0123456789abcdef"
+        (staging / "package").mkdir(parents=True)
+        (staging / "package" / "index.html").write_text("<p>half</p>")
+    return staging
+
+
+def test_the_next_start_removes_the_staging_folder_of_a_killed_unpacking(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    staging = _killed_unpacking(home)
+    installed = home / archive.FOLDER / EXT / "1.0.0-0123456789abcdef"
+    installed.mkdir()
+    tidied = home_tidy.tidy(home)
+    assert tidied.staging == (staging.relative_to(home).as_posix(),)
+    assert not staging.exists()
+    assert installed.is_dir()  # an unpacked release is not a leftover
+
+
+def test_a_staging_folder_is_left_alone_while_an_unpacking_is_live(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    staging = _killed_unpacking(home)
+    with archive._unpacking(home):  # another Helm process unpacking now
+        assert home_tidy.tidy(home).staging == ()
+        assert staging.is_dir()
+    assert home_tidy.tidy(home).staging != ()
+    assert not staging.exists()
+
+
+def test_a_link_named_like_a_staging_folder_is_not_followed(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    _killed_unpacking(home)
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "keep.txt").write_text("mine")
+    (home / archive.FOLDER / EXT / f"{archive.STAGING_PREFIX}link").symlink_to(precious)
+    home_tidy.tidy(home)
+    assert (precious / "keep.txt").read_text() == "mine"
