@@ -2,7 +2,9 @@
 
 The desktop is the common case and its start is timed by users: ``helm`` alone (with
 ``--home`` or ``--self-test`` at most) opens it without importing any subcommand, whose
-modules pull in every kind's libraries. Anything else builds the full parser.
+modules pull in every kind's libraries. A command of one of Helm's own groups (``helm workspace
+add …``) builds the parser of that group only, so it does not wait for the agents' or MCP's
+SDKs to import; anything else (a kind's group, help, a mistake) builds the full parser.
 """
 
 from __future__ import annotations
@@ -24,11 +26,13 @@ COMMAND_LINE_ACTIONS = frozenset({("mcp", "add"), ("agent", "add")})
 """Actions that take a program's whole command line after a bare ``--`` (``helm mcp add time --
 uvx mcp-server-time``), given to the handler as ``args.command_line``."""
 
-COMMANDS = (
-    "workspace", "project", "ext", "catalogue", "app", "audit", "point", "call", "dev", "agent", "policy",
-)  # fmt: skip
-"""Helm's own subcommand groups, each a module of ``app.commands`` with a ``register(subparsers)``;
-each connection kind adds its group too (``KindSpec.cli``)."""
+COMMANDS = {
+    "workspace": "workspace", "project": "project", "ext": "ext", "catalogue": "catalogue", "app": "app",
+    "audit": "audit", "decision-point": "point", "call": "call", "dev": "dev", "agent": "agent",
+    "policy": "policy",
+}  # fmt: skip
+"""Helm's own subcommand groups → the module of ``app.commands`` that registers each (with a
+``register(subparsers)``); each connection kind adds its group too (``KindSpec.cli``)."""
 
 
 def helm_version() -> str:
@@ -40,7 +44,8 @@ def helm_version() -> str:
         return "0+unknown"
 
 
-def parser() -> argparse.ArgumentParser:
+def parser(group: str | None = None) -> argparse.ArgumentParser:
+    """Helm's parser: every group, or only ``group`` (a key of ``COMMANDS``) when it is given."""
     from app.commands.common import TERMINAL, add_home_option
     from broker.kinds import KINDS
 
@@ -54,8 +59,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--self-test", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--verbose", action="store_true", help="also show the web engine's and Qt's own messages")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
-        importlib.import_module(f"app.commands.{name}").register(sub)
+    for module in COMMANDS.values() if group is None else (COMMANDS[group],):
+        importlib.import_module(f"app.commands.{module}").register(sub)
+    if group is not None:
+        return p
     for spec in KINDS.values():
         register = spec.load_cli()
         if register is not None:
@@ -96,6 +103,26 @@ def split_command_line(words: list[str]) -> tuple[list[str], list[str] | None]:
     return words[:cut], words[cut + 1 :]
 
 
+def command_group(words: Sequence[str]) -> str | None:
+    """The group of Helm's own that ``words`` (the command line before any bare ``--``) names,
+    or None when they name none, ask for help or the version at the top, or start otherwise."""
+    after_home = False
+    for word in words:
+        if word == "--":
+            return None
+        if after_home:
+            after_home = False
+        elif word == "--home":
+            after_home = True
+        elif word.startswith("--home="):
+            continue
+        elif word.startswith("-"):
+            return None  # a top-level option other than --home: the full parser says what it means
+        else:
+            return word if word in COMMANDS else None
+    return None
+
+
 def desktop_args(argv: Sequence[str]) -> argparse.Namespace | None:
     """The options of a desktop start, or None when ``argv`` asks for anything else (a
     command, help, the version, a mistake): the full parser handles those."""
@@ -119,7 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args is not None:
         return start_desktop(args)
     words, command_line = split_command_line(joined_values(argv))
-    args = parser().parse_args(words)
+    args = parser(command_group(words)).parse_args(words)
     if command_line is not None:
         args.command_line = command_line
     return run_command(args)

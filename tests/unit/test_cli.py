@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from app import cli
 from app.cli import desktop_args, main
 from broker import atomic
 from tests.helpers import manifest_dict, write_extension
@@ -283,3 +284,41 @@ def test_helm_dev_app_keeps_the_engines_own_lines_off_the_terminal_unless_verbos
         argv = ["dev", "--server", "s", "--app", "ui://s/a", "--home", str(tmp_path / "h"), *verbose]
         assert main(argv) == 0
         assert calls == [("quiet", bool(verbose)), ("window", False)]  # quiet before Qt starts
+
+
+@pytest.mark.parametrize(
+    ("words", "group"),
+    [
+        (["workspace", "list"], "workspace"),
+        (["--home", "/h", "agent", "run", "a"], "agent"),
+        (["--home=/h", "ext", "list"], "ext"),
+        (["decision-point", "show"], "decision-point"),
+        (["--home", "workspace", "workspace", "list"], "workspace"),  # a home folder named like a group
+        (["mcp", "add", "time"], None),  # a kind's group: every kind's parser is built
+        (["--verbose", "workspace", "list"], None),
+        (["-h"], None),
+        (["--", "workspace"], None),
+        (["nonsense"], None),
+        ([], None),
+    ],
+)
+def test_only_a_group_of_helms_own_named_first_builds_a_parser_of_its_own(
+    words: list[str], group: str | None
+) -> None:
+    assert cli.command_group(words) == group
+
+
+def test_a_group_built_alone_parses_and_answers_as_in_the_full_parser(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for build in (lambda: cli.parser("workspace"), cli.parser):
+        with pytest.raises(SystemExit) as exit_:
+            build().parse_args(["workspace", "frobnicate"])
+        assert exit_.value.code == 2
+        assert "invalid choice: 'frobnicate'" in capsys.readouterr().err
+
+
+def test_each_group_of_helms_own_is_registered_by_the_module_named_for_it() -> None:
+    for group in cli.COMMANDS:
+        sub = next(a for a in cli.parser(group)._actions if a.dest == "command")
+        assert list(sub.choices) == [group]  # type: ignore[attr-defined]
