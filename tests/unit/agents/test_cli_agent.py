@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -113,11 +114,9 @@ def test_remove_forgets_the_agent_and_its_key(home: Path, capsys: pytest.Capture
 def cli_home(tmp_path: Path) -> tuple[Path, Path]:
     h, root = tmp_path / "home", tmp_path / "root"
     root.mkdir()
-    env = {**os.environ, "HELM_HOME": str(h)}
     for argv in (["workspace", "add", "ws", str(root)],
                  ["agent", "add", "s", "--command", sys.executable, "--arg", AGENT, "--no-key"]):  # fmt: skip
-        subprocess.run([sys.executable, "-m", "app.cli", *argv], env=env, cwd=REPO, check=True, timeout=60,
-                       capture_output=True)  # fmt: skip
+        assert main(["--home", str(h), *argv]) == 0
     return h, root
 
 
@@ -233,29 +232,39 @@ def test_chunks_of_one_message_continue_it_and_a_chunk_without_an_id_never_break
     assert capsys.readouterr().out == "write ok\ndone and more"
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
-def test_however_helm_is_stopped_the_agent_and_everything_it_started_end(
-    cli_home: tuple[Path, Path], sig: signal.Signals
-):
-    # An agent that ignores cancel and SIGTERM, with a child in its group and a daemon outside it.
+def test_however_helm_is_stopped_the_agent_and_everything_it_started_end(cli_home: tuple[Path, Path]):
+    # An agent that ignores cancel and SIGTERM, with a child in its group and a daemon outside it;
+    # one `helm agent run` per way of stopping Helm, side by side (each waits out the agent's grace).
     steps = [{"pid": 1}, {"daemon": {}}, {"hang": {"child": True, "ignore_term": True}}]
     argv = [sys.executable, "-m", "app.cli", "agent", "run", "s", "-w", "ws", "--json", json.dumps(steps)]
     env = {**os.environ, "HELM_HOME": str(cli_home[0])}
     pipes = {"stdin": subprocess.DEVNULL, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
-    with reaped([]) as pids, subprocess.Popen(argv, env=env, cwd=REPO, text=True, **pipes) as proc:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            text = json.loads(line).get("text", "")
-            if text.split()[:1] in (["pid"], ["daemon"], ["child"]):
-                pids.append(int(text.split()[1]))
-            if text.startswith("child"):
-                break
-        assert len(pids) == 3 and all(alive(pid) for pid in pids)
-        proc.send_signal(sig)
-        _, err = proc.communicate(timeout=60)
-        assert proc.returncode == 1
-        assert "helm: " in err
-        assert gone(pids)
+    stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    with reaped([]) as every_pid, contextlib.ExitStack() as stack:
+        runs = [
+            stack.enter_context(subprocess.Popen(argv, env=env, cwd=REPO, text=True, **pipes)) for _ in stops
+        ]
+        started: list[list[int]] = []
+        for proc in runs:
+            assert proc.stdout is not None
+            pids: list[int] = []
+            for line in proc.stdout:
+                text = json.loads(line).get("text", "")
+                if text.split()[:1] in (["pid"], ["daemon"], ["child"]):
+                    pids.append(int(text.split()[1]))
+                if text.startswith("child"):
+                    break
+            every_pid.extend(pids)
+            started.append(pids)
+        for pids in started:
+            assert len(pids) == 3 and all(alive(pid) for pid in pids)
+        for proc, sig in zip(runs, stops, strict=True):
+            proc.send_signal(sig)
+        for proc, sig, pids in zip(runs, stops, started, strict=True):
+            _, err = proc.communicate(timeout=60)
+            assert proc.returncode == 1, sig.name
+            assert "helm: " in err, sig.name
+            assert gone(pids), sig.name
 
 
 def gone(pids: list[int]) -> bool:
