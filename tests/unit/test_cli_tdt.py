@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from app.cli import main
 from tests.helpers import manifest_dict, write_extension
 from tests.servers.tdt import TdtWorkspace
 
@@ -42,8 +43,7 @@ def test_a_preview_from_one_helm_call_is_applied_by_another_and_shown(
         ("workspace", "tdt-command", "w", "--", *tdt_program),
         ("ext", "install", str(folder), "-w", "w", "--approve"),
     ):
-        done = helm(home, *argv)
-        assert done.returncode == 0, done.stderr
+        assert main(["--home", str(home), *argv]) == 0  # set-up in-process; each call is a process
     call = ("call", "-w", "w", "-e", "com.example.test", "tdt")
     preview = json.loads(helm(home, *call, "tdt_brain_names_preview").stdout)
     proposal = preview["data"]["proposal_sha256"]
