@@ -38,6 +38,7 @@ from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from typing import Any, Protocol
 
 from broker.apps import meta, reads
+from broker.apps.loader import allowed_sources
 from broker.apps.spec import APP_CONNECTION, AppSpec
 from broker.broker import Broker
 from broker.builtin import APP_HOST_CONNECTION, STATE_CONNECTION, Handler
@@ -224,7 +225,7 @@ class AppSession:
             self.app_modes = tuple(m for m in modes if m in DISPLAY_MODES)
         # What Helm applies, not what the app declared: no network, no frames, and only the
         # resource domains the user allowed that are plain origins (``ui.apps.policy``).
-        allowed = sorted({o for d in self.app.allowed_resource_domains if (o := meta.origin(d))})
+        allowed = list(allowed_sources(self.app.allowed_resource_domains))  # what the loader serves
         csp = {"connectDomains": [], "resourceDomains": allowed, "frameDomains": [], "baseUriDomains": []}
         return {
             "protocolVersion": meta.PROTOCOL_VERSION,

@@ -58,6 +58,8 @@ NO_WEBGL = (
     "This app draws with WebGL, which Helm's web engine cannot offer on this machine (no graphics "
     "acceleration): it may show an error instead of its drawing."
 )
+SHOWN_ORIGINS = 3
+"""The origins of blocked loads a card names (Activity has every one)."""
 MAX_REPORTED = 4096
 """The largest width or height an app's reported size may ask for, in pixels."""
 
@@ -174,6 +176,7 @@ class AppFrame(QWidget):
         if WEBGL_MARK in opened.html.lower():  # an app that draws with WebGL: say if it cannot
             self.view.ready.connect(self._check_webgl)
         self.view.session.notices = self.tell
+        self.view.loader.blocked.connect(self._blocked)
         self.view.session.sized = self._sized
         self.notice.hide()
         self.col.addWidget(self.view, 1)
@@ -237,6 +240,17 @@ class AppFrame(QWidget):
                 QWebEngineScript.ScriptWorldId.ApplicationWorld.value,
                 lambda found: None if found is True else self.tell(NO_WEBGL),
             )
+
+    def _blocked(self, line: str) -> None:
+        """A load Helm blocked: the card names it, or the origins of all of them so far."""
+        noted = self.view.loader.noted if self.view is not None else []
+        origins = list(dict.fromkeys(origin for origin, _why in noted))
+        if len(noted) <= 1:
+            self.tell(f"Helm blocked a load from {line}")
+            return
+        shown = ", ".join(origins[:SHOWN_ORIGINS])
+        more = f" and {len(origins) - SHOWN_ORIGINS} more" if len(origins) > SHOWN_ORIGINS else ""
+        self.tell(f"Helm blocked {len(noted)} loads, from {shown}{more} (Activity says why)")
 
     def tell(self, text: str) -> None:
         """Show what Helm refused the app, on the line above it."""

@@ -11,6 +11,12 @@ The app's Content-Security-Policy is Helm's: no network (``connect-src 'none'``)
 resource declares, no frames, no workers, no forms; inline scripts and styles (an app is one
 HTML document, and eval and data:/blob: scripts, which reach nothing an inline script could
 not); and the declared resource domains only where the user allowed them at review.
+
+An allowed domain's images, fonts, styles, scripts and media come through Helm's loader: the
+request filter sends such a GET to the app's third origin, ``helm-load://<loader host>/``, whose
+path holds the URL (``loader_url``), and Helm fetches it (``broker.apps.loader``). So the policy
+names each allowed origin and the loader's (the engine checks a redirect's target as well), and
+sends its violation reports to the loader (``REPORT_PATH``), which tells the card and Activity.
 """
 
 from __future__ import annotations
@@ -18,12 +24,16 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
+from urllib.parse import quote
 
-from broker.apps import meta
+from broker.apps.loader import allowed_origin, allowed_sources
 from ui.host.policy import SCHEME, RequestDecision, extension_host, origin
+from ui.host.scheme import LOADER_SCHEME
 
 PAGE_PATH = "/"
 APP_PATH = "/app.html"
+REPORT_PATH = "/csp-report"
+"""Where the app's policy sends its violation reports, on the loader's origin."""
 # Resource types an allowed resource domain may serve (QWebEngineUrlRequestInfo names).
 RESOURCE_TYPES = frozenset(
     {"ResourceTypeImage", "ResourceTypeFontResource", "ResourceTypeStylesheet", "ResourceTypeScript",
@@ -37,6 +47,7 @@ class AppHosts:
 
     page: str
     app: str
+    loader: str
 
     @property
     def page_url(self) -> str:
@@ -46,16 +57,32 @@ class AppHosts:
     def app_url(self) -> str:
         return origin(self.app) + APP_PATH
 
+    @property
+    def loader_origin(self) -> str:
+        return f"{LOADER_SCHEME}://{self.loader}"
+
+
+def loader_url(hosts: AppHosts, url: str) -> str:
+    """Where the loader serves ``url``: ``helm-load://<loader>/<scheme>/<host[:port]>/<path>``,
+    so a URL relative to a stylesheet the loader served resolves to the loader again."""
+    scheme, _, rest = url.partition("://")
+    return f"{hosts.loader_origin}/{scheme}/{quote(rest, safe=_URL_SAFE)}"
+
+
+def loaded_url(path_and_query: str) -> str | None:
+    """The URL a path of the loader's origin stands for (``loader_url``); None for another path."""
+    scheme, _, rest = path_and_query.lstrip("/").partition("/")
+    return f"{scheme}://{rest}" if scheme in ("http", "https") and rest else None
+
+
+_URL_SAFE = "/:?&=%#;,+@!$'()*[]~-._"
+
 
 def app_hosts(workspace: str, ext_id: str) -> AppHosts:
     page = extension_host(workspace, ext_id)
     app = hashlib.sha256(f"{workspace}\x00{ext_id}\x00app".encode()).hexdigest()[:32]
-    return AppHosts(page, app)
-
-
-def allowed_sources(domains: Iterable[str]) -> tuple[str, ...]:
-    """The allowed resource domains that are plain origins (anything else stays blocked)."""
-    return tuple(sorted({o for d in domains if (o := meta.origin(d)) is not None}))
+    loader = hashlib.sha256(f"{workspace}\x00{ext_id}\x00loader".encode()).hexdigest()[:32]
+    return AppHosts(page, app, loader)
 
 
 def page_csp(hosts: AppHosts) -> str:
@@ -74,8 +101,9 @@ def page_csp(hosts: AppHosts) -> str:
 
 def app_csp(hosts: AppHosts, allowed: Iterable[str]) -> str:
     """The app's document: the spec's restrictive default, with no network at all, plus the
-    resource domains the user allowed."""
-    extra = " ".join(allowed_sources(allowed))
+    resource domains the user allowed (and the loader that serves them), reports to the loader."""
+    sources = allowed_sources(allowed)
+    extra = " ".join((*sources, hosts.loader_origin) if sources else ())
 
     def with_extra(base: str) -> str:
         return f"{base} {extra}".strip()
@@ -99,37 +127,49 @@ def app_csp(hosts: AppHosts, allowed: Iterable[str]) -> str:
             "base-uri 'none'",
             "form-action 'none'",
             f"frame-ancestors {origin(hosts.page)}",
+            f"report-uri {hosts.loader_origin}{REPORT_PATH}",
         )
     )
 
 
 def decide_request(
-    scheme: str, host: str, port: int, resource_type: str, hosts: AppHosts, allowed: Iterable[str]
+    scheme: str,
+    host: str,
+    port: int,
+    resource_type: str,
+    hosts: AppHosts,
+    allowed: Iterable[str],
+    url: str = "",
+    method: str = "GET",
 ) -> RequestDecision:
-    """Whether either frame of the app may load ``scheme://host:port``."""
+    """Whether either frame of the app may load ``scheme://host:port`` (``url`` whole): a GET of
+    an image, font, style, script or media of a domain the user allowed goes to the loader."""
     scheme, host = scheme.lower(), host.lower()
     if scheme == SCHEME:
         if host in (hosts.page, hosts.app):
             return RequestDecision(True, "the app's own origins")
         return RequestDecision(False, "another frame's origin")
+    if scheme == LOADER_SCHEME:
+        if host == hosts.loader:
+            return RequestDecision(True, "Helm's loader")
+        return RequestDecision(False, "another app's loader")
     if scheme in ("data", "blob"):
         return RequestDecision(True, "local data")
-    if scheme in ("https", "http") and resource_type in RESOURCE_TYPES:
-        for source in allowed_sources(allowed):
-            if _matches(source, scheme, host, port):
-                return RequestDecision(True, "a resource domain the user allowed")
+    if scheme in ("https", "http"):
+        target = url or _shown(scheme, host, port) + "/"
+        found = allowed_origin(target, allowed)
+        if found is None:
+            return RequestDecision(False, "not a resource domain allowed for this app")
+        if resource_type not in RESOURCE_TYPES:
+            return RequestDecision(False, "allowed for images, fonts, styles, scripts and media only")
+        if method.upper() != "GET":
+            return RequestDecision(False, f"allowed for GET only, not {method.upper()[:10]!r}")
+        return RequestDecision(True, "a resource domain the user allowed", redirect=loader_url(hosts, target))
     return RequestDecision(False, f"{scheme or 'relative'} requests leave the sandbox")
 
 
-def _matches(source: str, scheme: str, host: str, port: int) -> bool:
-    want_scheme, _, rest = source.partition("://")
-    want_host, _, want_port = rest.partition(":")
-    default = 443 if scheme == "https" else 80
-    if want_scheme != scheme or (port if port > 0 else default) != (int(want_port) if want_port else default):
-        return False
-    if want_host.startswith("*."):
-        return host.endswith(want_host[1:]) and host != want_host[2:]
-    return host == want_host
+def _shown(scheme: str, host: str, port: int) -> str:
+    return f"{scheme}://{host}" + (f":{port}" if port > 0 else "")
 
 
 def decide_navigation(

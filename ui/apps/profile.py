@@ -3,18 +3,21 @@
 An extension frame's ``SandboxProfile`` (``ui.host.profile``: off the record, the same engine
 settings, downloads refused) with what the double iframe needs of its own: a scheme handler
 that serves exactly two documents — the host page and the app's checked HTML — each with its
-own Content-Security-Policy (``ui.host.scheme.security_headers``), and the app's request policy
-(``ui.apps.policy``).
+own Content-Security-Policy (``ui.host.scheme.security_headers``), the app's request policy
+(``ui.apps.policy``), and the app's loader on its third origin (``ui.apps.loader``), which
+hears of every http(s) request the policy refused.
 """
 
 from __future__ import annotations
 
 import resources
+from broker.apps.loader import origin_of
+from ui.apps.loader import AppLoader
 from ui.apps.policy import APP_PATH, PAGE_PATH, AppHosts, app_csp, decide_request, page_csp
 from ui.host.policy import RequestDecision
 from ui.host.profile import SandboxProfile
-from ui.host.scheme import reply, security_headers
-from ui.qt import QObject, QWebEngineUrlRequestInfo, QWebEngineUrlRequestJob, QWebEngineUrlSchemeHandler
+from ui.host.scheme import LOADER_SCHEME, reply, security_headers
+from ui.qt import QObject, QUrl, QWebEngineUrlRequestInfo, QWebEngineUrlRequestJob, QWebEngineUrlSchemeHandler
 
 HTML = "text/html; charset=utf-8"
 
@@ -48,12 +51,29 @@ class AppProfile(SandboxProfile):
     """The web profile of one app frame: nothing persisted, nothing granted; the interceptor
     puts every request either frame makes to the app's policy (its network, above all)."""
 
-    def __init__(self, hosts: AppHosts, html: bytes, allowed: tuple[str, ...], parent: QObject | None = None):
+    def __init__(
+        self,
+        hosts: AppHosts,
+        html: bytes,
+        allowed: tuple[str, ...],
+        loader: AppLoader,
+        parent: QObject | None = None,
+    ):
         self.hosts = hosts
 
         def decide(info: QWebEngineUrlRequestInfo) -> RequestDecision:
             url = info.requestUrl()
             kind = info.resourceType().name
-            return decide_request(url.scheme(), url.host(), url.port(), kind, hosts, allowed)
+            method = bytes(info.requestMethod().data()).decode("latin-1")
+            whole = url.toString(QUrl.ComponentFormattingOption.FullyEncoded)
+            decision = decide_request(
+                url.scheme(), url.host(), url.port(), kind, hosts, allowed, whole, method
+            )
+            found = origin_of(whole)
+            if not decision.allowed and found is not None:
+                loader.refused(found, decision.reason)
+            return decision
 
         super().__init__(f"app {hosts.page}", AppSchemeHandler(hosts, html, allowed), decide, parent)
+        loader.handler.setParent(self)
+        self.profile.installUrlSchemeHandler(LOADER_SCHEME.encode(), loader.handler)

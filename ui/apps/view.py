@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from broker.broker import Broker
 from broker.context import CallContext
 from broker.summary import Confirmer
+from ui.apps.loader import AppLoader
 from ui.apps.page import BRIDGE_OBJECT, AppBridge, app_page, console_script, host_script
 from ui.apps.policy import app_hosts
 from ui.apps.profile import AppProfile
@@ -78,7 +79,9 @@ class AppView(QWidget):
         self.switch_mode: Callable[[str], str] = lambda _mode: self.mode
         hosts = app_hosts(ctx.workspace, ctx.extension)
         self.hosts = hosts
-        self.profile = AppProfile(hosts, opened.html, opened.spec.allowed_resource_domains, self)
+        allowed = opened.spec.allowed_resource_domains
+        self.loader = AppLoader(services.broker, ctx, hosts, allowed, self)
+        self.profile = AppProfile(hosts, opened.html, allowed, self.loader, self)
         from broker.apps.rpc import AppSession  # the MCP SDK, once an app opens
 
         self.session = AppSession(services.broker, ctx, opened.spec, self, confirm, services.contexts)
@@ -160,6 +163,7 @@ class AppView(QWidget):
         finally:
             self.page.setWebChannel(None)  # type: ignore[arg-type]
             await self.session.aclose()
+            await self.loader.aclose()
             self.stack.release()
             self.profile.deleteLater()
             self.deleteLater()

@@ -66,6 +66,8 @@ def entry_url(host: str, entry: str) -> str:
 class RequestDecision:
     allowed: bool
     reason: str
+    redirect: str = ""
+    """Where an allowed request goes instead (an app's loader), when not where it asked."""
 
 
 def decide_request(scheme: str, host: str, own_host: str) -> RequestDecision:

@@ -16,6 +16,7 @@ from ui.host.policy import SCHEME, RequestDecision, decide_request
 from ui.host.scheme import ExtensionSchemeHandler
 from ui.qt import (
     QObject,
+    QUrl,
     QWebEngineDownloadRequest,
     QWebEngineProfile,
     QWebEngineSettings,
@@ -87,6 +88,8 @@ class PolicyInterceptor(QWebEngineUrlRequestInterceptor):
             log.info("blocked a request of %s: %s", self._label, decision.reason)
             info.block(True)
             self.blocked.emit(decision.reason)
+        elif decision.redirect:
+            info.redirect(QUrl(decision.redirect))
 
 
 class SandboxProfile(QObject):

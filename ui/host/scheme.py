@@ -25,6 +25,7 @@ from ui.qt import (
 )
 
 _registered = False
+LOADER_SCHEME = "helm-load"
 
 
 def register_scheme() -> None:
@@ -41,6 +42,13 @@ def register_scheme() -> None:
     scheme.setSyntax(QWebEngineUrlScheme.Syntax.Host)
     scheme.setFlags(QWebEngineUrlScheme.Flag.SecureScheme)
     QWebEngineUrlScheme.registerScheme(scheme)
+    # An MCP App's loader (``ui.apps.loader``): secure, and CORS-enabled, so a font or a module
+    # script of an allowed domain (loaded in CORS mode) can come from it. Only an app's profile
+    # serves it; every other profile has no handler for it and its request filter refuses it.
+    loader = QWebEngineUrlScheme(LOADER_SCHEME.encode())
+    loader.setSyntax(QWebEngineUrlScheme.Syntax.Host)
+    loader.setFlags(QWebEngineUrlScheme.Flag.SecureScheme | QWebEngineUrlScheme.Flag.CorsEnabled)
+    QWebEngineUrlScheme.registerScheme(loader)
     _registered = True
 
 

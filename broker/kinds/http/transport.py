@@ -40,14 +40,15 @@ class _NoCookies(DefaultCookiePolicy):
         return False
 
 
-def new_client() -> httpx.AsyncClient:
+def new_client(accept: str = "application/json", timeout: httpx.Timeout | None = None) -> httpx.AsyncClient:
+    """A client that sends nothing it was not given (``accept``: what every request accepts)."""
     return httpx.AsyncClient(
         trust_env=False,
         follow_redirects=False,
         cookies=CookieJar(policy=_NoCookies()),
-        timeout=httpx.Timeout(CALL_TIMEOUT),
+        timeout=timeout or httpx.Timeout(CALL_TIMEOUT),
         limits=httpx.Limits(max_connections=32, max_keepalive_connections=8),
-        headers={"User-Agent": "Helm", "Accept": "application/json", "Accept-Encoding": ACCEPT_ENCODING},
+        headers={"User-Agent": "Helm", "Accept": accept, "Accept-Encoding": ACCEPT_ENCODING},
     )
 
 
@@ -56,6 +57,15 @@ class Answer:
     status: int
     content_type: str
     body: bytes
+    location: str = ""
+    """The ``Location`` header (a redirect's target, for whoever decides whether to follow it)."""
+
+
+def over(limit: int) -> str:
+    """The refusal of an answer larger than ``limit``."""
+    mib = 1024 * 1024
+    amount = f"{limit // mib} MiB" if limit % mib == 0 else f"{limit} bytes"
+    return f"the response is larger than {amount}"
 
 
 class _Decoder:
@@ -84,7 +94,7 @@ class _Decoder:
     def _count(self, chunk: bytes) -> bytes:
         self.out += len(chunk)
         if self.out > self.limit:
-            raise CallError(ErrorCode.TOO_LARGE, "the response is larger than 1 MiB")
+            raise CallError(ErrorCode.TOO_LARGE, over(self.limit))
         return chunk
 
 
@@ -98,14 +108,14 @@ def _encoding(headers: httpx.Headers) -> str:
 async def _read(response: httpx.Response, limit: int) -> bytes:
     declared = response.headers.get("content-length")
     if declared is not None and declared.strip().isdigit() and int(declared) > limit:
-        raise CallError(ErrorCode.TOO_LARGE, "the response is larger than 1 MiB")
+        raise CallError(ErrorCode.TOO_LARGE, over(limit))
     decoder = _Decoder(_encoding(response.headers), limit)
     received, parts = 0, []
     raw: AsyncIterator[bytes] = response.aiter_raw()
     async for data in raw:
         received += len(data)
         if received > limit:
-            raise CallError(ErrorCode.TOO_LARGE, "the response is larger than 1 MiB")
+            raise CallError(ErrorCode.TOO_LARGE, over(limit))
         parts.append(decoder.feed(data))
     return b"".join(parts)
 
@@ -146,7 +156,8 @@ async def exchange(
         raise CallError(ErrorCode.UNAVAILABLE, f"{what} broke off its answer") from exc
     except (httpx.HTTPError, OSError) as exc:
         raise CallError(ErrorCode.UNAVAILABLE, f"{what} could not be reached: {cause(exc)}") from exc
-    return Answer(response.status_code, response.headers.get("content-type", ""), body)
+    headers = response.headers
+    return Answer(response.status_code, headers.get("content-type", ""), body, headers.get("location", ""))
 
 
 def is_json_type(content_type: str) -> bool:

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from ui.apps.policy import APP_PATH, app_csp, app_hosts, decide_navigation, decide_request
+from ui.apps.policy import (
+    APP_PATH,
+    REPORT_PATH,
+    app_csp,
+    app_hosts,
+    decide_navigation,
+    decide_request,
+    loaded_url,
+    loader_url,
+)
 
 HOSTS = app_hosts("ws", "mcp-app.board.0123456789ab")
 IMAGE = "ResourceTypeImage"
@@ -15,8 +24,8 @@ WILD = "https://*.cdn.example.com"
 
 def test_the_two_frames_of_an_app_have_different_origins_and_differ_per_workspace() -> None:
     other = app_hosts("ws2", "mcp-app.board.0123456789ab")
-    assert HOSTS.page != HOSTS.app
-    assert {HOSTS.page, HOSTS.app}.isdisjoint({other.page, other.app})
+    assert len({HOSTS.page, HOSTS.app, HOSTS.loader}) == 3
+    assert {HOSTS.page, HOSTS.app, HOSTS.loader}.isdisjoint({other.page, other.app, other.loader})
 
 
 @pytest.mark.parametrize(
@@ -33,6 +42,8 @@ def test_the_two_frames_of_an_app_have_different_origins_and_differ_per_workspac
         pytest.param("https", "cdn.example.com", -1, IMAGE, (WILD,), False, id="wildcard-not-apex"),
         pytest.param("https", "cdn.example.com", 8443, IMAGE, (CDN,), False, id="other-port"),
         pytest.param("https", "evil.com", -1, IMAGE, ("https://evil.com; img-src *",), False, id="odd"),
+        pytest.param("helm-load", HOSTS.loader, -1, IMAGE, (), True, id="own-loader"),
+        pytest.param("helm-load", "0" * 32, -1, IMAGE, (CDN,), False, id="another-apps-loader"),
     ],
 )  # fmt: skip
 def test_requests_of_an_app(
@@ -46,9 +57,46 @@ def test_the_app_csp_has_no_network_and_only_allowed_resource_domains() -> None:
     directives = dict(d.split(" ", 1) for d in csp.split("; "))
     assert directives["connect-src"] == "'none'"
     assert directives["frame-src"] == "'none'"
-    assert directives["img-src"] == "data: blob: https://cdn.example.com"
+    loader = f"helm-load://{HOSTS.loader}"
+    for name, local in (("img-src", "data: blob:"), ("font-src", "data:"), ("media-src", "data: blob:")):
+        assert directives[name] == f"{local} https://cdn.example.com {loader}"
     assert "x.com" not in csp
     assert directives["frame-ancestors"] == f"helm-ext://{HOSTS.page}"
+    assert directives["report-uri"] == f"{loader}{REPORT_PATH}"
+
+
+def test_an_app_with_no_allowed_domain_has_no_loader_in_its_policy() -> None:
+    directives = dict(d.split(" ", 1) for d in app_csp(HOSTS, ()).split("; "))
+    assert directives["img-src"] == "data: blob:"
+    assert "helm-load" not in directives["script-src"]
+
+
+def test_an_allowed_get_goes_to_the_loader_with_its_whole_url() -> None:
+    url = f"{CDN}/lib/a%20b.js?v=1&x=%2F"
+    decision = decide_request("https", "cdn.example.com", -1, "ResourceTypeScript", HOSTS, (CDN,), url)
+    assert decision.allowed and decision.redirect.startswith(f"helm-load://{HOSTS.loader}/https/")
+    path = decision.redirect.removeprefix(f"helm-load://{HOSTS.loader}")
+    assert loaded_url(path) == url
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "OPTIONS"])
+def test_only_get_reaches_an_allowed_domain(method: str) -> None:
+    decision = decide_request("https", "cdn.example.com", -1, IMAGE, HOSTS, (CDN,), f"{CDN}/p.png", method)
+    assert not decision.allowed and not decision.redirect
+    assert "GET only" in decision.reason
+
+
+@pytest.mark.parametrize("path", ["/", "/ftp/host/x", "/https", "/javascript/alert(1)", REPORT_PATH])
+def test_a_loader_path_that_is_no_http_url_stands_for_nothing(path: str) -> None:
+    assert loaded_url(path) is None
+
+
+def test_a_relative_url_in_a_loaded_stylesheet_resolves_to_the_loader_again() -> None:
+    from urllib.parse import urljoin
+
+    sheet = loader_url(HOSTS, f"{CDN}/css/site.css")
+    font = urljoin(sheet.replace("helm-load://", "https://", 1), "../fonts/a.woff2")
+    assert loaded_url(font.split(HOSTS.loader, 1)[1]) == f"{CDN}/fonts/a.woff2"
 
 
 @pytest.mark.parametrize(
