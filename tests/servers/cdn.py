@@ -15,6 +15,8 @@ PIXEL = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 )
 
+STYLE = b"#styled { width: 7px; } @font-face { font-family: face; src: url(../fonts/face.woff2); }"
+
 
 @dataclass(frozen=True)
 class Seen:
@@ -24,7 +26,8 @@ class Seen:
 
 
 class Cdn:
-    """``/pixel.png`` (sets a cookie), ``/lib.js``, ``/page.html`` (HTML), ``/big.png``
+    """``/pixel.png`` (sets a cookie), ``/lib.js``, ``/css/style.css`` (its font
+    ``/fonts/face.woff2`` by a relative URL), ``/page.html`` (HTML), ``/big.png``
     (``big`` bytes), ``/hop.png`` (a redirect to ``hop_to``), anything else 404."""
 
     def __init__(self, big: int = 0) -> None:
@@ -42,6 +45,10 @@ class Cdn:
                     self._send(200, "image/png", PIXEL, ("Set-Cookie", "session=s1; Path=/"))
                 elif path == "/lib.js":
                     self._send(200, "text/javascript", b"window.cdnLoaded = (window.cdnLoaded || 0) + 1;")
+                elif path == "/css/style.css":  # its font by a relative URL
+                    self._send(200, "text/css", STYLE)
+                elif path == "/fonts/face.woff2":
+                    self._send(200, "font/woff2", b"wOF2 not really a font")
                 elif path == "/page.html":
                     self._send(200, "text/html", b"<p>not a subresource</p>")
                 elif path == "/big.png":

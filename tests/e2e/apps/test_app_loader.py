@@ -19,6 +19,8 @@ pytestmark = pytest.mark.usefixtures("mcp_app_server")
 SETTLED = """Promise.all(%s.map(id => new Promise(r => { const i = document.getElementById(id);
   if (i.complete) r(i.naturalWidth);
   else { i.onload = () => r(i.naturalWidth); i.onerror = () => r(0); } })))"""
+STYLED = """document.fonts.load("1em face").then(() => 0, () => 0).then(() =>
+  getComputedStyle(document.getElementById("styled")).width)"""
 LOAD = """new Promise(r => { const i = new Image(); i.onload = () => r(i.naturalWidth);
   i.onerror = () => r(0); i.src = %s; })"""
 
@@ -32,7 +34,8 @@ def test_allowed_domains_load_through_helm_and_everything_else_is_blocked_report
         extra.write_text(
             f'<script src="{allowed.origin}/lib.js"></script><img id="other" src="{other.origin}/pixel.png">'
             f'<img id="hop" src="{allowed.origin}/hop.png"><img id="big" src="{allowed.origin}/big.png">'
-            f'<img id="html" src="{allowed.origin}/page.html">',
+            f'<img id="html" src="{allowed.origin}/page.html">'
+            f'<link rel="stylesheet" href="{allowed.origin}/css/style.css"><div id="styled">x</div>',
             encoding="utf-8",
         )
         options = ("--resource", allowed.origin, "--extra", str(extra))
@@ -47,6 +50,7 @@ def test_allowed_domains_load_through_helm_and_everything_else_is_blocked_report
                         view, SETTLED % json.dumps(["remote", "other", "hop", "big", "html"])
                     )
                     out["script"] = await in_app(view, "window.cdnLoaded")
+                    out["style"] = await in_app(view, STYLED)
                     out["again"] = await in_app(view, LOAD % json.dumps(f"{allowed.origin}/pixel.png?n=2"))
                     out["said"] = host.frames[0].said.text()
                     broker.activity.stop("ws", ext_id)
@@ -60,9 +64,11 @@ def test_allowed_domains_load_through_helm_and_everything_else_is_blocked_report
         out = run(scenario(), timeout=90)
     assert out["settled"] == {"value": [1, 0, 0, 0, 0]}  # the allowed pixel; nothing else
     assert out["script"] == {"value": 1}
+    assert out["style"] == {"value": "7px"}  # the stylesheet applied
     assert out["again"] == {"value": 1}
     assert out["stopped"] == {"value": 0}
     paths = allowed.paths()
+    assert "/fonts/face.woff2" in paths  # a font (a CORS load), by a URL relative to its stylesheet
     assert "/pixel.png?n=2" in paths and "/pixel.png?n=3" not in paths
     assert all(s.method == "GET" for s in allowed.seen)
     assert not any("cookie" in s.headers or "authorization" in s.headers for s in allowed.seen)
