@@ -5,6 +5,8 @@
 // which knows which app it is; every message Helm sends goes back to the app's window only.
 // A message larger than Helm takes never crosses: the app is answered here that it was refused
 // (when it was a request), and Helm is told only its method and size, to count the refusal.
+// The frame's color-scheme is Helm's (light or dark), which is what prefers-color-scheme reads
+// inside it: set before the app loads, and again whenever Helm's scheme changes.
 (function () {
   'use strict';
   var MAX_MESSAGE_CHARS = %MAX_MESSAGE_CHARS%;
@@ -15,6 +17,9 @@
   frame.setAttribute('allow', "camera 'none'; microphone 'none'; geolocation 'none'; clipboard-write 'none'");
   frame.setAttribute('referrerpolicy', 'no-referrer');
   frame.setAttribute('title', 'app');
+  var schemeMeta = document.querySelector('meta[name="helm-scheme"]');
+  function setScheme(scheme) { frame.style.colorScheme = scheme === 'dark' ? 'dark' : 'light'; }
+  setScheme(schemeMeta === null ? 'light' : schemeMeta.content);
   var bridge = null;
   var queued = [];
 
@@ -53,6 +58,7 @@
       if (target === null) return;
       target.postMessage(JSON.parse(text), '*');
     });
+    bridge.scheme.connect(setScheme);
     queued.splice(0).forEach(function (send) { send(); });
     bridge.ready();
   });

@@ -53,6 +53,9 @@ class AppBridge(QObject):
 
     pageReady = Signal()
 
+    scheme = Signal(str)
+    """Helm's colour scheme (``light`` or ``dark``): the app frame's ``color-scheme``."""
+
     def __init__(
         self,
         receive: Callable[[str], None],

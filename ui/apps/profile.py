@@ -29,7 +29,10 @@ class AppSchemeHandler(QWebEngineUrlSchemeHandler):
         super().__init__(parent)
         self._hosts = hosts
         page = resources.path("apps", "host.html").read_text(encoding="utf-8")
-        self._page = page.replace("%APP_URL%", hosts.app_url).encode("utf-8")
+        self._page = page.replace("%APP_URL%", hosts.app_url)
+        self.scheme = "light"
+        """Helm's colour scheme, the app frame's ``color-scheme`` (so its ``prefers-color-scheme``)
+        when the host page is served; the relay keeps it current after that."""
         self._html = html
         self._page_headers = security_headers(page_csp(hosts), Cache_Control="no-store")
         self._app_headers = security_headers(app_csp(hosts, allowed), Cache_Control="no-store")
@@ -40,7 +43,8 @@ class AppSchemeHandler(QWebEngineUrlSchemeHandler):
         if bytes(job.requestMethod().data()) != b"GET":
             job.fail(QWebEngineUrlRequestJob.Error.RequestDenied)
         elif host == self._hosts.page and path in ("", PAGE_PATH):
-            reply(job, self._page, HTML, self._page_headers)
+            page = self._page.replace("%SCHEME%", "dark" if self.scheme == "dark" else "light")
+            reply(job, page.encode("utf-8"), HTML, self._page_headers)
         elif host == self._hosts.app and path == APP_PATH:
             reply(job, self._html, HTML, self._app_headers)
         else:
@@ -74,6 +78,7 @@ class AppProfile(SandboxProfile):
                 loader.refused(found, decision.reason)
             return decision
 
-        super().__init__(f"app {hosts.page}", AppSchemeHandler(hosts, html, allowed), decide, parent)
+        self.pages = AppSchemeHandler(hosts, html, allowed)
+        super().__init__(f"app {hosts.page}", self.pages, decide, parent)
         loader.handler.setParent(self)
         self.profile.installUrlSchemeHandler(LOADER_SCHEME.encode(), loader.handler)

@@ -8,7 +8,8 @@ bridge (``ui.apps.page``).
 The view is the app's ``HostWindow`` (``broker.apps.rpc``): it delivers Helm's messages to the
 app, tells the app Helm's theme — ``light`` or ``dark`` and the specification's style variables,
 from the same look the extension frames get (``ui.theme``) — and locale (the theme again
-whenever the look changes), asks the user
+whenever the look changes); the app frame's ``color-scheme`` is Helm's scheme too, so
+``prefers-color-scheme`` inside the app follows Helm rather than the system. It asks the user
 before a link opens, and passes display mode requests to whoever holds it (``AppFrame``).
 Closing asks the app to tear down and waits for its answer, bounded, before the page goes.
 """
@@ -82,11 +83,12 @@ class AppView(QWidget):
         allowed = opened.spec.allowed_resource_domains
         self.loader = AppLoader(services.broker, ctx, hosts, allowed, self)
         self.profile = AppProfile(hosts, opened.html, allowed, self.loader, self)
+        self.profile.pages.scheme = Theme.of().look.scheme.value
         from broker.apps.rpc import AppSession  # the MCP SDK, once an app opens
 
         self.session = AppSession(services.broker, ctx, opened.spec, self, confirm, services.contexts)
         self.bridge = AppBridge(self._received, self.session.refused_large, self)
-        self.bridge.pageReady.connect(self.ready)
+        self.bridge.pageReady.connect(self._page_ready)
         profile = self.profile.profile
         self.stack = WebStack(
             self,
@@ -102,6 +104,10 @@ class AppView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.web)
         Theme.of().changed.connect(self._look_changed)
+
+    def _page_ready(self) -> None:
+        self.bridge.scheme.emit(self.profile.pages.scheme)  # a change while the page loaded
+        self.ready.emit()
 
     def load(self) -> None:
         ENGINE_CHECK.watch(self)
@@ -150,6 +156,8 @@ class AppView(QWidget):
         return self.mode
 
     def _look_changed(self, look: Look) -> None:
+        self.profile.pages.scheme = look.scheme.value
+        self.bridge.scheme.emit(look.scheme.value)
         self.session.notify_context(look_context(look))
 
     # -- closing -------------------------------------------------------------------------
