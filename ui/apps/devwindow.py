@@ -111,6 +111,7 @@ class AppDevWindow(QMainWindow):
         set_plain(self.status, f"{view.opened.name} ({self.uri}) · running")
         view.page.console.connect(self._console)
         view.profile.interceptor.blocked.connect(lambda why: self._log(f"blocked a request: {why}"))
+        view.loader.blocked.connect(lambda line: self._log(f"blocked a load from {line}"))
 
     def _console(self, level: int, message: str, line: int, source: str) -> None:
         where = f" ({source.rsplit('/', 1)[-1]}:{line})" if source.startswith(("http", "helm")) else ""
