@@ -16,6 +16,12 @@ The loader is no open proxy: it fetches
   ``Accept-Encoding`` and Helm's ``User-Agent``, nothing the app wrote;
 * following a redirect only to an allowed origin (each target checked again), at most
   ``MAX_REDIRECTS``;
+* from a named domain, only at a public address: the name is resolved here, every address it
+  has must be public (not loopback, private, link-local, shared or reserved), and the request
+  goes to that address (the name in ``Host`` and TLS's SNI, the certificate checked against it),
+  so a domain that rebinds its name to 127.0.0.1 or the local network between two loads reaches
+  nothing there. An origin the review showed as an address (``http://127.0.0.1:8000``) or as
+  ``localhost`` is that address, as the user allowed it;
 * at most ``MAX_RESOURCE_BYTES`` (on the wire and decompressed), within ``LOAD_SECONDS``;
 * a ``200`` answer whose type is one a subresource is (``RESOURCE_TYPES``: images, fonts, CSS,
   JavaScript, audio and video); HTML, JSON, text and the rest are refused. The frame gets the
@@ -24,10 +30,13 @@ The loader is no open proxy: it fetches
 
 from __future__ import annotations
 
+import asyncio
+import ipaddress
+import socket
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import httpx
 
@@ -126,6 +135,69 @@ def new_client() -> httpx.AsyncClient:
     return transport.new_client("*/*", httpx.Timeout(LOAD_SECONDS, connect=CONNECT_SECONDS))
 
 
+type Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+async def resolve(host: str, port: int) -> set[Address]:
+    """Every address ``host`` has (the system's resolver, within ``CONNECT_SECONDS``)."""
+    loop = asyncio.get_running_loop()
+    async with asyncio.timeout(CONNECT_SECONDS):
+        infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return {ipaddress.ip_address(str(info[4][0]).partition("%")[0]) for info in infos}
+
+
+def is_public(address: Address) -> bool:
+    """Whether ``address`` is on the public internet (an IPv4-mapped one judged as IPv4)."""
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return address.is_global and not address.is_multicast
+
+
+def named_by_address(host: str) -> bool:
+    """Whether ``host`` is an address, or ``localhost``: what the user allowed is that address."""
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+async def pinned(url: str) -> tuple[str, dict[str, str], dict[str, Any]]:
+    """Where to send a GET of ``url`` (an allowed origin's, ``origin_of`` not None): the URL
+    with its host replaced by the one public address it goes to, the ``Host`` header and the
+    TLS server name that keep the name. An origin named by its address is sent as it is."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if named_by_address(host):
+        return url, {}, {}
+    origin = origin_of(url)
+    try:
+        addresses = await resolve(host, parts.port or (443 if parts.scheme == "https" else 80))
+    except TimeoutError:
+        raise CallError(
+            ErrorCode.TIMEOUT, f"the name of {origin} did not resolve within {CONNECT_SECONDS:g} s"
+        ) from None
+    except (OSError, ValueError):
+        raise CallError(ErrorCode.UNAVAILABLE, f"the name of {origin} could not be resolved") from None
+    if not addresses:
+        raise CallError(ErrorCode.UNAVAILABLE, f"the name of {origin} could not be resolved")
+    if not all(is_public(a) for a in addresses):
+        raise CallError(
+            ErrorCode.REFUSED,
+            f"{origin} resolves to a local or private address; Helm loads a named resource "
+            "domain only from public addresses",
+        )
+    address = min(addresses, key=lambda a: (a.version, int(a)))  # IPv4 first, then a fixed one
+    netloc = f"[{address}]" if address.version == 6 else str(address)
+    if parts.port is not None:
+        netloc += f":{parts.port}"
+    target = urlunsplit((parts.scheme, netloc, parts.path or "/", parts.query, ""))
+    extensions: dict[str, Any] = {"sni_hostname": host} if parts.scheme == "https" else {}
+    return target, {"Host": parts.netloc.lower()}, extensions
+
+
 def operation(origin: str) -> str:
     """The operation of a load in Activity: ``load`` and the origin (never the path)."""
     return f"{OPERATION} {origin}"
@@ -142,9 +214,10 @@ def loader(client: httpx.AsyncClient, allowed: Iterable[str], into: Loaded) -> H
         if not isinstance(url, str) or allowed_origin(url, sources) is None:
             raise CallError(ErrorCode.REFUSED, "not a URL of a resource domain you allowed for this app")
         for _ in range(MAX_REDIRECTS + 1):
+            target, host, extensions = await pinned(url)
             answer = await transport.exchange(
-                client, "GET", url, limit=MAX_RESOURCE_BYTES, seconds=LOAD_SECONDS,
-                what=f"resource domain {origin_of(url)}",
+                client, "GET", target, headers=host, extensions=extensions, limit=MAX_RESOURCE_BYTES,
+                seconds=LOAD_SECONDS, what=f"resource domain {origin_of(url)}",
             )  # fmt: skip
             if answer.status not in REDIRECTS:
                 break

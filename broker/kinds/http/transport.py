@@ -131,6 +131,7 @@ async def exchange(
     limit: int = MAX_BODY,
     seconds: float = CALL_TIMEOUT,
     what: str = "the service",
+    extensions: Mapping[str, Any] | None = None,
 ) -> Answer:
     """Send one request and read its whole answer within ``seconds``. ``what`` names the server
     in messages ("service 'github'"); a failure says why (``broker.netcause``), never the URL."""
@@ -139,7 +140,14 @@ async def exchange(
         all_headers["Content-Type"] = "application/json"
     try:
         async with asyncio.timeout(seconds):
-            request = client.build_request(method, url, headers=all_headers, content=content, data=data)
+            request = client.build_request(
+                method,
+                url,
+                headers=all_headers,
+                content=content,
+                data=data,
+                extensions=dict(extensions or {}),
+            )
             response = await client.send(request, stream=True)
             try:
                 body = await _read(response, limit)

@@ -3,6 +3,7 @@ real content server on 127.0.0.1 that records every request."""
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import AsyncIterator, Iterator
 
 import httpx
@@ -145,3 +146,60 @@ def test_which_urls_are_of_an_allowed_origin(
     url: str, sources: tuple[str, ...], expected: str | None
 ) -> None:
     assert loader.allowed_origin(url, sources) == expected
+
+
+async def test_a_named_origin_is_fetched_at_the_address_it_resolved_to_with_its_name_as_host(
+    allowed: Cdn, client: httpx.AsyncClient
+) -> None:
+    named = f"http://localhost:{allowed.port}"
+    into = await load(client, f"{named}/pixel.png?via=name", (named,))
+    seen = next(s for s in allowed.seen if s.path == "/pixel.png?via=name")
+    assert into.body == PIXEL
+    assert seen.headers["host"] == f"localhost:{allowed.port}"
+
+
+@pytest.mark.parametrize(
+    "address",
+    ["127.0.0.1", "10.1.2.3", "192.168.1.20", "172.16.0.9", "169.254.169.254", "100.64.0.1", "0.0.0.0",
+     "::1", "fe80::1", "fd00::5", "::ffff:127.0.0.1", "224.0.0.251"],
+)  # fmt: skip
+async def test_a_named_domain_that_resolves_to_a_local_or_private_address_is_refused_unsent(
+    address: str, allowed: Cdn, client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A domain the user allowed that rebinds its name to this machine or its network: the
+    # resolver is the one part replaced (no user's DNS does this on purpose), the server is real.
+    async def rebinding(host: str, port: int) -> set[loader.Address]:
+        return {ipaddress.ip_address("93.184.215.14"), ipaddress.ip_address(address)}
+
+    monkeypatch.setattr(loader, "resolve", rebinding)
+    named = f"https://cdn.example:{allowed.port}"  # refused before any connection
+    before = len(allowed.seen)
+    with pytest.raises(CallError) as refused:
+        await load(client, f"{named}/pixel.png", (named,))
+    assert refused.value.code is ErrorCode.REFUSED
+    assert "resolves to a local or private address" in refused.value.message
+    assert len(allowed.seen) == before
+
+
+async def test_a_redirect_to_an_allowed_name_is_checked_at_its_address_too(
+    allowed: Cdn, client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def local(host: str, port: int) -> set[loader.Address]:
+        return {ipaddress.ip_address("127.0.0.1")}
+
+    monkeypatch.setattr(loader, "resolve", local)
+    named = f"https://cdn.example:{allowed.port}"  # refused before any connection
+    allowed.hop_to = f"{named}/pixel.png?after=hop"
+    with pytest.raises(CallError) as refused:
+        await load(client, f"{allowed.origin}/hop.png", (allowed.origin, named))
+    assert "resolves to a local or private address" in refused.value.message
+    assert "/pixel.png?after=hop" not in allowed.paths()
+
+
+def test_only_public_addresses_are_public() -> None:
+    public = ["93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c", "::ffff:93.184.215.14"]
+    local = ["127.0.0.2", "10.0.0.1", "::", "::ffff:10.0.0.1", "ff02::1", "198.18.0.1", "240.0.0.1"]
+    assert all(loader.is_public(ipaddress.ip_address(a)) for a in public)
+    assert not any(loader.is_public(ipaddress.ip_address(a)) for a in local)
+    hosts = ("127.0.0.1", "::1", "localhost", "a.localhost", "cdn.example")
+    assert [loader.named_by_address(h) for h in hosts] == [True, True, True, True, False]
