@@ -194,8 +194,14 @@ async def pinned(url: str) -> tuple[str, dict[str, str], dict[str, Any]]:
     if parts.port is not None:
         netloc += f":{parts.port}"
     target = urlunsplit((parts.scheme, netloc, parts.path or "/", parts.query, ""))
-    extensions: dict[str, Any] = {"sni_hostname": host} if parts.scheme == "https" else {}
-    return target, {"Host": parts.netloc.lower()}, extensions
+    headers = {"Host": parts.netloc.lower()}
+    extensions: dict[str, Any] = {}
+    if parts.scheme == "https":
+        # Connections are pooled by address: one checked for another name at the same address
+        # must not carry this load, so a TLS connection of a named domain serves one load.
+        extensions["sni_hostname"] = host
+        headers["Connection"] = "close"
+    return target, headers, extensions
 
 
 def operation(origin: str) -> str:
