@@ -1,11 +1,12 @@
-"""``helm app list|add``: MCP Apps — a server's interactive UIs, run in Helm's sandbox.
+"""``helm app list|add|test``: MCP Apps — a server's interactive UIs, run in Helm's sandbox.
 
 ``list --server S`` shows the server's ``ui://`` resources and the tools linked to each.
 ``add --workspace W --server S URI`` shows the review (the HTML's sha256, the tools the app may
 call with writes marked, what the resource declares) and asks y/N, default No; declared
 resource domains stay blocked unless named with ``--allow-resource-domain``, and a tool Helm
 would confirm is marked as only reading with ``--read TOOL``. An added app is an
-extension: ``helm ext list|disable|remove`` manage it.
+extension: ``helm ext list|disable|remove`` manage it. ``test --server S URI`` opens the app
+headless as the dashboard does, saving nothing (``app.apptest``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import argparse
 from collections.abc import Coroutine
 from typing import Any
 
+from app import apptest
 from app.commands.common import add_home_option, ask_yes_no, fail, home, open_broker, print_json, run
 from broker.apps import review
 from broker.apps.errors import AppError
@@ -24,7 +26,7 @@ from broker.visible import one_line as shown
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("app", help="list and add MCP Apps (interactive UIs of MCP servers)")
+    p = sub.add_parser("app", help="list, add and test MCP Apps (interactive UIs of MCP servers)")
     s = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     ls = s.add_parser("list", help="list the UI resources of an MCP server and their tools")
     ls.add_argument("--server", "-s", required=True, help="the MCP server (helm mcp list)")
@@ -52,6 +54,7 @@ def register(sub: Any) -> None:
     )
     add_home_option(add)
     add.set_defaults(handler=_add)
+    apptest.register(s)
 
 
 def _workspace(args: argparse.Namespace) -> str:

@@ -104,6 +104,9 @@ class AppFrame(QWidget):
     sizeReported = Signal(object)
     """The size the app reports (``QSize``; a side it left out is -1)."""
 
+    told = Signal(str)
+    """What the line above the app now says (``tell``)."""
+
     def __init__(
         self,
         services: AppServices,
@@ -257,6 +260,7 @@ class AppFrame(QWidget):
         set_plain(self.said, text)
         set_tone(self.said, "warning")
         self.said.show()
+        self.told.emit(text)
 
     def _sized(self, width: int | None, height: int | None) -> None:
         self.reported = QSize(
