@@ -42,6 +42,9 @@ from ui.widgets.settings_form import defaults
 
 __all__ = ["Dashboard", "Disposer", "FrameSpec", "ViewFactory", "WidgetCard", "placeholder_view"]
 
+ROUNDING = 0.05
+"""Of a column: how far past a whole number of columns a reported width may be and still fit
+them (a card's pixels are rounded; the app reports its frame's width rounded up)."""
 EMPTY_DASHBOARD = (
     "No widgets on this dashboard yet. Install an extension (Get started → Install an "
     "extension…, or Ctrl+K), or open and approve one listed on the left."
@@ -119,7 +122,7 @@ class Dashboard(QScrollArea):
             card = WidgetCard(frame, self.factory, _saver(save, ext_id), self.dispose, self._canvas)
             self._wire(card)
             if ext_id not in known:  # placed by no one yet: an app may say how tall it is
-                card.contentSized.connect(lambda height, c=card: self._content_sized(c, height))
+                card.contentSized.connect(lambda w, h, c=card: self._content_sized(c, w, h))
             hint = self.hints[ext_id] = hint_of(frame.manifest.raw)
             self.spans[ext_id] = known.get(ext_id, hint.start).clamped(hint.minimum)
             self.cards.append(card)
@@ -191,16 +194,21 @@ class Dashboard(QScrollArea):
         self.spans[ext_id] = span
         self.relayout()
 
-    def _content_sized(self, card: WidgetCard, height: int) -> None:
-        """A widget nobody has sized grows (never shrinks) to the height its content reports,
-        at most ``MAX_ROWS``; the user's own sizing always wins, and this is not saved."""
+    def _content_sized(self, card: WidgetCard, width: int, height: int) -> None:
+        """A widget nobody has sized grows (never shrinks) to the width and height its content
+        reports, at most the columns shown (and ``MAX_COLS``) and ``MAX_ROWS``; the user's own
+        sizing always wins, and this is not saved. (An app that reports the width it has asks
+        for exactly the columns it has: the fraction of a pixel rounding leaves is not a column.)"""
         ext_id = card.frame.manifest.id
         if ext_id not in self.spans or ext_id in self._placed or card is self._resizing_card:
             return
         span = self.spans[ext_id]
-        rows = min(MAX_ROWS, math.ceil((height + GAP) / (ROW_HEIGHT + GAP)))
-        if rows > span.rows:
-            self.resize_widget(ext_id, Span(span.cols, rows))
+        rows = min(MAX_ROWS, math.ceil((height + GAP) / (ROW_HEIGHT + GAP))) if height > 0 else 0
+        wide = (width + GAP) / (self.column_width() + GAP) - ROUNDING if width > 0 else 0
+        cols = min(MAX_COLS, self.columns, math.ceil(wide))
+        grown = Span(max(span.cols, cols), max(span.rows, rows))
+        if grown != span:
+            self.resize_widget(ext_id, grown)
 
     def _changed(self, card: WidgetCard) -> None:
         self._placed.add(card.frame.manifest.id)  # the user's choice, which content never undoes

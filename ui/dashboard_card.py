@@ -181,8 +181,9 @@ class WidgetCard(QFrame):
     layoutAsked = Signal(str)
     """One of the ``LAYOUT_ACTIONS`` keys, from the menu or its shortcut."""
 
-    contentSized = Signal(int)
-    """The height in pixels the card's content asks for (an MCP App's reported size)."""
+    contentSized = Signal(int, int)
+    """The width and height in pixels the card's content asks for (an MCP App's reported size;
+    a side it did not report is 0)."""
 
     def __init__(
         self,
@@ -277,14 +278,17 @@ class WidgetCard(QFrame):
         needed = getattr(view, "settingsNeeded", None)  # an app whose tool needs settings first
         if needed is not None:
             needed.connect(lambda: self.settings_button.setChecked(True))
-        reported = getattr(view, "sizeReported", None)  # an app that says how tall it is
+        reported = getattr(view, "sizeReported", None)  # an app that says how large it is
         if reported is not None:
-            reported.connect(lambda size: self._content_sized(size.height()))
+            reported.connect(lambda size: self._content_sized(size.width(), size.height()))
         return view
 
-    def _content_sized(self, height: int) -> None:
-        if height > 0:  # the card's own bar and margins come on top of the content
-            self.contentSized.emit(height + self.height() - self.view.height())
+    def _content_sized(self, width: int, height: int) -> None:
+        # The card's own bar and margins come on top of the content.
+        wide = width + self.width() - self.view.width() if width > 0 else 0
+        tall = height + self.height() - self.view.height() if height > 0 else 0
+        if wide or tall:
+            self.contentSized.emit(wide, tall)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)

@@ -14,7 +14,7 @@ from broker.workspaces import add_workspace
 from tests.ui.dashboard_kit import Frames, home_with, manifest, open_main_window, settle
 from ui.dashboard import Dashboard, WidgetCard
 from ui.dashboard_card import DragHandle
-from ui.dashboard_layout import Span
+from ui.dashboard_layout import GAP, Span
 from ui.frame_spec import FrameSpec
 from ui.main_window import MainWindow
 from ui.qt import QObject, QPoint, QSize, Qt, Signal
@@ -286,23 +286,34 @@ class Reporting(QObject):
         view.sizeReported = self.sizeReported
 
 
-def test_a_widget_nobody_sized_grows_to_the_height_its_content_reports_and_the_users_size_wins(
+def test_a_widget_nobody_sized_grows_to_the_size_its_content_reports_and_the_users_size_wins(
     qtbot: QtBot, run: Any, tmp_path: Path
 ) -> None:
     broker = run(home_with(tmp_path, WIDGETS[:1]))
     frames = SizedFrames()
-    window = open_main_window(qtbot, broker, frames, size=(1500, 800))
+    window = open_main_window(qtbot, broker, frames, size=(1900, 800))
     dash = window.dashboard
-    ext_id = dash.cards[0].frame.manifest.id
+    card = dash.cards[0]
+    ext_id = card.frame.manifest.id
     start = dash.spans[ext_id]
-    frames.last.sizeReported.emit(QSize(300, 520))
+    content, column = card.view.width(), card.width()
+    frames.last.sizeReported.emit(QSize(content, 520))  # the width it has, as the SDK says
     grown = dash.spans[ext_id]
     frames.last.sizeReported.emit(QSize(300, 100))
     kept = dash.spans[ext_id]
+    frames.last.sizeReported.emit(QSize(2 * content, -1))
+    wider = dash.spans[ext_id]
+    frames.last.sizeReported.emit(QSize(2 * column + 2 * GAP, -1))
+    widest = dash.spans[ext_id]
+    frames.last.sizeReported.emit(QSize(4096, 4096))
+    bounded = dash.spans[ext_id]
     dash.resize_widget(ext_id, Span(1, 2))
     dash._changed(dash.cards[0])  # as the user's own sizing does
-    frames.last.sizeReported.emit(QSize(300, 900))
-    assert start.rows < grown.rows <= 10 and grown.cols == start.cols
+    frames.last.sizeReported.emit(QSize(2000, 900))
+    assert start.rows < grown.rows <= 10 and grown.cols == start.cols == 1
     assert kept == grown, "a smaller report never shrinks it"
+    assert wider == Span(2, grown.rows), "twice its content's width fits two columns"
+    assert widest == Span(3, grown.rows), "more than two columns and their gap: three"
+    assert bounded == Span(4, 10), "at most the columns shown (four) and ten rows"
     assert dash.spans[ext_id] == Span(1, 2), "once the user sized it, the content does not"
     run(broker.aclose())

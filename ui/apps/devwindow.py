@@ -89,6 +89,7 @@ class AppDevWindow(QMainWindow):
         self.log.setAccessibleName("Messages between the app and Helm")
         self.log.setReadOnly(True)
         self.log.setMaximumBlockCount(MAX_LOGGED)
+        self.log.setMinimumWidth(MIN_LOG)  # however wide the app asks to be
         # The app gets most of the width from the start (its slot is empty until it runs, and
         # an empty widget's size hint would leave it a sliver); the user can drag the handle.
         self.split.setStretchFactor(0, 3)
@@ -169,8 +170,22 @@ class AppDevWindow(QMainWindow):
         self.split.setSizes([app, total - app])
 
     def _app_sized(self, size: QSize) -> None:
-        if size.width() > self.split.sizes()[0]:
-            self._share(size.width())
+        """The app's pane follows the size the app reports (bounded by ``AppFrame``): wider than
+        its share when the app asks, the window widening too if the log would get less than
+        ``MIN_LOG``, and the window taller when the app is taller than its pane — both within the
+        screen. It is never made narrower than its share or shorter: an app reports the width it
+        has (the SDK sends its frame's), however narrow, and a pane the author dragged stays."""
+        room = self.screen().availableGeometry()
+        width, height = size.width(), size.height()
+        if width > self.split.sizes()[0]:
+            short = width - (self.split.width() - MIN_LOG - self.split.handleWidth())
+            if short > 0:
+                self.resize(min(self.width() + short, max(room.width(), self.width())), self.height())
+            self._share(width)
+        view = self.frame.view if self.frame is not None else None
+        shown = view.height() if view is not None else self.slot.height()
+        if height > shown:
+            self.resize(self.width(), min(self.height() + height - shown, max(room.height(), self.height())))
 
     async def _review(self) -> bool:
         manifest, message = await review_and_add(

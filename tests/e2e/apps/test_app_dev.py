@@ -12,9 +12,9 @@ from tests.e2e.apps.kit import in_app
 from tests.helpers import new_broker
 from tests.unit.apps.app_setup import BOARD, app_home
 from ui.aio import emitted
-from ui.apps.devwindow import AppDevWindow
+from ui.apps.devwindow import MIN_LOG, AppDevWindow
 from ui.apps.dialogs import AppReviewDialog
-from ui.qt import QLineEdit
+from ui.qt import QLineEdit, QSize
 
 pytestmark = pytest.mark.usefixtures("mcp_app_server")
 
@@ -126,3 +126,45 @@ def test_author_mode_shows_the_settings_a_tool_needs_and_runs_the_app_with_what_
     assert notice == "Board needs its settings first: title. Fill them in, then Apply."
     assert opened[0] == {"input": {"title": "Groceries"}}
     assert inner > width / 2, "the app itself gets most of the window's width, not a sliver"
+
+
+def test_author_mode_follows_the_size_the_app_reports_within_the_screen_and_never_narrows_the_app(
+    run: Any, tmp_path: Path
+) -> None:
+    async def reported(window: AppDevWindow, view: Any, width: int, height: int, seen: QSize) -> None:
+        frame = window.frame
+        assert frame is not None
+        sized = emitted(frame.sizeReported, 20, lambda size: size == seen)
+        await in_app(view, f"board.app.sendSizeChanged({{width: {width}, height: {height}}})")
+        await sized
+
+    async def scenario() -> tuple[list[int], list[int], tuple[int, int], list[int], tuple[int, int], Any]:
+        async with new_broker(tmp_path / "home") as broker:
+            await app_home(broker, tmp_path)
+            window = AppDevWindow(broker, "ws", "board", BOARD, guard_ms=0)
+            reviews: asyncio.Queue[AppReviewDialog] = asyncio.Queue()
+            window.reviewing.connect(reviews.put_nowait)
+            window.resize(700, 450)
+            ready = emitted(window.apps.frameReady, 60)
+            window.show()
+            window.schedule_refresh()
+            (await asyncio.wait_for(reviews.get(), 30)).accept_button.click()
+            (view,) = await ready
+            await asyncio.wait_for(view.session.started.wait(), 30)
+            opened = window.split.sizes()
+            await reported(window, view, 59, 40, QSize(59, 40))
+            narrow = window.split.sizes()
+            small = (window.width(), window.height())
+            await reported(window, view, 50000, 50000, QSize(4096, 4096))  # bounded by the frame
+            large = window.split.sizes()
+            grown = (window.width(), window.height())
+            room = window.screen().availableGeometry()
+            await window.aclose()
+            window.deleteLater()
+            return opened, narrow, small, large, grown, room
+
+    opened, narrow, small, large, grown, room = run(scenario(), timeout=120)
+    assert opened[0] > opened[1], "the app's pane opens with most of the width"
+    assert narrow == opened and small == (700, 450), "a narrow, short report changes nothing"
+    assert grown == (max(room.width(), 700), max(room.height(), 450)), "the window grows to the screen"
+    assert large[1] >= MIN_LOG and large[0] > opened[0], "the app's pane widens; the log keeps its least"
