@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from app.cli import main
 from broker.credentials import FileStore
 from broker.settings import Home
+from broker.summary import Decision
+from tests.helpers import ScriptedConfirmer, new_broker
 from tests.servers.services import mcp_app_command
-from tests.unit.apps.app_setup import BOARD
+from tests.unit.apps.app_setup import BOARD, harness
 
 pytestmark = pytest.mark.usefixtures("mcp_app_server")
 
@@ -157,3 +161,24 @@ def test_app_add_with_read_marks_a_write_as_only_reading_and_refuses_a_tool_that
     assert code == 0 and "you mark tool add_item as only reading" in out
     assert "Opens by calling tool show_board (a read)" in out
     assert '"reads": [\n      "add_item"\n    ]' in manifest
+
+
+def test_an_app_added_with_read_on_the_terminal_calls_that_tool_without_a_confirmation(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    add = ("app", "add", "-w", "ws", "-s", "board", BOARD, "--read", "add_item")
+    code, _, _ = helm(capsys, *add, stdin="y\n")
+    (ext_id,) = Home(home).settings().workspace("ws").extensions
+    confirm = ScriptedConfirmer(Decision.DECLINED)  # a question would decline the call
+
+    async def call() -> dict[str, Any]:
+        async with new_broker(home) as broker:
+            h = await harness(broker, ext_id, confirm=confirm)
+            answer = await h.call("add_item", {"text": "milk"})
+            await h.session.aclose()
+        return answer
+
+    answer = asyncio.run(call())
+    assert code == 0
+    assert answer["result"]["structuredContent"] == {"items": ["first", "milk"]}
+    assert confirm.shown == []
