@@ -68,6 +68,8 @@ def opening_settings(reviewed: AppReview, given: Mapping[str, Any]) -> dict[str,
         known = ", ".join(form) or "none"
         raise AppError(f"--args: {name}: not an argument of {tool.name} (its settings: {known})")
     settings = dict(given)
+    if reviewed.unset:  # the dashboard does not call the tool at all (its card says why): nor does this
+        return settings
     sent = launch.arguments(form, settings)
     try:
         validator = jsonschema.validators.validator_for(schema)(schema)

@@ -80,6 +80,13 @@ def test_args_that_do_not_fit_the_opening_tool_are_refused_with_what_is_wrong(
     assert message in str(refused.value)
 
 
+def test_args_are_not_checked_against_a_tool_that_needs_an_argument_the_settings_cannot_hold() -> None:
+    needs_filters = {**SCHEMA, "required": ["url", "filters"]}
+    assert trial.opening_settings(reviewed(needs_filters), {"cohorts": 6}) == {"cohorts": 6}
+    with pytest.raises(AppError, match="colour: not an argument of open"):
+        trial.opening_settings(reviewed(needs_filters), {"colour": "red"})
+
+
 def test_args_for_an_app_that_opens_with_no_tool_are_refused() -> None:
     assert trial.opening_settings(reviewed(None), {}) == {}
     with pytest.raises(AppError, match="no tool is linked to it"):
