@@ -65,6 +65,13 @@ def register(actions: Any) -> None:
         "--all-reads", action="store_true", help="treat every tool of the app as one that only reads"
     )
     t.add_argument(
+        "--allow-resource-domain",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="allow one declared resource domain (images, fonts, styles, scripts); repeat",
+    )
+    t.add_argument(
         "--workspace", "-w", help="run the server in this workspace's root (default: the current folder)"
     )
     t.add_argument(
@@ -101,6 +108,7 @@ class Trial:
     arguments: dict[str, Any]
     reads: tuple[str, ...]
     all_reads: bool
+    allow: tuple[str, ...] = ()
 
 
 def trial_of(args: argparse.Namespace) -> Trial:
@@ -117,7 +125,7 @@ def trial_of(args: argparse.Namespace) -> Trial:
     if args.workspace is not None:
         root = user.settings().workspace(args.workspace).root
     return Trial(path, open_store(path), args.server, args.uri, root, dict(args.args),
-                 tuple(args.read), args.all_reads)  # fmt: skip
+                 tuple(args.read), args.all_reads, tuple(args.allow_resource_domain))  # fmt: skip
 
 
 def _test(args: argparse.Namespace) -> int:
@@ -157,8 +165,9 @@ async def prepare(broker: Broker, trial: Trial) -> tuple[Any, dict[str, Any]]:
     try:
         reviewed = await review.review(broker, TEST_WORKSPACE, trial.server, trial.uri)
         reads = decide.marked(reviewed, trial.reads, all_reads=trial.all_reads)
+        reviewed.spec(trial.allow, reads)  # a domain the app does not declare is refused
         settings = decide.opening_settings(reviewed, trial.arguments)
-        manifest = await review.add(broker, reviewed, (), reads)
+        manifest = await review.add(broker, reviewed, trial.allow, reads)
     except CallError as err:
         fail(shown(f"{err.code.value}: {err.message}"))
     except AppError as err:

@@ -107,6 +107,7 @@ class AppTrial:
         self.outcome.opened = True
         view.page.console.connect(self._console)
         view.profile.interceptor.blocked.connect(lambda why: self._problem("blocked", why))
+        view.loader.blocked.connect(lambda line: self._problem("blocked", f"a load from {line}"))
         await view.session.started.wait()
         self.outcome.initialized = True
         return view

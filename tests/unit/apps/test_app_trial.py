@@ -215,6 +215,12 @@ def trial_for(home: Path, tmp: Path, uri: str = BOARD, **given: Any) -> Trial:
             "title: not an argument of show_board",
             id="args-the-tool-does-not-take",
         ),
+        pytest.param(
+            BOARD,
+            {"allow": ("https://cdn.example.com",)},
+            "https://cdn.example.com: not a resource domain the app declares",
+            id="a-domain-not-declared",
+        ),
     ],
 )
 async def test_bad_input_is_refused_before_the_app_opens_and_the_users_home_is_left_as_it_was(
