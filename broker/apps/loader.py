@@ -35,10 +35,8 @@ import ipaddress
 import socket
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
-
-import httpx
 
 from broker.activity import Activity
 from broker.apps import meta
@@ -46,6 +44,9 @@ from broker.builtin import APP_HOST_CONNECTION, Handler
 from broker.context import CallContext
 from broker.envelope import failure
 from broker.errors import CallError, ErrorCode
+
+if TYPE_CHECKING:  # the window imports this module; httpx waits until a load (test_start_imports)
+    import httpx
 
 MAX_RESOURCE_BYTES = 8 * 1024 * 1024
 """The largest resource the loader fetches (an app's HTML gets as much, ``meta.MAX_APP_BYTES``)."""
@@ -130,6 +131,8 @@ class Loaded:
 def new_client() -> httpx.AsyncClient:
     """The loader's client: no cookie jar, nothing from the environment, no redirect followed
     by itself (``broker.kinds.http.transport``)."""
+    import httpx
+
     from broker.kinds.http import transport
 
     return transport.new_client("*/*", httpx.Timeout(LOAD_SECONDS, connect=CONNECT_SECONDS))
