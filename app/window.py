@@ -17,8 +17,12 @@ import asyncio
 from app.agents import add_agents
 from broker import Broker, Confirmer
 from broker.kinds import window_part
+from broker.orchestrate.builds import BuildAsker
+from broker.orchestrate.kind import CONNECTION as ORCHESTRATE
+from broker.orchestrate.kind import OrchestrateKind
 from ui.apps.host import AppAwareFactory, AppHost
 from ui.attention import Attention, tray_notifier
+from ui.dialogs.build import DialogBuildAsker
 from ui.dialogs.confirm import DialogConfirmer
 from ui.extension_frames import HostViewFactory
 from ui.host.host import ExtensionHost
@@ -115,12 +119,17 @@ class HelmWindow(MainWindow):
 class Window:
     """The main window with its extension host, and awaitable milestones for start-up."""
 
-    def __init__(self, broker: Broker, confirm: Confirmer | None = None) -> None:
+    def __init__(
+        self, broker: Broker, confirm: Confirmer | None = None, *, builds: BuildAsker | None = None
+    ) -> None:
         QApplication.setWindowIcon(app_icon())  # every window of Helm's, and its task bar entry
         dialogs: DialogConfirmer | None = None
         if confirm is None:
             confirm = dialogs = DialogConfirmer()
         self.confirm = confirm
+        build_dialogs: DialogBuildAsker | None = None
+        if builds is None:
+            builds = build_dialogs = DialogBuildAsker()
         self.broker = broker
         self.host = ExtensionHost(broker, self.confirm)
         self.apps = AppHost(broker)
@@ -142,11 +151,15 @@ class Window:
         self.window.add_apps_menu(broker)
         self.apps.reviewAsked.connect(lambda ws, ext: self.window.tasks.start(self.window.review(ws, ext)))
         self.agents = add_agents(self.window, broker)
+        broker.builtins[ORCHESTRATE] = OrchestrateKind(broker, builds, self.agents)
         self.updates = UpdatesView(broker, lambda: self.window.workspace, self.window, notify=self.window.say)
         self.window.add_menu_window("updates", "Updates…", lambda: self.updates)
         self.updates.follow_setting()
-        if dialogs is not None:
-            dialogs.set_parent(self.window, Attention(self.window, tray_notifier(self.window)))
+        if dialogs is not None or build_dialogs is not None:
+            attention = Attention(self.window, tray_notifier(self.window))
+            for asker in (dialogs, build_dialogs):
+                if asker is not None:
+                    asker.set_parent(self.window, attention)
         self.closed = asyncio.Event()
         self.window.closing.connect(self.closed.set)
         self._painted = asyncio.Event()
@@ -191,6 +204,7 @@ class Window:
 
     async def aclose(self) -> None:
         await self.agents.aclose()
+        self.broker.builtins.pop(ORCHESTRATE, None)
         await self.window.aclose()
         await self.apps.aclose()
         await self.host.aclose()

@@ -145,11 +145,19 @@ class Broker:
 
         Raises ``CallError`` when the call would be refused anyway (nothing to confirm).
         """
+        return await self.writes.describe(await self.write_target(ctx, connection_id, operation, args))
+
+    async def write_target(
+        self, ctx: CallContext, connection_id: str, operation: str, args: Mapping[str, Any]
+    ) -> WriteTarget:
+        """A declared write of the extension ``ctx`` names, checked as a call is (standing,
+        allowlist, arguments, pins), for ``self.writes`` to confirm and send; the same target a
+        write call has. Raises ``CallError`` when it would be refused (``refused`` for a read)."""
         resolved = self._resolve(ctx, connection_id, operation, args)
         if not resolved.call.write:
             raise CallError(ErrorCode.REFUSED, f"{operation!r} is not a write operation")
         resolved = await self._pinned(resolved)
-        return await self.writes.describe(self._target(resolved))
+        return self._target(resolved)
 
     async def request(
         self,

@@ -29,6 +29,8 @@ from broker.errors import ManifestError
 from broker.jsonutil import DuplicateKeyError, digest, loads_strict
 from broker.kinds import KINDS
 from broker.kinds.base import Connection, ConnectionReview, Issue
+from broker.orchestrate import spec as orchestrate_spec
+from broker.orchestrate.spec import Orchestrate
 from broker.schema_words import issues_of
 
 MANIFEST_FILE = "manifest.json"
@@ -81,6 +83,11 @@ class Manifest:
         place Helm decides whether an extension is an app."""
         return app_spec.parse_app(self.raw)
 
+    @functools.cached_property
+    def orchestrate(self) -> Orchestrate | None:
+        """The build this tool may start (its ``orchestrate`` section), None when it declares none."""
+        return orchestrate_spec.parse(self.raw)
+
     @property
     def settings_form(self) -> Mapping[str, Any]:
         return dict(self.raw.get("settings", {}))
@@ -99,6 +106,7 @@ class Manifest:
             may_write=self.may_write,
             connections=tuple(KINDS[c.kind].review(c) for c in self.connections),
             digest=self.digest(),
+            orchestrate=self.orchestrate,
         )
 
     def digest(self) -> str:
@@ -114,6 +122,8 @@ class Manifest:
             "permissions": self.raw.get("permissions", {}),
             "connections": self.raw.get("connections", []),
         }
+        if "orchestrate" in self.raw:  # the build a tool may start: its prompt and where it runs
+            reviewed["orchestrate"] = self.raw["orchestrate"]
         if self.app is not None:  # an MCP App: its pinned HTML, CSP and allowed domains
             reviewed["app"] = self.raw["app"]
         return digest(reviewed)
@@ -129,6 +139,8 @@ class Review:
     may_write: bool
     connections: tuple[ConnectionReview, ...]
     digest: str
+    orchestrate: Orchestrate | None = None
+    """The build the tool may start (``broker.orchestrate``): its template and where it runs."""
 
 
 @functools.cache
@@ -224,6 +236,7 @@ def validate(raw: Any) -> list[Issue]:
     found = set(_schema_issues(raw))
     if isinstance(raw, dict):
         found |= set(_rule_issues(raw))
+        found |= set(orchestrate_spec.lint(raw))
         if not any(i.path.startswith("$.app") for i in found):
             found |= set(app_spec.lint(raw))
     return sorted(found, key=lambda i: (i.path, i.message))

@@ -82,6 +82,8 @@ class Workspace:
     tdt_command: list[str] | None = None
     author_mode: bool = False
     """Created by ``helm dev`` for author mode (where ``--yes-dev`` may approve)."""
+    build_agent: str | None = None
+    """The agent profile that runs the builds tools start here (``broker.orchestrate``)."""
 
 
 @dataclass
@@ -186,6 +188,7 @@ def _workspace_to_json(w: Workspace) -> dict[str, Any]:
         "everyday": w.everyday,
         "tdt_command": w.tdt_command,
         "author_mode": w.author_mode,
+        **({"build_agent": w.build_agent} if w.build_agent is not None else {}),
         "extensions": {
             e.id: {
                 "path": str(e.path),
@@ -228,7 +231,14 @@ def _workspace_from_json(name: str, raw: Any) -> Workspace:
         everyday=bool(raw.get("everyday", False)),
         tdt_command=None if tdt is None else [str(a) for a in tdt],
         author_mode=raw.get("author_mode") is True,
+        build_agent=_build_agent(name, raw.get("build_agent")),
     )
+
+
+def _build_agent(workspace: str, value: Any) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise SettingsError(f"workspaces.{workspace}.build_agent must be an agent's name")
+    return value
 
 
 class Home:

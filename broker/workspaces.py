@@ -60,3 +60,12 @@ def set_everyday(home: Home, workspace: str, on: bool) -> None:
 def set_tdt_command(home: Home, workspace: str, command: list[str] | None) -> None:
     with home.update() as settings:
         settings.workspace(workspace).tdt_command = command
+
+
+def set_build_agent(home: Home, workspace: str, agent: str | None) -> None:
+    """The agent profile that runs the builds tools start in ``workspace`` (None: none does)."""
+    with home.update() as settings:
+        ws = settings.workspace(workspace)
+        if agent is not None and agent not in settings.agents:
+            raise SettingsError(f"no agent named {agent!r} (add one with helm agent add)")
+        ws.build_agent = agent

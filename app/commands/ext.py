@@ -91,6 +91,9 @@ def format_review(review: Review) -> str:
     """
     lines = [f"{review.name} {review.version} ({review.id})"]
     lines.append("May write: " + ("yes — every write is confirmed by you" if review.may_write else "no"))
+    if review.orchestrate is not None:
+        lines += ["", "Builds (each one starts only when you click Start):"]
+        lines += [f"  {label}: {value}" for label, value in review.orchestrate.review_lines()]
     for conn in review.connections:
         lines += ["", f"[{conn.id}] {conn.kind} — {conn.target}"]
         for item in conn.reads:

@@ -1,4 +1,4 @@
-"""``helm workspace add|list|everyday|tdt-command``."""
+"""``helm workspace add|list|everyday|tdt-command|build-agent``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 from app.commands.common import add_home_option, home, print_json
 from broker.fs.guard import folder_holds
-from broker.workspaces import add_workspace, set_everyday, set_tdt_command
+from broker.workspaces import add_workspace, set_build_agent, set_everyday, set_tdt_command
 
 HOLDS_HOME = (
     "warning: {what} contains Helm's own folder {home}. Helm never gives extensions access to it, "
@@ -46,6 +46,17 @@ def register(sub: Any) -> None:
     )
     add_home_option(tdt)
     tdt.set_defaults(handler=_tdt_command)
+    build = s.add_parser(
+        "build-agent",
+        help="the agent that runs the builds tools start in this workspace",
+        description="Name an agent profile (helm agent list); --none: no agent runs builds here.",
+    )
+    build.add_argument("name")
+    who = build.add_mutually_exclusive_group(required=True)
+    who.add_argument("agent", nargs="?", help="the agent profile's name")
+    who.add_argument("--none", action="store_true", help="no agent runs builds here")
+    add_home_option(build)
+    build.set_defaults(handler=_build_agent)
 
 
 def _add(args: argparse.Namespace) -> int:
@@ -66,6 +77,7 @@ def _list(args: argparse.Namespace) -> int:
             "projects": sorted(ws.projects),
             "extensions": sorted(ws.extensions),
             "everyday": ws.everyday,
+            "build_agent": ws.build_agent,
         }
         for ws in settings.workspaces.values()
     ]
@@ -88,4 +100,11 @@ def _tdt_command(args: argparse.Namespace) -> int:
     set_tdt_command(home(args), args.name, list(args.argv) or None)
     shown = " ".join(args.argv) if args.argv else "tdt on PATH (the default)"
     print(f"TDT program for {args.name}: {shown} (Helm adds --workspace, mcp serve and --profile)")
+    return 0
+
+
+def _build_agent(args: argparse.Namespace) -> int:
+    agent = None if args.none else args.agent
+    set_build_agent(home(args), args.name, agent)
+    print(f"builds in {args.name} run with: {agent}" if agent else f"no agent runs builds in {args.name}")
     return 0

@@ -26,6 +26,14 @@ def review_changes(old: Review, new: Review) -> tuple[str, ...]:
     lines: list[str] = []
     if old.may_write != new.may_write:
         lines.append(f"may write: {'yes' if old.may_write else 'no'} → {'yes' if new.may_write else 'no'}")
+    if old.orchestrate != new.orchestrate:
+        was = dict(old.orchestrate.review_lines()) if old.orchestrate is not None else {}
+        now = dict(new.orchestrate.review_lines()) if new.orchestrate is not None else {}
+        for label in dict.fromkeys([*was, *now]):
+            if was.get(label) != now.get(label):
+                lines.append(
+                    f"build {label.lower()}: {was.get(label, '(none)')} → {now.get(label, '(none)')}"
+                )
     before = {c.id: c for c in old.connections}
     after = {c.id: c for c in new.connections}
     for cid in sorted(before.keys() - after.keys()):

@@ -69,6 +69,8 @@ def summary(manifest: Manifest) -> tuple[str, ...]:
     for conn in review.connections:
         lines.append(f"[{conn.id}] {conn.kind} — {conn.target}")
         lines += [f"  {'write' if i.write else 'read'} {i.label}" for i in conn.items]
+    if manifest.orchestrate is not None:
+        lines.append(f"starts builds (each asks you to click Start): {manifest.orchestrate.prompt}")
     app = manifest.app
     if app is not None:
         lines.append(f"app {app.uri} from MCP server {app.server}")
@@ -82,6 +84,10 @@ def diff(approved: Manifest, update: Manifest) -> CapabilityDiff:
         changes.append(Change("may now write (every write still asks you to confirm)"))
     elif approved.may_write and not update.may_write:
         changes.append(Change("no longer writes", grows=False))
+    if update.orchestrate is not None and update.orchestrate != approved.orchestrate:
+        changes.append(Change(f"starts builds: {update.orchestrate.prompt} (in {update.orchestrate.where})"))
+    elif approved.orchestrate is not None and update.orchestrate is None:
+        changes.append(Change("no longer starts builds", grows=False))
     old = {c["id"]: c for c in approved.raw.get("connections", [])}
     new = {c["id"]: c for c in update.raw.get("connections", [])}
     reviews = {c.id: c for c in update.review().connections}

@@ -1,4 +1,4 @@
-// The page's view of Helm: a frozen `window.helm` with one function, `call`.
+// The page's view of Helm: a frozen `window.helm` with `call`, `state` and `orchestrate`.
 // Runs in the page's own world at document creation, before any page script, so it keeps
 // private references to everything it uses. A page that later replaces built-ins
 // (EventTarget.prototype.dispatchEvent, the CustomEvent detail getter, JSON.parse, Promise…)
@@ -107,8 +107,21 @@
     set: function (value) { return call('$state', 'set', { value: value === undefined ? null : value }).then(unwrap); }
   });
 
+  // helm.orchestrate: a tool's build (its manifest's orchestrate), started only when the user
+  // clicks Start in Helm's dialog; optionally offered beside a declared write (orWrite). The
+  // answers are envelopes, as helm.call's are.
+  var orchestrate = Object.freeze({
+    build: function (input, options) {
+      var args = { input: input === undefined ? {} : input };
+      var orWrite = options && options.orWrite;
+      if (orWrite !== undefined && orWrite !== null) args.orWrite = orWrite;
+      return call('$orchestrate', 'build', args);
+    },
+    status: function (session) { return call('$orchestrate', 'status', { session: session }); }
+  });
+
   Object.defineProperty(window, 'helm', {
-    value: Object.freeze({ call: call, state: state }),
+    value: Object.freeze({ call: call, state: state, orchestrate: orchestrate }),
     writable: false,
     configurable: false,
     enumerable: true

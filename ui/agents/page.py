@@ -22,7 +22,9 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 from broker.agents import AgentFailed, AgentHost, AgentSession, PastSession, SessionRequest, SessionStarted
-from broker.errors import HelmError
+from broker.errors import AgentError, HelmError
+from broker.orchestrate.builds import Build, BuildPlan
+from broker.orchestrate.follow import WatchedAsker, WatchedConfirmer, observe
 from ui.agents.past import PastSessions
 from ui.agents.picker import Picker
 from ui.agents.questions import AgentQuestions
@@ -199,6 +201,41 @@ class AgentsPage(QWidget):
         self._update_buttons()
         return task
 
+    async def start_build(self, plan: BuildPlan, build: Build) -> None:
+        """Run a build a tool started (the user clicked Start in its dialog) as this page's
+        session: its transcript here like any run; how it goes is reported to ``build``.
+        Raises ``HelmError`` when it cannot start (a turn is running, the agent is gone)."""
+        if self.busy:
+            raise AgentError("the Agents tab is running another turn; start the build when it ends")
+        projects = (plan.project,) if plan.project is not None else ()
+        request = SessionRequest(plan.agent, plan.workspace, projects=projects, write=plan.write)
+        await self._drop_session()
+        session = self.host.session(
+            request,
+            asker=WatchedAsker(build, self.questions.permission),
+            confirmer=WatchedConfirmer(build, self.questions.write),
+        )
+        self.session, self.request, self.resuming = session, request, None
+        self.transcript.reset()
+        self.transcript.note(f"Build started by {plan.requester.label} with {elide(plan.agent, 40)}")
+        self._set_busy(True)
+        self.turn = self.own(self._build_turn(session, plan, build))
+
+    async def _build_turn(self, session: AgentSession, plan: BuildPlan, build: Build) -> None:
+        self.say(f"{plan.agent} is building…")
+        try:
+            failed = await self._stream(session, plan.prompt, build)
+        except HelmError as err:
+            self.transcript.note(str(err), Style.FAILED)
+            failed = True
+        finally:
+            if build.outcome is None:  # the turn ended without its last event (the page closed)
+                build.failed()
+            self._set_busy(False)
+        self.say("")
+        if failed:
+            await self._drop_session()
+
     # -- a turn ----------------------------------------------------------------------------
     async def _turn(self, request: SessionRequest, text: str) -> None:
         try:
@@ -224,7 +261,7 @@ class AgentsPage(QWidget):
         if failed:  # the agent has stopped: the next prompt starts a new session
             await self._drop_session()
 
-    async def _stream(self, session: AgentSession, text: str) -> bool:
+    async def _stream(self, session: AgentSession, text: str, build: Build | None = None) -> bool:
         """Show one turn's events; whether the agent failed.
 
         A session's first turn starts it, and a resumed session replays its history then: the
@@ -240,6 +277,8 @@ class AgentsPage(QWidget):
                 if not prompted and isinstance(event, AgentFailed):
                     self.transcript.prompt(text)
                 self.transcript.add(event)
+                if build is not None:
+                    observe(build, event)
                 if not prompted and isinstance(event, SessionStarted):
                     self.transcript.prompt(text)
                     prompted = True

@@ -24,6 +24,7 @@ from ui.text import plain_label, set_plain
 
 if TYPE_CHECKING:
     from broker.agents import AgentHost
+    from broker.orchestrate.builds import Build, BuildPlan
     from ui.agents.page import AgentsPage
 
 log = logging.getLogger("helm.agents")
@@ -82,6 +83,15 @@ class AgentsTab(QWidget):
         if problem:
             self.page.say(problem, error=True)
         self.loaded.emit(self.page)
+
+    async def start(self, plan: BuildPlan, build: Build) -> None:
+        """``BuildRunner``: run a tool's build here (the page is made first if need be)."""
+        from broker.errors import AgentError
+
+        await self.load()
+        if self.page is None:
+            raise AgentError("the Agents page could not be loaded")
+        await self.page.start_build(plan, build)
 
     def follow_home(self) -> None:
         """The home changed on disk: the agents and workspaces to choose from, read again (not

@@ -16,8 +16,9 @@ from enum import StrEnum
 from broker.extensions import Reviewed
 from broker.kinds.base import ConnectionReview, ReviewItem
 from broker.manifest import Review
+from broker.orchestrate.spec import Orchestrate
 from ui.dialogs.base import GUARD_MS, QuestionDialog
-from ui.qt import QFrame, QGridLayout, QGroupBox, QLabel, QScrollArea, QVBoxLayout, QWidget
+from ui.qt import QFormLayout, QFrame, QGridLayout, QGroupBox, QLabel, QScrollArea, QVBoxLayout, QWidget
 from ui.text import elide, plain_label, value_widget
 from ui.theme import set_tone
 
@@ -97,6 +98,8 @@ def _what_it_may_do(review: Review, parent: QWidget) -> QScrollArea:
     scroll.setFrameShape(QFrame.Shape.NoFrame)
     inner = QWidget(scroll)
     body = QVBoxLayout(inner)
+    if review.orchestrate is not None:
+        body.addWidget(build_box(review.orchestrate, inner))
     for conn in review.connections:
         body.addWidget(connection_box(conn, inner))
     writes = [(c.id, w) for c in review.connections for w in c.writes]
@@ -184,4 +187,15 @@ def writes_box(writes: list[tuple[str, ReviewItem]], parent: QWidget) -> QGroupB
         line = plain_label(f"[{conn_id}] {item.label}", box)
         line.setStyleSheet("font-weight: normal;")
         col.addWidget(line)
+    return box
+
+
+def build_box(spec: Orchestrate, parent: QWidget) -> QGroupBox:
+    """The build the tool may start: its prompt template, where it runs, whether it may write."""
+    box = QGroupBox("Builds — a coding agent runs this prompt when you click Start", parent)
+    box.setObjectName("orchestrate")
+    set_tone(box, "write")
+    form = QFormLayout(box)
+    for label, value in spec.review_lines():
+        form.addRow(label, value_widget(value, box, name=label))
     return box

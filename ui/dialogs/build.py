@@ -1,0 +1,216 @@
+"""The Start build dialog, and the ``BuildAsker`` that shows it.
+
+It shows who wants a build, the agent that runs it, where, and the exact prompt the agent will
+get (``broker.orchestrate.builds.BuildQuestion``), every string as plain text. When the tool
+offers a write beside the build, the dialog is that write's own confirmation: the write is
+shown beside the build exactly as the write's confirmation dialog shows it (its fields, the
+exact request, the line diff), and the answers are Cancel, Start build, the write alone (the
+tool's label, "Move") and "Move and start build". Cancel has the focus and is the default; Esc
+and closing the window cancel; the input guard drops a click already on its way. With a write,
+the dialog ends itself before the write's token runs out (``EXPIRED``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+
+from broker.orchestrate.builds import BuildAnswer, BuildQuestion
+from broker.summary import Decision
+from ui.aio import emitted
+from ui.attention import Attention
+from ui.dialogs.base import GUARD_MS, QuestionDialog
+from ui.dialogs.confirm import EXPIRY_MARGIN_SECONDS, diff_view, form_fields, request_view, turn_of, words_of
+from ui.qt import QDialog, QFormLayout, QHBoxLayout, QLabel, QPushButton, QTimer, QVBoxLayout, QWidget
+from ui.text import plain_box, plain_heading, plain_label, value_widget, visible
+from ui.theme import set_tone
+from ui.theme_data import SPACE
+
+TITLE = "Start build"
+PROMPT_LABEL = "Prompt — exactly as the agent will get it"
+NOTHING_UNLESS = "Nothing starts and nothing is sent unless you click one of the buttons on the right."
+EXPIRED_TEXT = "This request expired before you answered. Nothing was started and nothing was sent."
+
+
+class BuildDialog(QuestionDialog):
+    """Asks whether to start one build (and make the write offered beside it)."""
+
+    confirmation = True
+
+    def __init__(
+        self,
+        question: BuildQuestion,
+        parent: QWidget | None = None,
+        *,
+        remaining: float | None = None,
+        guard_ms: int = GUARD_MS,
+    ) -> None:
+        super().__init__(TITLE, "Start build", parent, guard_ms=guard_ms)
+        self.question = question
+        self.answer: BuildAnswer | None = None
+        self._chosen = BuildAnswer.BUILD
+        self.setMinimumWidth(980 if question.write is not None else 600)
+        layout = QVBoxLayout(self)
+        layout.setSpacing(SPACE[1])
+        plan = question.plan
+        layout.addWidget(plain_heading(f"{plan.requester.label} wants to start a build.", self))
+        columns = QHBoxLayout()
+        columns.addLayout(self._build_column(), 1)
+        self.write_button: QPushButton | None = None
+        self.both_button: QPushButton | None = None
+        if question.write is not None:
+            columns.addLayout(self._write_column(), 1)
+            self.write_button = self._answer_button(question.label, BuildAnswer.WRITE)
+            self.both_button = self._answer_button(question.both_label, BuildAnswer.BOTH)
+            self.buttons.addWidget(self.write_button)
+            self.buttons.addWidget(self.both_button)
+        layout.addLayout(columns, 1)
+        self.notice = plain_label("", self)
+        set_tone(self.notice, "write")
+        self.notice.hide()
+        layout.addWidget(self.notice)
+        layout.addWidget(plain_label(NOTHING_UNLESS, self))
+        layout.addLayout(self.buttons)
+        self.expiry = QTimer(self)
+        self.expiry.setSingleShot(True)
+        self.expiry.timeout.connect(self.expire)
+        if remaining is not None:
+            self.expiry.start(max(int(remaining * 1000), 0))
+        self.accept_button.clicked.disconnect()
+        self.accept_button.clicked.connect(lambda: self.choose(BuildAnswer.BUILD))
+        self.focus_cancel()
+
+    def _build_column(self) -> QVBoxLayout:
+        col = QVBoxLayout()
+        col.addWidget(plain_label("The build", self))
+        form = QFormLayout()
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.DontWrapRows)
+        for label, value in self.question.plan.fields():
+            form.addRow(visible(label), value_widget(value, self, name=visible(label)))
+        col.addLayout(form)
+        col.addWidget(QLabel(PROMPT_LABEL, self))
+        self.prompt_box = plain_box(self.question.plan.prompt, self, max_lines=14, name=PROMPT_LABEL)
+        col.addWidget(self.prompt_box, 1)
+        return col
+
+    def _write_column(self) -> QVBoxLayout:
+        summary = self.question.write
+        assert summary is not None
+        words = words_of(summary)
+        col = QVBoxLayout()
+        col.addWidget(plain_label(f"The write: {words.title}", self))
+        form = QFormLayout()
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.DontWrapRows)
+        if summary.workspace and not any(label == "Workspace" for label, _v in summary.fields):
+            form.addRow("Workspace", plain_label(summary.workspace, self))
+        for label, value in form_fields(summary):
+            form.addRow(visible(label), value_widget(value, self, name=visible(label)))
+        col.addLayout(form)
+        self.request_box = None
+        if summary.request:
+            col.addWidget(QLabel(words.about_request, self))
+            self.request_box = request_view(summary, self, words.about_request)
+            col.addWidget(self.request_box)
+        self.diff_box = None
+        if summary.diff:
+            col.addWidget(QLabel("Line changes", self))
+            self.diff_box = diff_view(summary.diff, self)
+            self.diff_box.setAccessibleName("Line changes")
+            col.addWidget(self.diff_box, 1)
+        return col
+
+    def _answer_button(self, text: str, answer: BuildAnswer) -> QPushButton:
+        button = QPushButton(visible(text), self)
+        button.setAutoDefault(False)
+        button.setDefault(False)
+        button.clicked.connect(lambda: self.choose(answer))
+        return button
+
+    def choose(self, answer: BuildAnswer) -> None:
+        """One of the answers that act (Start build, the write, both)."""
+        self._chosen = answer
+        self.accept()
+
+    def _finished(self, result: int) -> None:
+        if self.answer is None:
+            accepted = result == QDialog.DialogCode.Accepted.value
+            self.answer = self._chosen if accepted else BuildAnswer.CANCEL
+        super()._finished(result)
+
+    def expire(self) -> None:
+        """The write's token ran out: answer EXPIRED and stay open to say so."""
+        if self.decision is not None:
+            return
+        self.expiry.stop()
+        self.answer = BuildAnswer.EXPIRED
+        self.decide(Decision.EXPIRED)
+        for button in (self.accept_button, self.write_button, self.both_button):
+            if button is not None:
+                button.hide()
+        self.cancel_button.setText("Close")
+        self.notice.setText(EXPIRED_TEXT)
+        self.notice.show()
+
+
+class DialogBuildAsker:
+    """The window's ``BuildAsker``: one question at a time per requester, as write dialogs are."""
+
+    def __init__(
+        self,
+        parent: QWidget | None = None,
+        *,
+        margin: float = EXPIRY_MARGIN_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+        guard_ms: int = GUARD_MS,
+    ) -> None:
+        self._parent = parent
+        self._margin = margin
+        self._clock = clock
+        self._guard_ms = guard_ms
+        self._turns: dict[tuple[str, ...], asyncio.Lock] = {}
+        self.open_dialogs: list[BuildDialog] = []
+        self.attention: Attention | None = None
+
+    def set_parent(self, parent: QWidget | None, attention: Attention | None = None) -> None:
+        self._parent = parent
+        self.attention = attention
+
+    async def __call__(self, question: BuildQuestion) -> BuildAnswer:
+        received = self._clock()
+        turn = self._turns.setdefault(turn_of(question.plan.requester), asyncio.Lock())
+        async with turn:
+            remaining = None
+            if question.write is not None:
+                remaining = question.write.expires_in - (self._clock() - received) - self._margin
+                if remaining <= 0:
+                    return BuildAnswer.EXPIRED
+            return await self._ask(question, remaining)
+
+    async def _ask(self, question: BuildQuestion, remaining: float | None) -> BuildAnswer:
+        dialog = BuildDialog(question, self._parent, remaining=remaining, guard_ms=self._guard_ms)
+        bound = None if remaining is None else remaining + 1.0
+        decided = emitted(dialog.decided, bound, lambda d: isinstance(d, Decision))
+        self.open_dialogs.append(dialog)
+        dialog.finished.connect(lambda _result: self._forget(dialog))
+        if self.attention is None:
+            dialog.open()
+        else:
+            wants = f"{question.plan.requester.label} wants to start a build. Answer it in Helm."
+            self.attention.show(dialog, TITLE, wants)
+        try:
+            await decided
+            return dialog.answer or BuildAnswer.CANCEL
+        except TimeoutError:
+            dialog.expire()
+            return BuildAnswer.EXPIRED
+        finally:
+            if dialog.answer is BuildAnswer.EXPIRED and dialog.isVisible():
+                dialog.finished.connect(dialog.deleteLater)
+            else:
+                dialog.close()
+                dialog.deleteLater()
+
+    def _forget(self, dialog: BuildDialog) -> None:
+        if dialog in self.open_dialogs:
+            self.open_dialogs.remove(dialog)
