@@ -13,6 +13,7 @@ the dialog ends itself before the write's token runs out (``EXPIRED``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable
 
@@ -22,7 +23,18 @@ from ui.aio import emitted
 from ui.attention import Attention
 from ui.dialogs.base import GUARD_MS, QuestionDialog
 from ui.dialogs.confirm import EXPIRY_MARGIN_SECONDS, diff_view, form_fields, request_view, turn_of, words_of
-from ui.qt import QDialog, QFormLayout, QHBoxLayout, QLabel, QPushButton, QTimer, QVBoxLayout, QWidget
+from ui.qt import (
+    QDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QObject,
+    QPushButton,
+    QTimer,
+    QVBoxLayout,
+    QWidget,
+    Signal,
+)
 from ui.text import plain_box, plain_heading, plain_label, value_widget, visible
 from ui.theme import set_tone
 from ui.theme_data import SPACE
@@ -153,8 +165,11 @@ class BuildDialog(QuestionDialog):
         self.notice.show()
 
 
-class DialogBuildAsker:
+class DialogBuildAsker(QObject):
     """The window's ``BuildAsker``: one question at a time per requester, as write dialogs are."""
+
+    opened = Signal(object)
+    """A ``BuildDialog`` is on screen."""
 
     def __init__(
         self,
@@ -164,6 +179,7 @@ class DialogBuildAsker:
         clock: Callable[[], float] = time.monotonic,
         guard_ms: int = GUARD_MS,
     ) -> None:
+        super().__init__()
         self._parent = parent
         self._margin = margin
         self._clock = clock
@@ -198,6 +214,7 @@ class DialogBuildAsker:
         else:
             wants = f"{question.plan.requester.label} wants to start a build. Answer it in Helm."
             self.attention.show(dialog, TITLE, wants)
+        self.opened.emit(dialog)
         try:
             await decided
             return dialog.answer or BuildAnswer.CANCEL
@@ -205,11 +222,12 @@ class DialogBuildAsker:
             dialog.expire()
             return BuildAnswer.EXPIRED
         finally:
-            if dialog.answer is BuildAnswer.EXPIRED and dialog.isVisible():
-                dialog.finished.connect(dialog.deleteLater)
-            else:
-                dialog.close()
-                dialog.deleteLater()
+            with contextlib.suppress(RuntimeError):  # its parent may be gone already at shutdown
+                if dialog.answer is BuildAnswer.EXPIRED and dialog.isVisible():
+                    dialog.finished.connect(dialog.deleteLater)
+                else:
+                    dialog.close()
+                    dialog.deleteLater()
 
     def _forget(self, dialog: BuildDialog) -> None:
         if dialog in self.open_dialogs:
