@@ -1,4 +1,5 @@
-"""Workspace settings: projects, the everyday profile switch for TDT writes, the TDT command."""
+"""Workspace settings: projects, the everyday profile switch for TDT writes, the TDT command, and
+the agent that runs the builds tools start here."""
 
 from __future__ import annotations
 
@@ -7,10 +8,11 @@ from pathlib import Path
 
 from broker.errors import HelmError
 from broker.settings import Home
-from broker.workspaces import add_project, set_everyday, set_tdt_command
+from broker.workspaces import add_project, set_build_agent, set_everyday, set_tdt_command
 from ui.paths import path_label, shown_path
 from ui.qt import (
     QCheckBox,
+    QComboBox,
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
@@ -23,6 +25,12 @@ from ui.qt import (
 )
 from ui.text import elide, plain_label, plain_tip, set_plain
 from ui.theme import set_tone
+
+NO_BUILD_AGENT = "None: tools cannot start builds here"
+BUILD_AGENT_TEXT = (
+    "The agent that runs the builds a tool starts (each build asks you first, in Helm's Start "
+    "build dialog). Add agents in Helm → Settings — Agents…."
+)
 
 EVERYDAY_TEXT = (
     "Everyday profile: TDT write tools are available to this workspace's extensions. "
@@ -71,6 +79,16 @@ class WorkspaceSettings(QWidget):
         self.command_error = plain_label("", self)
         set_tone(self.command_error, "error")
         form.addRow("", self.command_error)
+        self.build_agent = QComboBox(self)
+        self.build_agent.setAccessibleName("Build agent")
+        self.build_agent.addItem(NO_BUILD_AGENT, None)
+        for name in sorted(home.settings().agents):
+            self.build_agent.addItem(elide(name, 60), name)
+        found = self.build_agent.findData(ws.build_agent)
+        self.build_agent.setCurrentIndex(max(found, 0))
+        self.build_agent.currentIndexChanged.connect(lambda _i: self.save_build_agent())
+        form.addRow("Build agent", self.build_agent)
+        form.addRow("", plain_label(BUILD_AGENT_TEXT, self))
         layout.addLayout(form)
         layout.addWidget(plain_label("Projects", self))
         self.projects = QListWidget(self)
@@ -115,6 +133,15 @@ class WorkspaceSettings(QWidget):
             return
         set_tdt_command(self.home, self.workspace, args)
         set_plain(self.status, "TDT command saved.")
+
+    def save_build_agent(self) -> None:
+        agent = self.build_agent.currentData()
+        try:
+            set_build_agent(self.home, self.workspace, agent)
+        except HelmError as err:
+            set_plain(self.status, str(err))
+            return
+        set_plain(self.status, f"Builds run with {agent}." if agent else "No agent runs builds here.")
 
     def choose_project(self) -> QFileDialog:
         self.picker = QFileDialog(self, "Choose the project folder")

@@ -73,3 +73,18 @@ def test_a_full_disk_shows_a_notice_naming_the_file_and_changes_nothing(
         f"cannot write {home.settings_path}: No space left on device (the file on disk is unchanged)"
     )
     assert home.settings_path.read_bytes() == before
+
+
+def test_the_build_agent_is_chosen_from_the_agents_and_saved(qtbot: QtBot, tmp_path: Path) -> None:
+    home = Home(tmp_path / "home")
+    (tmp_path / "root").mkdir()
+    add_workspace(home, "main", tmp_path / "root")
+    with home.update() as settings:
+        settings.agents["claude"] = {"command": ["claude-code-acp"]}
+    page = WorkspaceSettings(home, "main")
+    qtbot.addWidget(page)
+    assert page.build_agent.currentData() is None
+    page.build_agent.setCurrentIndex(page.build_agent.findData("claude"))
+    assert home.settings().workspace("main").build_agent == "claude"
+    page.build_agent.setCurrentIndex(0)
+    assert home.settings().workspace("main").build_agent is None

@@ -145,3 +145,18 @@ def test_line_separators_and_invisible_characters_in_a_manifest_are_shown(
     shown = f"Board[U+{ord(separator):04X}]Approved by Helm"
     assert any(shown in text for text in labels(dialog))
     assert not any(separator in text for text in labels(dialog))
+
+
+def test_review_shows_the_build_template_and_where_it_runs(qtbot: QtBot) -> None:
+    raw = manifest_raw()
+    raw.update(
+        kind="tool",
+        permissions={**raw.get("permissions", {}), "orchestrate": True},
+        orchestrate={"prompt": "Implement task {task} of {project}", "root": "project", "write": True},
+    )
+    dialog = dialog_for(qtbot, raw)
+    (box,) = [b for b in dialog.findChildren(QGroupBox) if b.objectName() == "orchestrate"]
+    shown = labels(box)
+    assert "Implement task {task} of {project}" in shown
+    assert "the project the tool names (input.project)" in shown
+    assert "yes, each change confirmed" in shown
