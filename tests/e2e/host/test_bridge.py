@@ -27,3 +27,37 @@ def test_a_page_call_reaches_the_handler_with_the_frames_identity_and_returns_th
     assert [(c.workspace, c.extension, c.instance) for c in handler.seen] == [
         ("ws", "com.example.test", "dash-3")
     ]
+
+
+def test_helm_orchestrate_goes_through_the_one_call_path_on_its_builtin_connection(
+    run: Any, frames: Any, tmp_path: Path
+) -> None:
+    handler = EchoHandler()
+    view = frames(copy_page("probe", tmp_path / "ext"), handler)
+    move = "{connection: 'sp', operation: 'write', args: {path: 'a.md'}, label: 'Move'}"
+
+    async def scenario() -> Any:
+        await wait_ready(view)
+        return await evaluate(
+            view,
+            "Promise.all([helm.orchestrate.build({task: 'T-1'}, {orWrite: " + move + "}),"
+            " helm.orchestrate.build(), helm.orchestrate.status('build-1'),"
+            " Promise.resolve(Object.isFrozen(helm.orchestrate))])",
+        )
+
+    build, plain, status, frozen = run(scenario())
+    assert build["data"] == {
+        "connection": "$orchestrate",
+        "operation": "build",
+        "args": {
+            "input": {"task": "T-1"},
+            "orWrite": {"connection": "sp", "operation": "write", "args": {"path": "a.md"}, "label": "Move"},
+        },
+    }
+    assert plain["data"]["args"] == {"input": {}}
+    assert status["data"] == {
+        "connection": "$orchestrate",
+        "operation": "status",
+        "args": {"session": "build-1"},
+    }
+    assert frozen is True
