@@ -5,8 +5,11 @@ SQLite database created from the SQL Helm ships, a profile for Helm's own small 
 (started with this Python), and widgets for every kind a new user can try without signing in
 anywhere. When ``tdt`` is installed the workspace is a real TDT workspace (``app.demo_tdt``) with
 a TDT widget set — status, reminders, brain search, candidate review; else it uses Helm's TDT
-stand-in, which says so. The widgets ship with Helm, so setting up the demo
-approves them; plugin review still shows what each may do.
+stand-in, which says so. A sample project (``site``) carries software-production task files, and
+the Task board tool lists them and starts a build of a ready task (``helm.orchestrate``), moving
+it to doing — the agent that runs builds is the user's to choose, in the workspace's settings.
+The extensions ship with Helm, so setting up the demo approves them; plugin review still shows
+what each may do.
 """
 
 from __future__ import annotations
@@ -24,12 +27,16 @@ from broker import Broker
 from broker.extensions import install, review_and_approve
 from broker.kinds import KINDS
 from broker.mcp.profiles import MCP_SERVERS, StdioProfile
-from broker.workspaces import DEMO_ROOT, add_workspace, set_everyday, set_tdt_command
+from broker.workspaces import DEMO_ROOT, add_project, add_workspace, set_everyday, set_tdt_command
 
 WORKSPACE = "demo"
 PROFILE = "helm-demo"
 EXTENSIONS = ("tasks", "notes", "clock", "status", "reminders", "brain", "candidates")
 """The demo widgets, in the order the dashboard shows them."""
+TOOLS = ("board",)
+"""The demo tools (opened from the extension list): the task board starts builds."""
+PROJECT = "site"
+"""The demo's project: a sample site whose software-production tasks the task board shows."""
 
 SOURCE = resources.path("demo")
 
@@ -48,6 +55,11 @@ def widgets() -> tuple[str, ...]:
     """The demo widgets this Helm can run: those whose every kind is installed (a Helm built
     without a kind shows the rest of its demo)."""
     return tuple(name for name in EXTENSIONS if _kinds_of(name) <= set(KINDS))
+
+
+def tools() -> tuple[str, ...]:
+    """The demo tools this Helm can run."""
+    return tuple(name for name in TOOLS if _kinds_of(name) <= set(KINDS))
 
 
 def _save_database_profile(broker: Broker, database: Path) -> None:
@@ -86,9 +98,12 @@ async def set_up_demo(broker: Broker) -> str:
     root = home.path.joinpath(*DEMO_ROOT)
     if not root.exists():
         shutil.copytree(SOURCE / "workspace", root)
+    site = root / "work" / PROJECT
+    if not site.exists():  # a demo made before the task board
+        shutil.copytree(SOURCE / "workspace" / "work" / PROJECT, site)
     create_database(SOURCE / "data" / "tasks.sql", base / "tasks.db")
     extensions = base / "extensions"
-    shown = widgets()
+    shown = widgets() + tools()
     for name in shown:
         shutil.copytree(SOURCE / "extensions" / name, extensions / name, dirs_exist_ok=True)
     _save_database_profile(broker, base / "tasks.db")
@@ -97,6 +112,8 @@ async def set_up_demo(broker: Broker) -> str:
     )
     if WORKSPACE not in home.settings().workspaces:
         add_workspace(home, WORKSPACE, root)
+    if PROJECT not in home.settings().workspace(WORKSPACE).projects:
+        add_project(home, WORKSPACE, PROJECT, site)
     program = find_tdt()
     if program is not None and await asyncio.to_thread(make_tdt_workspace, program, root):
         set_tdt_command(home, WORKSPACE, None)  # tdt on PATH, as for any workspace
