@@ -20,6 +20,11 @@ can hold personal data); the digest identifies them.
   when the agent ended; outcome: the option Helm answered with), a
   ``decision_id`` (a sticky "allow always" grant is named by it in the records it covers) and
   the policy's ``reason``; and each file an agent read or wrote, with its outcome.
+* A tool's builds (kind ``orchestrate``, connection ``$orchestrate``, operation ``build``,
+  ``broker.orchestrate``): ``confirmed`` / ``starting`` before the agent is started (nothing
+  starts when it cannot be written), then ``started`` or ``not started``, the build's id in
+  ``decision_id``; ``declined`` / ``nothing started`` when the user did not start it; the
+  prompt named by ``request_digest`` only.
 * When the organisation's decision point was asked (an agent's permission request, a write),
   its verdict and the ids of its decision and receipt (``point_*``).
 

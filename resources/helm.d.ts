@@ -140,6 +140,45 @@ declare global {
 
     /** This instance's own state, kept by Helm under its home (see `HelmState`). */
     readonly state: HelmState;
+
+    /** A tool's builds (its manifest's `orchestrate`; see docs/orchestrate.md). */
+    readonly orchestrate: HelmOrchestrate;
+  }
+
+  /** A declared files, http or mcp write offered beside a build, in the same dialog. */
+  interface HelmOrWrite {
+    connection: string;
+    operation: string;
+    args?: { [name: string]: HelmArg };
+    /** The word on Helm's button for the write alone ("Move"), up to 40 characters. */
+    label?: string;
+  }
+
+  /** What a build's answer carries: the write's own envelope, and the build's id if it started. */
+  interface HelmBuildStarted {
+    session?: string;
+    write?: HelmEnvelope;
+  }
+
+  /** A build's state; never its transcript. */
+  interface HelmBuildStatus {
+    session: string;
+    state: "running" | "waiting" | "ended" | "failed" | "cancelled";
+  }
+
+  interface HelmOrchestrate {
+    /**
+     * Ask the user, in Helm's Start build dialog, to start the manifest's build with the prompt
+     * filled from `input` (scalars only). Cancel resolves with `declined`. With `orWrite`, the
+     * dialog is that write's confirmation too: Cancel, Start build, the write alone, or both
+     * (the write first; the build only if it succeeded).
+     */
+    build(
+      input?: { [name: string]: HelmArg },
+      options?: { orWrite?: HelmOrWrite },
+    ): Promise<HelmResult<HelmBuildStarted>>;
+    /** The state of a build this extension started. */
+    status(session: string): Promise<HelmResult<HelmBuildStatus>>;
   }
 
   /**

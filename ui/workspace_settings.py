@@ -79,16 +79,7 @@ class WorkspaceSettings(QWidget):
         self.command_error = plain_label("", self)
         set_tone(self.command_error, "error")
         form.addRow("", self.command_error)
-        self.build_agent = QComboBox(self)
-        self.build_agent.setAccessibleName("Build agent")
-        self.build_agent.addItem(NO_BUILD_AGENT, None)
-        for name in sorted(home.settings().agents):
-            self.build_agent.addItem(elide(name, 60), name)
-        found = self.build_agent.findData(ws.build_agent)
-        self.build_agent.setCurrentIndex(max(found, 0))
-        self.build_agent.currentIndexChanged.connect(lambda _i: self.save_build_agent())
-        form.addRow("Build agent", self.build_agent)
-        form.addRow("", plain_label(BUILD_AGENT_TEXT, self))
+        self.build_agent = self._build_agent_box(home, ws.build_agent, form)
         layout.addLayout(form)
         layout.addWidget(plain_label("Projects", self))
         self.projects = QListWidget(self)
@@ -133,6 +124,19 @@ class WorkspaceSettings(QWidget):
             return
         set_tdt_command(self.home, self.workspace, args)
         set_plain(self.status, "TDT command saved.")
+
+    def _build_agent_box(self, home: Home, chosen: str | None, form: QFormLayout) -> QComboBox:
+        """The build agent's row: every agent profile, or none."""
+        box = QComboBox(self)
+        box.setAccessibleName("Build agent")
+        box.addItem(NO_BUILD_AGENT, None)
+        for name in sorted(home.settings().agents):
+            box.addItem(elide(name, 60), name)
+        box.setCurrentIndex(max(box.findData(chosen), 0))
+        box.currentIndexChanged.connect(lambda _i: self.save_build_agent())
+        form.addRow("Build agent", box)
+        form.addRow("", plain_label(BUILD_AGENT_TEXT, self))
+        return box
 
     def save_build_agent(self) -> None:
         agent = self.build_agent.currentData()

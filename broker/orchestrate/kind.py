@@ -123,16 +123,18 @@ class OrchestrateKind:
                     self._record(plan, "declined", "nothing started")
                 raise
         answer = answered[0]
-        if answer is BuildAnswer.BUILD:
-            return {"write": write, "session": await self._start(plan)}
-        if not write.get("ok"):
+        if answer is not BuildAnswer.BUILD and not write.get("ok"):
             if answer is BuildAnswer.BOTH:
                 self._record(plan, "confirmed", "nothing started: the write failed")
             raise _failed_write(write)
         if answer is BuildAnswer.WRITE:
             self._record(plan, "declined", "nothing started")
             return {"write": write}
-        return {"write": write, "session": await self._start(plan)}
+        try:
+            return {"write": write, "session": await self._start(plan)}
+        except CallError as err:  # the write's outcome is said all the same
+            err.data = {"write": write}
+            raise
 
     def _plan(self, ctx: CallContext, given: Any) -> BuildPlan:
         who = ctx.who
