@@ -149,7 +149,7 @@ def test_the_dialog_shows_the_build_starts_nothing_before_a_click_and_cancel_dec
             json.dumps(steps),
         ):
             assert value in shown
-        assert dialog.cancel_button.hasFocus() and dialog.cancel_button.isDefault()
+        assert dialog.focusWidget() is dialog.cancel_button and dialog.cancel_button.isDefault()
         assert [b.text() for b in (dialog.cancel_button, dialog.accept_button)] == ["Cancel", "Start build"]
         assert dialog.write_button is None
         assert board.audit() == [] and no_session(board)  # nothing happened before a click
@@ -242,7 +242,7 @@ def test_each_answer_of_the_move_dialog_does_what_it_says(
             "Move",
             "Move and start build",
         ]
-        assert dialog.cancel_button.hasFocus()
+        assert dialog.focusWidget() is dialog.cancel_button
         assert board.task.read_text() == READY and board.audit() == []
         chosen = {"cancel": dialog.cancel_button, "build": dialog.accept_button}.get(answer)
         (chosen or (dialog.write_button if answer == "write" else dialog.both_button)).click()
@@ -310,3 +310,17 @@ def test_a_stopped_extension_cannot_start_builds(board: Board) -> None:
     assert board.asker.open_dialogs == [] and board.audit() == [] and board.task.read_text() == READY
     activity = board.broker.activity.history()
     assert activity[-1].connection == CONNECTION and activity[-1].operation == "build"
+
+
+def test_stopping_the_extension_while_the_dialog_is_open_closes_it_and_starts_nothing(board: Board) -> None:
+    async def scenario() -> dict[str, Any]:
+        call = board.build([{"say": "built"}], move=True)
+        await dialog_of(board)
+        board.broker.activity.stop("ws", "com.example.board")
+        result: dict[str, Any] = await call
+        return result
+
+    result = board.run(scenario())
+    assert result["ok"] is False and result["error"]["code"] == "refused"
+    assert board.asker.open_dialogs == [] and board.task.read_text() == READY and no_session(board)
+    assert board.audit() == [("files", "write", "cancelled", "nothing sent")]
