@@ -27,7 +27,7 @@ from broker import envelope
 from broker.audit import AuditRecord
 from broker.builtin import Handler
 from broker.context import CallContext, ExtensionFrame
-from broker.errors import CallError, ErrorCode, HelmError, ProfileError, SettingsError
+from broker.errors import CallError, ErrorCode, HelmError, PolicyRefusal, ProfileError, SettingsError
 from broker.orchestrate.builds import (
     DEFAULT_LABEL,
     MAX_LABEL_CHARS,
@@ -39,6 +39,9 @@ from broker.orchestrate.builds import (
     BuildRunner,
     Builds,
 )
+from broker.policy import decide as org
+from broker.policy import in_force
+from broker.settings import Workspace
 from broker.summary import Decision, WriteSummary
 from broker.writes import WriteTarget
 
@@ -142,7 +145,11 @@ class OrchestrateKind:
             raise CallError(ErrorCode.REFUSED, "only a tool extension can start builds")
         if self.asker is None or self.runner is None:
             raise CallError(ErrorCode.UNAVAILABLE, NO_WINDOW)
-        decision = self.broker.standing(ctx.workspace, ctx.extension)
+        try:
+            decision = self.broker.standing(ctx.workspace, ctx.extension)
+            workspace = self.broker.home.settings().workspace(ctx.workspace)
+        except SettingsError as err:
+            raise CallError(ErrorCode.NOT_CONFIGURED, str(err)) from None
         if not decision.allows_calls or decision.manifest is None:
             raise CallError(ErrorCode.REFUSED, decision.message)
         manifest = decision.manifest
@@ -154,7 +161,6 @@ class OrchestrateKind:
         if not isinstance(given, Mapping):
             raise CallError(ErrorCode.REFUSED, "the build's input must be a JSON object")
         prompt = spec.fill(given)
-        workspace = self.broker.home.settings().workspace(ctx.workspace)
         project: str | None = None
         folder = workspace.root
         if spec.root == "project":
@@ -165,9 +171,15 @@ class OrchestrateKind:
                     "input.project must name a project of this workspace (the build runs there)",
                 )
             folder = workspace.projects[project]
+        agent = self._agent(workspace)
+        named = ExtensionFrame(who.workspace, who.extension, who.instance, manifest.name)
+        return BuildPlan(named, agent, project, folder, prompt, spec.write)
+
+    def _agent(self, workspace: Workspace) -> str:
+        """The agent that runs builds in ``workspace``, set up and allowed by the organisation."""
         agent = workspace.build_agent
         if agent is None:
-            raise CallError(ErrorCode.NOT_CONFIGURED, NO_AGENT.format(ws=ctx.workspace))
+            raise CallError(ErrorCode.NOT_CONFIGURED, NO_AGENT.format(ws=workspace.name))
         from broker.agents.profiles import AGENTS  # the agents' package loads the ACP SDK: not before
 
         try:
@@ -176,8 +188,10 @@ class OrchestrateKind:
             raise CallError(ErrorCode.NOT_CONFIGURED, str(err)) from None
         if found is None:
             raise CallError(ErrorCode.NOT_CONFIGURED, f"the agent {agent!r} that runs builds is not set up")
-        named = ExtensionFrame(who.workspace, who.extension, who.instance, manifest.name)
-        return BuildPlan(named, agent, project, folder, prompt, spec.write)
+        refusal = org.agent(in_force(), found.name, found.command)
+        if refusal is not None:
+            raise PolicyRefusal(refusal.rule, refusal.message)
+        return agent
 
     async def _write_target(self, ctx: CallContext, or_write: Any) -> tuple[WriteTarget, str]:
         if not isinstance(or_write, Mapping):
