@@ -48,11 +48,13 @@ from broker.kinds.db import profiles as db_profiles  # noqa: E402
 from broker.kinds.db.explorer import DbExplorer as ExplorerLogic  # noqa: E402
 from broker.kinds.http import profiles as http_profiles  # noqa: E402
 from broker.mcp import profiles as mcp_profiles  # noqa: E402
+from broker.orchestrate.builds import BuildPlan, BuildQuestion  # noqa: E402
 from broker.summary import Decision, WriteSummary  # noqa: E402
 from broker.workspaces import add_project, add_workspace  # noqa: E402
 from ui.audit_view import AuditView  # noqa: E402
 from ui.dashboard import FrameSpec, placeholder_view  # noqa: E402
 from ui.db_explorer import DbExplorerWindow  # noqa: E402
+from ui.dialogs.build import BuildDialog  # noqa: E402
 from ui.dialogs.confirm import ConfirmDialog  # noqa: E402
 from ui.dialogs.review import ReviewDialog, ReviewReason  # noqa: E402
 from ui.host import prepare_engine  # noqa: E402
@@ -398,6 +400,13 @@ async def _dialogs(out: Path, broker: Broker) -> list[Path]:
     written.append(
         await save(ConfirmDialog(await toggle_summary(broker), guard_ms=0), out, "db-write-toggle")
     )
+    plan = BuildPlan(
+        ExtensionFrame("main", "com.example.board", "page", "Task board"), "claude", "web",
+        Path("/home/ada/work/web"), 'Implement task T-1 ("Add a contact page") of project web.', True,
+    )  # fmt: skip
+    written.append(await save(BuildDialog(BuildQuestion(plan), guard_ms=0), out, "start-build", None))
+    move = BuildQuestion(plan, SUMMARIES["confirm-files"], "Move")
+    written.append(await save(BuildDialog(move, guard_ms=0), out, "start-build-move", (1000, 600)))
     return written
 
 

@@ -41,7 +41,8 @@ from ui.theme_data import SPACE
 
 TITLE = "Start build"
 PROMPT_LABEL = "Prompt — exactly as the agent will get it"
-NOTHING_UNLESS = "Nothing starts and nothing is sent unless you click one of the buttons on the right."
+NOTHING_UNLESS = "Nothing starts unless you click Start build."
+NOTHING_UNLESS_WRITE = "Nothing starts and nothing is sent unless you click one of the buttons on the right."
 EXPIRED_TEXT = "This request expired before you answered. Nothing was started and nothing was sent."
 
 
@@ -68,6 +69,7 @@ class BuildDialog(QuestionDialog):
         plan = question.plan
         layout.addWidget(plain_heading(f"{plan.requester.label} wants to start a build.", self))
         columns = QHBoxLayout()
+        columns.setSpacing(SPACE[3])
         columns.addLayout(self._build_column(), 1)
         self.write_button: QPushButton | None = None
         self.both_button: QPushButton | None = None
@@ -82,7 +84,8 @@ class BuildDialog(QuestionDialog):
         set_tone(self.notice, "write")
         self.notice.hide()
         layout.addWidget(self.notice)
-        layout.addWidget(plain_label(NOTHING_UNLESS, self))
+        nothing = NOTHING_UNLESS if question.write is None else NOTHING_UNLESS_WRITE
+        layout.addWidget(plain_label(nothing, self))
         layout.addLayout(self.buttons)
         self.expiry = QTimer(self)
         self.expiry.setSingleShot(True)
@@ -95,7 +98,8 @@ class BuildDialog(QuestionDialog):
 
     def _build_column(self) -> QVBoxLayout:
         col = QVBoxLayout()
-        col.addWidget(plain_label("The build", self))
+        if self.question.write is not None:  # beside the write: say which is which
+            col.addWidget(_title("The build", self))
         form = QFormLayout()
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.DontWrapRows)
         for label, value in self.question.plan.fields():
@@ -103,7 +107,8 @@ class BuildDialog(QuestionDialog):
         col.addLayout(form)
         col.addWidget(QLabel(PROMPT_LABEL, self))
         self.prompt_box = plain_box(self.question.plan.prompt, self, max_lines=14, name=PROMPT_LABEL)
-        col.addWidget(self.prompt_box, 1)
+        col.addWidget(self.prompt_box)
+        col.addStretch(1)
         return col
 
     def _write_column(self) -> QVBoxLayout:
@@ -111,7 +116,7 @@ class BuildDialog(QuestionDialog):
         assert summary is not None
         words = words_of(summary)
         col = QVBoxLayout()
-        col.addWidget(plain_label(f"The write: {words.title}", self))
+        col.addWidget(_title(f"The write: {words.title}", self))
         form = QFormLayout()
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.DontWrapRows)
         if summary.workspace and not any(label == "Workspace" for label, _v in summary.fields):
@@ -130,6 +135,8 @@ class BuildDialog(QuestionDialog):
             self.diff_box = diff_view(summary.diff, self)
             self.diff_box.setAccessibleName("Line changes")
             col.addWidget(self.diff_box, 1)
+        else:
+            col.addStretch(1)
         return col
 
     def _answer_button(self, text: str, answer: BuildAnswer) -> QPushButton:
@@ -163,6 +170,15 @@ class BuildDialog(QuestionDialog):
         self.cancel_button.setText("Close")
         self.notice.setText(EXPIRED_TEXT)
         self.notice.show()
+
+
+def _title(text: str, parent: QWidget) -> QLabel:
+    """A column's title: what the user decides about, in bold."""
+    label = plain_label(text, parent)
+    font = label.font()
+    font.setBold(True)
+    label.setFont(font)
+    return label
 
 
 class DialogBuildAsker(QObject):
