@@ -4,7 +4,7 @@ Before the run: the opening tool's arguments from ``--args`` (``opening_settings
 the app's settings, as on the dashboard, so only what the settings form holds can be given, and
 the arguments Helm then sends are checked against the tool's input schema), and which tools the
 run treats as only reading (``marked``). After it: when the app is quiet (``Quiet``) and what
-the run found (``Outcome``)::
+the run found (``TrialOutcome``)::
 
     settings = opening_settings(reviewed, {"title": "Groceries"})
     reads = marked(reviewed, ["add_item"], all_reads=False)
@@ -119,7 +119,7 @@ class Quiet:
 
 
 @dataclass
-class Outcome:
+class TrialOutcome:
     """What one run found; ``passed`` when the app rendered and nothing failed."""
 
     opened: bool = False

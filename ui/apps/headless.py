@@ -19,7 +19,7 @@ import time
 from typing import Any
 
 from broker.activity import ActivityRecord
-from broker.apps.trial import Outcome, Quiet, console_error
+from broker.apps.trial import TrialOutcome, Quiet, console_error
 from broker.broker import Broker
 from broker.manifest import Manifest
 from broker.summary import WriteSummary
@@ -57,7 +57,7 @@ class AppTrial:
 
     def __init__(self, broker: Broker, workspace: str, report: TerminalReport) -> None:
         self.broker, self.workspace, self.report = broker, workspace, report
-        self.outcome = Outcome()
+        self.outcome = TrialOutcome()
         self.host = AppHost(broker, dialogs=self._decline, open_url=lambda _url: None, guard_ms=0,
                             observe=self._traffic)  # fmt: skip
         self.host.linkAsked.connect(self._refuse_link)
@@ -72,7 +72,7 @@ class AppTrial:
 
     async def run(
         self, manifest: Manifest, settings: dict[str, Any], *, limit: float, settle: float
-    ) -> Outcome:
+    ) -> TrialOutcome:
         """Open the app with ``settings`` and wait until it settles, at most ``limit`` s."""
         self._ext = manifest.id
         stop = self.broker.activity.subscribe(self._record)

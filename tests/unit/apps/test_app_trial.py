@@ -146,12 +146,14 @@ def test_a_console_error_of_the_page_fails_the_run_and_helms_own_sandbox_notes_d
 
 
 def test_a_run_passes_only_when_the_app_rendered_with_no_problem_and_no_call_left_running() -> None:
-    assert trial.Outcome(opened=True, initialized=True, rendered=True, calls=2).passed
-    assert not trial.Outcome(opened=True, initialized=True).passed
-    assert not trial.Outcome(opened=True, initialized=True, rendered=True, pending=1).passed
-    failed = trial.Outcome(opened=True, initialized=True, rendered=True, problems=["call app.x declined"])
+    assert trial.TrialOutcome(opened=True, initialized=True, rendered=True, calls=2).passed
+    assert not trial.TrialOutcome(opened=True, initialized=True).passed
+    assert not trial.TrialOutcome(opened=True, initialized=True, rendered=True, pending=1).passed
+    failed = trial.TrialOutcome(
+        opened=True, initialized=True, rendered=True, problems=["call app.x declined"]
+    )
     assert failed.summary() == "FAIL: the app rendered; 1 problem(s)"
-    assert trial.Outcome().summary() == "FAIL: the app did not open; 0 problem(s)"
+    assert trial.TrialOutcome().summary() == "FAIL: the app did not open; 0 problem(s)"
 
 
 def test_quiet_is_settled_only_after_the_settle_time_since_the_last_activity() -> None:
