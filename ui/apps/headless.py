@@ -19,7 +19,7 @@ import time
 from typing import Any
 
 from broker.activity import ActivityRecord
-from broker.apps.trial import TrialOutcome, Quiet, console_error
+from broker.apps.trial import Quiet, TrialOutcome, console_error
 from broker.broker import Broker
 from broker.manifest import Manifest
 from broker.summary import WriteSummary
