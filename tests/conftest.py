@@ -27,7 +27,7 @@ settings.register_profile(
 )
 settings.load_profile("ci" if os.environ.get("CI", "").lower() in ("true", "1", "yes") else "helm")
 
-pytest_plugins = ["tests.servers.fixtures"]
+pytest_plugins = ["tests.servers.fixtures", "tests.qtloop"]
 
 # Benchmarks run only through `make bench` (scripts/bench.sh sets HELM_BENCH=1): they are slow
 # and their numbers are reported as a table, not as pass/fail.

@@ -26,8 +26,7 @@ import pytest
 
 from tests.bench.conftest import Bench
 from tests.e2e.apps.kit import Links, in_app, open_frame
-from tests.e2e.conftest import QT_NOISE, qloop  # noqa: F401 (fixture; engine set-up)
-from tests.e2e.conftest import run as run
+from tests.e2e.conftest import QT_NOISE  # engine set-up
 from tests.e2e.host.kit import Dialogs, copy_page, evaluate, make_view, wait_ready
 from tests.helpers import manifest_dict, new_broker, setup_extension
 from tests.unit.apps.app_setup import added, app_home

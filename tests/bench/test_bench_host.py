@@ -22,8 +22,7 @@ from broker.extensions import install, review_and_approve
 from broker.workspaces import add_workspace
 from tests.bench.conftest import Bench
 from tests.bench.host_kit import MIB, RawAnswers, RawFrame, median_of, paired_medians, worst_loop_lag
-from tests.e2e.conftest import QT_NOISE, qloop  # noqa: F401 (fixture; engine set-up)
-from tests.e2e.conftest import run as run
+from tests.e2e.conftest import QT_NOISE  # engine set-up
 from tests.e2e.host.kit import copy_page, evaluate, make_view, wait_ready
 from tests.helpers import manifest_dict, new_broker
 from ui.host import ExtensionProfile, extension_host

@@ -21,8 +21,7 @@ from app.demo import EXTENSIONS, set_up_demo
 from broker.extensions import install, review_and_approve
 from tests.bench.conftest import Bench
 from tests.bench.processes import run_child
-from tests.e2e.conftest import QT_NOISE, qloop  # noqa: F401 (fixture; engine set-up)
-from tests.e2e.conftest import run as run
+from tests.e2e.conftest import QT_NOISE  # engine set-up
 from tests.helpers import new_broker
 
 pytestmark = pytest.mark.qt_log_ignore(*QT_NOISE)

@@ -19,8 +19,7 @@ from app.demo import set_up_demo
 from tests.bench.conftest import Bench
 from tests.bench.host_kit import RawFrame
 from tests.bench.processes import run_child
-from tests.e2e.conftest import QT_NOISE, qloop  # noqa: F401 (fixture; engine set-up)
-from tests.e2e.conftest import run as run
+from tests.e2e.conftest import QT_NOISE  # engine set-up
 from tests.e2e.host.kit import EchoHandler, copy_page, make_view, wait_ready
 from tests.helpers import new_broker
 from ui.host import ExtensionProfile, extension_host

@@ -1,17 +1,15 @@
 """Screens of the desktop app, offscreen.
 
-Coroutines run on the same qasync loop the end-to-end tests use (one per session), driven by a
-nested Qt event loop that quits when the coroutine is done; the fixtures live with the web
-view's tests because the engine must be prepared before the QApplication exists.
+Coroutines run on the process's one qasync loop (``tests/qtloop.py``), the one the end-to-end
+tests use; the web view's conftest is imported because the engine must be prepared before the
+QApplication exists.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import QT_NOISE, drive, qloop, run, theme
-
-__all__ = ["drive", "qloop", "run", "theme"]
+from tests.e2e.conftest import QT_NOISE
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -17,9 +17,9 @@ from broker.apps import review
 from broker.mcp import discovery
 from broker.workspaces import add_workspace
 from tests.e2e.apps.kit import Links, in_app
-from tests.e2e.conftest import drive
 from tests.e2e.host.kit import Dialogs
 from tests.helpers import new_broker
+from tests.qtloop import drive
 from tests.servers import services
 from tests.support import require
 from tests.unit.kinds.mcp_setup import add_stdio
