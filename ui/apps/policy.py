@@ -121,6 +121,9 @@ def app_csp(hosts: AppHosts, allowed: Iterable[str]) -> str:
             "connect-src 'none'",
             "frame-src 'none'",
             "child-src 'none'",
+            # No worker either: a blob:/data: worker inherits this policy, and its importScripts
+            # of an allowed domain would go to the loader like the page's script (the request
+            # filter cannot tell them apart); an opaque origin refuses every other kind.
             "worker-src 'none'",
             "object-src 'none'",
             "manifest-src 'none'",

@@ -65,6 +65,14 @@ def test_the_app_csp_has_no_network_and_only_allowed_resource_domains() -> None:
     assert directives["report-uri"] == f"{loader}{REPORT_PATH}"
 
 
+def test_the_app_csp_starts_no_worker() -> None:
+    # A worker's importScripts of an allowed domain would go to the loader like the page's own
+    # script (tests/e2e/apps/test_app_workers.py), so workers stay closed with domains allowed too.
+    for allowed in ((), (CDN,)):
+        directives = dict(d.split(" ", 1) for d in app_csp(HOSTS, allowed).split("; "))
+        assert (directives["worker-src"], directives["child-src"]) == ("'none'", "'none'")
+
+
 def test_an_app_with_no_allowed_domain_has_no_loader_in_its_policy() -> None:
     directives = dict(d.split(" ", 1) for d in app_csp(HOSTS, ()).split("; "))
     assert directives["img-src"] == "data: blob:"
