@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from broker.apps.loader import allowed_origin, allowed_sources
 from ui.host.policy import SCHEME, RequestDecision, extension_host, origin
@@ -34,6 +34,7 @@ PAGE_PATH = "/"
 APP_PATH = "/app.html"
 REPORT_PATH = "/csp-report"
 """Where the app's policy sends its violation reports, on the loader's origin."""
+CSP_REPORT = "ResourceTypeCspReport"
 # Resource types an allowed resource domain may serve (QWebEngineUrlRequestInfo names).
 RESOURCE_TYPES = frozenset(
     {"ResourceTypeImage", "ResourceTypeFontResource", "ResourceTypeStylesheet", "ResourceTypeScript",
@@ -153,9 +154,15 @@ def decide_request(
             return RequestDecision(True, "the app's own origins")
         return RequestDecision(False, "another frame's origin")
     if scheme == LOADER_SCHEME:
-        if host == hosts.loader:
+        if host != hosts.loader:
+            return RequestDecision(False, "another app's loader")
+        # The loader answers what the filter sends it, and the engine's reports: nothing else of
+        # the page's (a fetch, a worker's script) reaches it, whatever the policy says.
+        if resource_type == CSP_REPORT and method.upper() == "POST" and urlsplit(url).path == REPORT_PATH:
+            return RequestDecision(True, "the engine's report of a blocked load")
+        if resource_type in RESOURCE_TYPES and method.upper() == "GET":
             return RequestDecision(True, "Helm's loader")
-        return RequestDecision(False, "another app's loader")
+        return RequestDecision(False, "Helm's loader serves images, fonts, styles, scripts and media only")
     if scheme in ("data", "blob"):
         return RequestDecision(True, "local data")
     if scheme in ("https", "http"):

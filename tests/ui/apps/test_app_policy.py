@@ -120,3 +120,26 @@ def test_a_relative_url_in_a_loaded_stylesheet_resolves_to_the_loader_again() ->
 )
 def test_navigation_of_an_app(scheme: str, host: str, path: str, main: bool, expected: bool) -> None:
     assert decide_navigation(scheme, host, path, main, HOSTS).allowed is expected
+
+
+@pytest.mark.parametrize(
+    ("kind", "method", "path", "expected"),
+    [
+        pytest.param("ResourceTypeImage", "GET", "/https/cdn.example.com/a.png", True, id="image"),
+        pytest.param("ResourceTypeScript", "GET", "/https/cdn.example.com/a.js", True, id="script"),
+        pytest.param("ResourceTypeCspReport", "POST", REPORT_PATH, True, id="report"),
+        pytest.param(
+            "ResourceTypeCspReport", "POST", "/https/cdn.example.com/x", False, id="report-elsewhere"
+        ),
+        pytest.param("ResourceTypeXhr", "GET", "/https/cdn.example.com/a.json", False, id="fetch"),
+        pytest.param("ResourceTypeXhr", "POST", REPORT_PATH, False, id="fetch-posing-as-a-report"),
+        pytest.param("ResourceTypeWorker", "GET", "/https/cdn.example.com/w.js", False, id="worker"),
+        pytest.param("ResourceTypeSubFrame", "GET", "/https/cdn.example.com/", False, id="frame"),
+        pytest.param("ResourceTypeImage", "POST", "/https/cdn.example.com/a.png", False, id="post"),
+    ],
+)
+def test_the_loader_takes_only_subresource_gets_and_the_engines_reports_whatever_the_policy_says(
+    kind: str, method: str, path: str, expected: bool
+) -> None:
+    url = f"helm-load://{HOSTS.loader}{path}"
+    assert decide_request("helm-load", HOSTS.loader, -1, kind, HOSTS, (CDN,), url, method).allowed is expected
