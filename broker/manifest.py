@@ -18,9 +18,7 @@ import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 import resources
 from broker.apps import spec as app_spec
@@ -32,6 +30,9 @@ from broker.kinds.base import Connection, ConnectionReview, Issue
 from broker.orchestrate import spec as orchestrate_spec
 from broker.orchestrate.spec import Orchestrate
 from broker.schema_words import issues_of
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
 
 MANIFEST_FILE = "manifest.json"
 MAX_MANIFEST_BYTES = 1024 * 1024
@@ -156,20 +157,25 @@ def schema() -> dict[str, Any]:
     return _compiled()[0]
 
 
-def _validator() -> jsonschema.protocols.Validator:
+def _validator() -> Validator:
     return _compiled()[1]
 
 
-_COMPILED: dict[tuple[int, ...], tuple[dict[str, Any], jsonschema.protocols.Validator]] = {}
+_COMPILED: dict[tuple[int, ...], tuple[dict[str, Any], Validator]] = {}
 
 
-def _compiled() -> tuple[dict[str, Any], jsonschema.protocols.Validator]:
+def _compiled() -> tuple[dict[str, Any], Validator]:
+    """The composed schema and its validator, made on the first manifest read (jsonschema is
+    imported then, not when Helm starts). The schema is Helm's own: the tests check that it is
+    a valid JSON Schema with every kind (and with the test kind added), so a start does not
+    check it again against the metaschema, which costs more than validating every manifest."""
     key = tuple(id(spec) for spec in KINDS.values())  # the registry changes only in tests
     found = _COMPILED.get(key)
     if found is None:
+        import jsonschema
+
         composed = _composed()
         cls = jsonschema.validators.validator_for(composed)
-        cls.check_schema(composed)
         found = _COMPILED[key] = (composed, cls(composed))
     return found
 

@@ -10,14 +10,14 @@ one at its path with the nearest known name.
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Iterator, Mapping
-from typing import Any
-
-from jsonschema.exceptions import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from broker.kinds.base import Issue
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
 
 TYPES = {
     "object": "an object",
@@ -72,6 +72,8 @@ def _values(err: ValidationError) -> list[Any]:
 
 
 def _unknown(name: str, known: list[str]) -> str:
+    import difflib  # only for a manifest with an unknown field
+
     close = difflib.get_close_matches(name, known, n=1, cutoff=0.75)
     hint = f"; did you mean {close[0]!r}?" if close else f" (known: {', '.join(known)})" if known else ""
     return f"unknown field{hint}"

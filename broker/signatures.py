@@ -19,12 +19,15 @@ import binascii
 import hashlib
 import json
 from enum import StrEnum
-
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from typing import TYPE_CHECKING
 
 from broker.errors import HelmError
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+# cryptography is imported by each function that needs it: Helm's window shows catalogues
+# without verifying anything, and the library costs more to import than the window to build.
 
 SIGNATURE_BYTES = 64
 
@@ -57,6 +60,8 @@ def verify(data: bytes, signature_file: bytes, key: Ed25519PublicKey) -> None:
         raise BadSignature(Problem.ALGORITHM, algorithm)
     if claimed_id != key_id(key):
         raise BadSignature(Problem.OTHER_KEY, claimed_id)
+    from cryptography.exceptions import InvalidSignature
+
     try:
         key.verify(signature, data)
     except InvalidSignature:
@@ -74,12 +79,17 @@ def sign(data: bytes, private_key: Ed25519PrivateKey) -> bytes:
 
 
 def key_id(key: Ed25519PublicKey) -> str:
+    from cryptography.hazmat.primitives import serialization
+
     raw = key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
     return hashlib.sha256(raw).hexdigest()[:16]
 
 
 def public_key(pem: bytes) -> Ed25519PublicKey:
     """The Ed25519 public key in ``pem``; ``BadSignature(NOT_A_KEY)`` otherwise."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
     try:
         key = serialization.load_pem_public_key(pem)
     except (ValueError, TypeError):
@@ -90,11 +100,16 @@ def public_key(pem: bytes) -> Ed25519PublicKey:
 
 
 def public_pem(key: Ed25519PublicKey) -> bytes:
+    from cryptography.hazmat.primitives import serialization
+
     return key.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
 
 
 def private_key(pem: bytes) -> Ed25519PrivateKey:
     """The Ed25519 private key in ``pem`` (unencrypted PKCS#8); the message never quotes it."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
     try:
         key = serialization.load_pem_private_key(pem, password=None)
     except (ValueError, TypeError):
@@ -105,6 +120,8 @@ def private_key(pem: bytes) -> Ed25519PrivateKey:
 
 
 def private_pem(key: Ed25519PrivateKey) -> bytes:
+    from cryptography.hazmat.primitives import serialization
+
     return key.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
     )

@@ -29,8 +29,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
 from broker.atomic import write_atomic
 from broker.catalogue.errors import CatalogueSetupError
 from broker.errors import SettingsError
@@ -54,6 +52,8 @@ class CatalogueEntry:
 def policy_catalogues() -> dict[str, CatalogueEntry]:
     """The catalogues the organisation's policies in force name (``catalogues``), by name: they
     outrank the user's of the same name, and the user cannot remove them."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
     from broker.policy import in_force
 
     found: dict[str, CatalogueEntry] = {}

@@ -122,6 +122,8 @@ class PolicyWatch:
         if state is self._seen:
             return None
         self._seen = state
+        if not state.managed:  # no policy forbids anything: no manifest needs reading for it
+            return PolicyChange(state, ())
         try:
             settings = self.home.settings()
         except SettingsError:

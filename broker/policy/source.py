@@ -28,15 +28,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 import resources
 from broker.jsonutil import DuplicateKeyError, loads_strict
 from broker.kinds.base import Issue
 from broker.policy.model import Policy, parse
 from broker.schema_words import issues_of
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
 
 ENV = "HELM_POLICY"
 MACHINE_PATHS: Mapping[str, Path] = {
@@ -86,7 +87,9 @@ NO_POLICY = PolicyState()
 
 # -- checking a file ---------------------------------------------------------------------
 @cache
-def _validator() -> jsonschema.protocols.Validator:
+def _validator() -> Validator:
+    import jsonschema  # only once a policy file is there to read
+
     schema: dict[str, Any] = json.loads(resources.path(SCHEMA_FILE).read_text("utf-8"))
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)

@@ -9,6 +9,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from app.cli import main
@@ -16,7 +17,7 @@ from broker import Broker, Decision, envelope
 from broker.credentials import FileStore
 from broker.errors import CallError, ErrorCode
 from broker.kinds import KINDS, registered
-from broker.manifest import validate
+from broker.manifest import schema, validate
 from tests.helpers import ScriptedConfirmer, manifest_dict, new_broker, setup_extension, write_extension
 from tests.kinds.echo import ECHO
 
@@ -40,6 +41,13 @@ def test_the_kind_is_known_only_while_registered(echo: None) -> None:
     assert validate(manifest_dict([ROOM], write=True)) == []
     both = {**ROOM, "writes": ["hello"]}
     assert [i.path for i in validate(manifest_dict([both], write=True))] == ["$.connections[0].writes[0]"]
+
+
+def test_the_schema_with_the_kind_added_is_valid_json_schema(echo: None) -> None:
+    # Helm checks no schema against the metaschema when it runs: a kind's schema is checked here.
+    composed = schema()
+    jsonschema.validators.validator_for(composed).check_schema(composed)
+    assert "echo" in composed["$defs"]["connection"]["properties"]["kind"]["enum"]
 
 
 def test_without_the_kind_its_connections_are_refused_by_the_schema() -> None:

@@ -1,5 +1,7 @@
 """What the desktop imports before its window can show: Helm's own modules, not the MCP SDK (a
-third of a second) nor the http kind's client, which wait until something uses them."""
+third of a second) nor the http kind's client, which wait until something uses them; nor the
+JSON Schema validator (the first manifest read, once the window is painted) or the signature
+library (the first catalogue verified)."""
 
 from __future__ import annotations
 
@@ -35,3 +37,14 @@ def test_a_command_of_one_group_imports_neither_the_agents_nor_the_mcp_sdk(tmp_p
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
     assert result.stdout.strip().splitlines()[-1] == "0 []"
+
+
+def test_the_window_imports_neither_jsonschema_nor_cryptography() -> None:
+    code = (
+        "import sys, app.window; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'jsonschema', 'cryptography'}))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert result.stdout.strip() == "[]"
