@@ -3,8 +3,8 @@
 The composition root of the GUI, in the order that gets a window on the screen soonest: the
 engine set-up and the QApplication first, then the frames' start-up check, which needs nothing
 else and runs while the rest of Helm is imported in a worker thread; then the broker on the
-Helm home and the window. The keychain is looked up once the window is painted (nothing reads
-a secret before), and the demo workspace is set up, for a user who has none, in the window
+Helm home and the window. The keychain is looked up once the window has made its frames (nothing
+reads a secret before), and the demo workspace is set up, for a user who has none, in the window
 already showing; the frames load when the check has passed. The Qt event loop is entered once.
 """
 
@@ -81,7 +81,9 @@ async def run(args: argparse.Namespace, opened: Callable[[Window], object] | Non
     async with Broker(path, credentials=credentials) as broker:
         new_user = needs_demo(broker)
         window = open_window(broker, fill=not new_user)
-        window.window.painted.connect(credentials.start)  # the keychain once the window shows
+        # The keychain once the frames are made: its lookup (imports, D-Bus) then runs while the
+        # engine loads them, not beside the window's own start. A use before starts it at once.
+        window.window.filled.connect(credentials.start)
         if opened is not None:
             opened(window)
         try:

@@ -52,6 +52,8 @@ class HelmWindow(MainWindow):
     closing = Signal()
     painted = Signal()
     """The window was painted for the first time."""
+    filled = Signal()
+    """The workspaces were read and the dashboard's frames made (once)."""
 
     # Class defaults: MainWindow.__init__ calls reload_workspaces before this class's own code.
     _painted = False
@@ -76,6 +78,7 @@ class HelmWindow(MainWindow):
         if not self._filled:
             self._filled = True
             super().reload_workspaces()
+            self.filled.emit()
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)

@@ -23,7 +23,9 @@ World = QWebEngineScript.ScriptWorldId
 THEME_SCRIPT = "helm-theme"
 
 
+@cache
 def _resource(name: str) -> str:
+    """A script Helm ships, read once per process: every frame gets the same text."""
     return resources.files("resources").joinpath("shim", name).read_text(encoding="utf-8")
 
 
@@ -48,6 +50,7 @@ def _script(name: str, source: str, world: int) -> QWebEngineScript:
     return script
 
 
+@cache
 def _isolated_bridge() -> str:
     """The bridge script with Helm's limits written in (the page never sees this world)."""
     source = _resource("bridge-isolated.js")
