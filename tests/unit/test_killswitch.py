@@ -4,15 +4,23 @@ from __future__ import annotations
 
 import fcntl
 import json
+import queue
 import stat
+import subprocess
+import sys
 import threading
 from pathlib import Path
+from types import SimpleNamespace
+from typing import IO
 
 import pytest
 
 import broker.killswitch
 from broker.errors import SettingsError
 from broker.killswitch import KillSwitch, Stop, stopped_message
+
+REPO = Path(__file__).resolve().parents[2]
+WAIT = 20.0
 
 
 def test_a_stop_covers_only_its_own_extension_in_its_own_workspace() -> None:
@@ -187,6 +195,63 @@ def test_a_change_waits_for_another_helm_process_holding_the_lock(tmp_path: Path
     worker.join()
     assert blocked
     assert {s.extension for s in KillSwitch(tmp_path).stops()} == {"com.example.a", "com.example.b"}
+
+
+def other_process(home: Path, extension: str) -> tuple[subprocess.Popen[str], queue.Queue[str]]:
+    """A second Helm process stopping ``extension`` (``tests/unit/killswitch_child.py``), and
+    its output lines as they come (so every wait on it can time out)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.unit.killswitch_child", str(home), extension],
+        cwd=REPO,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    lines: queue.Queue[str] = queue.Queue()
+
+    def pump() -> None:
+        assert proc.stdout is not None
+        with proc.stdout:
+            for line in proc.stdout:
+                lines.put(line.strip())
+
+    threading.Thread(target=pump, daemon=True).start()
+    return proc, lines
+
+
+def test_a_change_waits_for_another_process_in_the_middle_of_its_own_so_both_stops_survive(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The other process has read the file and, holding the lock, has not written yet. Had this
+    # process written in between, the other's write (of what it read before) would drop its stop.
+    proc, lines = other_process(tmp_path, "com.example.other")
+    try:
+        assert lines.get(timeout=WAIT) == "holding"
+        asked = threading.Event()
+
+        def flock(file: int | IO[str], operation: int) -> None:
+            asked.set()  # asking for the lock (or, had it taken none, done writing)
+            fcntl.flock(file, operation)
+
+        locks = SimpleNamespace(flock=flock, LOCK_EX=fcntl.LOCK_EX, LOCK_UN=fcntl.LOCK_UN)
+        monkeypatch.setattr(broker.killswitch, "fcntl", locks)
+        mine = KillSwitch(tmp_path)
+        worker = threading.Thread(target=mine.set, args=("ws", "com.example.mine", None, True))
+        worker.start()
+        assert asked.wait(WAIT)
+        assert proc.stdin is not None
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+        assert lines.get(timeout=WAIT) == "done"
+        worker.join(WAIT)
+        assert not worker.is_alive()
+        assert proc.wait(WAIT) == 0
+    finally:
+        proc.kill()
+        proc.wait(WAIT)
+        if proc.stdin is not None:
+            proc.stdin.close()
+    assert {s.extension for s in KillSwitch(tmp_path).stops()} == {"com.example.other", "com.example.mine"}
 
 
 def test_a_change_keeps_the_stops_another_process_wrote_since_the_last_look(
