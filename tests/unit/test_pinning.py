@@ -6,6 +6,8 @@ broker and a real home.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -13,10 +15,14 @@ import pytest
 
 from broker import Broker
 from broker.extensions import review
-from tests.helpers import new_broker
+from broker.kinds.mcp.adapter import McpKind
+from broker.kinds.mcp.rules import McpConnection
+from broker.settings import Workspace
+from tests.helpers import manifest_dict, new_broker, setup_extension
 from tests.unit.kinds.mcp_setup import TDT_LIKE, add_stdio, code, mcp_extension, use_limits
 
 TOOLS = ["tdt_workspace_status", "mutate", "fail"]
+WAIT = 20.0
 
 
 def pins_of(broker: Broker, extension: str) -> dict[str, Any]:
@@ -89,3 +95,66 @@ async def test_a_write_tool_is_pinned_before_its_dialog_describes_it(tmp_path: P
         pins = pins_of(broker, ctx.extension)
     assert summary.title == "Confirm tool call"
     assert set(pins["m"]["tools"]) == {"fail", "tdt_workspace_status"}
+
+
+def contacts_meet(monkeypatch: pytest.MonkeyPatch, count: int, second_differs: bool = False) -> list[Any]:
+    """The MCP kind's pins (at first contact) each wait until ``count`` of them have asked the
+    server, so the calls reach their first contact at once; with ``second_differs`` the server
+    answers the second one with another definition of the tool called (it changed between the
+    two). Returns the pins in the order they were fetched."""
+    real = McpKind.pin
+    fetched: list[Any] = []
+    met = asyncio.Event()
+
+    async def pin(self: McpKind, workspace: Workspace, conn: McpConnection) -> Mapping[str, Any]:
+        got = dict(await real(self, workspace, conn))
+        if second_differs and len(fetched) == 1:
+            tools = dict(got["tools"])
+            tools["tdt_workspace_status"] = {**tools["tdt_workspace_status"], "digest": "0" * 64}
+            got["tools"] = tools
+        fetched.append(got)
+        if len(fetched) == count:
+            met.set()
+        await asyncio.wait_for(met.wait(), WAIT)
+        return got
+
+    monkeypatch.setattr(McpKind, "pin", pin)
+    return fetched
+
+
+async def test_two_first_calls_at_once_pin_once_and_both_are_checked_against_that_one_pin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with new_broker(tmp_path / "home") as broker:
+        ctx = await mcp_extension(broker, tmp_path, "odd", TOOLS)
+        add_stdio(broker, "odd", TDT_LIKE)
+        fetched = contacts_meet(monkeypatch, 2, second_differs=True)
+        results = await asyncio.gather(*(broker.call(ctx, "m", "tdt_workspace_status", {}) for _ in range(2)))
+        pinned = pins_of(broker, ctx.extension)["m"]["tools"]
+        records = [(r.decision, r.outcome) for r in broker.audit.records()]
+    real, changed = (f["tools"] for f in fetched)
+    assert pinned in (real, changed) and real != changed
+    # The pin stored is the one both calls were checked against: the server's real definition
+    # passes, the changed one is refused, for both calls alike.
+    expected = None if pinned == real else "refused"
+    assert [code(r) for r in results] == [expected, expected]
+    assert records.count(("pinned", "first contact")) == 1
+
+
+async def test_two_extensions_first_calls_at_once_each_pin_into_its_own_approval(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    conn = {"id": "m", "kind": "mcp", "server": "odd", "operations": TOOLS}
+    async with new_broker(tmp_path / "home") as broker:
+        one = await setup_extension(broker, tmp_path, manifest_dict([conn], id="com.example.one"))
+        two = await setup_extension(broker, tmp_path, manifest_dict([conn], id="com.example.two"))
+        add_stdio(broker, "odd", TDT_LIKE)  # set up after both approvals: nothing pinned yet
+        contacts_meet(monkeypatch, 2)
+        results = await asyncio.gather(
+            *(broker.call(ctx, "m", "tdt_workspace_status", {}) for ctx in (one, two))
+        )
+        pins = {ctx.extension: pins_of(broker, ctx.extension) for ctx in (one, two)}
+        records = sorted((r.extension, r.decision) for r in broker.audit.records() if r.decision == "pinned")
+    assert [code(r) for r in results] == [None, None]
+    assert all(set(p["m"]["tools"]) == set(TOOLS) and p["m"]["first_contact"] for p in pins.values())
+    assert records == [("com.example.one", "pinned"), ("com.example.two", "pinned")]
