@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from broker.errors import CallError, ErrorCode
-from broker.fs.guard import FileGuard, GuardRoot, checked_sha256, encode_text, folder_holds, locate
+from broker.fs.guard import FileGuard, GuardRoot, Root, checked_sha256, encode_text, folder_holds, locate
 
 
 def test_an_absolute_path_goes_to_the_longest_root_it_starts_with() -> None:
@@ -107,3 +107,30 @@ def test_a_folder_holds_itself_and_what_lies_below_it_even_through_links(tmp_pat
     assert not folder_holds(tmp_path / "missing", inner)
     assert not folder_holds(tmp_path / "a", tmp_path / "missing")
     assert folder_holds(Path("/"), inner)
+
+
+def test_a_folder_is_looked_for_at_most_256_folders_above(tmp_path: Path) -> None:
+    deep = tmp_path / "/".join(["d"] * 257)
+    deep.mkdir(parents=True)
+    assert folder_holds(tmp_path / "/".join(["d"] * 2), deep)  # 255 folders above
+    assert not folder_holds(tmp_path / "d", deep)  # 256 above: deeper trees are not looked at
+
+
+def test_a_root_is_named_in_messages_by_what_it_is() -> None:
+    assert Root("Workspace", "main", Path("/w")).what == "the workspace root"
+    assert Root("Project", "site", Path("/p")).what == "the project 'site'"
+
+
+def test_of_two_roots_at_the_same_folder_an_absolute_path_goes_to_the_first() -> None:
+    assert locate([Path("/w"), Path("/w/"), Path("/w")], "/w/a.txt").root == 0
+    assert locate([Path("/v"), Path("/w/"), Path("/w")], "/w/a.txt").root == 1
+
+
+def test_a_file_holds_nothing_not_even_itself_and_no_look_leaves_a_descriptor_open(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "f.txt").write_text("x", encoding="utf-8")
+    before = len(os.listdir("/proc/self/fd"))
+    assert not folder_holds(tmp_path / "a" / "f.txt", tmp_path / "a" / "f.txt")
+    assert folder_holds(tmp_path, tmp_path / "a")
+    assert not folder_holds(tmp_path / "a", tmp_path)
+    assert len(os.listdir("/proc/self/fd")) == before

@@ -186,9 +186,17 @@ class SwapAfterStat:
         return result
 
 
-@pytest.mark.parametrize("swap", ["symlink", "fifo"])
+@pytest.mark.parametrize(
+    ("swap", "says"),
+    [
+        ("symlink", "'sub/a.txt' is a symlink; Helm does not follow symlinks"),
+        ("fifo", "'sub/a.txt' is not a regular file"),
+        ("folder", "'sub/a.txt' is not a regular file"),
+        ("gone", "'sub/a.txt' does not exist"),
+    ],
+)
 def test_a_file_swapped_after_its_check_is_refused_by_the_open_itself(
-    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, swap: str
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, swap: str, says: str
 ) -> None:
     (tree / "sub" / "hard").unlink()
     outside = tmp_path / "secret.txt"
@@ -199,16 +207,56 @@ def test_a_file_swapped_after_its_check_is_refused_by_the_open_itself(
         target.unlink()
         if swap == "symlink":
             target.symlink_to(outside)
-        else:
+        elif swap == "fifo":
             os.mkfifo(target)
+        elif swap == "folder":
+            target.mkdir()
 
     handle = opened(tree)
     parent = open_parent(handle, parse_path("sub/a.txt"))
     monkeypatch.setattr(safe, "os", SwapAfterStat(replace))
     before = descriptors()
-    with pytest.raises(CallError):
+    with pytest.raises(CallError) as caught:
         open_leaf(parent, parse_path("sub/a.txt"))
     monkeypatch.undo()
+    assert caught.value.code is ErrorCode.REFUSED
+    assert caught.value.message == says
+    assert descriptors() == before
+    os.close(parent)
+    os.close(handle.fd)
+
+
+class Failing:
+    """``os`` as the guard sees it, except that one call fails the way a disk or a permission
+    can (Helm runs as a user the file may not be readable by; these tests may run as root)."""
+
+    def __init__(self, call: str, error: OSError) -> None:
+        self._call, self._error = call, error
+
+    def __getattr__(self, name: str) -> Any:
+        if name != self._call:
+            return getattr(os, name)
+
+        def fail(*args: Any, **kwargs: Any) -> Any:
+            raise self._error
+
+        return fail
+
+
+@pytest.mark.parametrize("call", ["stat", "open"])
+def test_a_file_that_cannot_be_checked_or_opened_is_refused_saying_so_without_a_descriptor_left(
+    tree: Path, monkeypatch: pytest.MonkeyPatch, call: str
+) -> None:
+    (tree / "sub" / "hard").unlink()
+    handle = opened(tree)
+    parent = open_parent(handle, parse_path("sub/a.txt"))
+    before = descriptors()
+    monkeypatch.setattr(safe, "os", Failing(call, PermissionError(13, "Permission denied")))
+    with pytest.raises(CallError) as caught:
+        open_leaf(parent, parse_path("sub/a.txt"))
+    monkeypatch.undo()
+    assert caught.value.code is ErrorCode.REFUSED
+    assert caught.value.message == "'sub/a.txt' cannot be opened"
     assert descriptors() == before
     os.close(parent)
     os.close(handle.fd)
@@ -222,6 +270,8 @@ def test_a_read_stops_at_its_limit_across_chunks(tmp_path: Path) -> None:
         assert len(read_upto(fd, (5 << 20) // 2)) == (5 << 20) // 2
         assert len(read_upto(fd, 4 << 20)) == 3 << 20
         assert read_upto(fd, 0) == b""
+        assert read_upto(fd, 1) == b"x"  # a last byte is read too, alone or after a whole chunk
+        assert len(read_upto(fd, (1 << 20) + 1)) == (1 << 20) + 1
     finally:
         os.close(fd)
 
