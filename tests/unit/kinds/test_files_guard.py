@@ -139,3 +139,33 @@ def test_roots_are_compared_in_normal_form(tmp_path: Path) -> None:
 
 def test_locate_of_a_root_at_slash(tmp_path: Path) -> None:
     assert locate([Path("/")], "/etc/passwd").path.text == "etc/passwd"
+
+
+@pytest.mark.parametrize(
+    ("path", "says"),
+    [
+        ("leaf.txt", "is a symlink"),
+        ("dir/f.txt", "'dir' is a symlink"),
+        ("pipe", "is not a regular file"),
+        ("twin.txt", "more than one hard link"),
+        ("app", "is a folder"),
+        ("none/f.txt", "'none' does not exist"),
+        ("f.txt/x", "'f.txt' cannot be opened"),
+        ("d/\udcff", "not valid Unicode text"),
+        ("a/" * 2048 + "b", "1 to 4096 characters"),
+        ("n" * 256, "longer than 255 bytes"),
+    ],
+)
+def test_every_refusal_of_a_read_or_a_write_leaves_no_descriptor_open(
+    guard: FileGuard, tmp_path: Path, path: str, says: str
+) -> None:
+    os.symlink(tmp_path / "outside" / "f.txt", tmp_path / "ws" / "leaf.txt")
+    os.symlink(tmp_path / "outside", tmp_path / "ws" / "dir")
+    os.mkfifo(tmp_path / "ws" / "pipe")
+    os.link(tmp_path / "outside" / "f.txt", tmp_path / "ws" / "twin.txt")
+    before = len(os.listdir("/proc/self/fd"))
+    assert says in refusal(guard.read_text, path)
+    assert says in refusal(guard.write_text, path, "x", sha("workspace"))
+    assert says in refusal(guard.write_text, path, "x", create=True)
+    assert len(os.listdir("/proc/self/fd")) == before
+    assert (tmp_path / "outside" / "f.txt").read_text() == "SECRET"
