@@ -160,8 +160,26 @@ async def test_an_apps_log_message_is_logged_and_other_notifications_are_not(
     with caplog.at_level(logging.INFO, logger="helm.apps"):
         h.session.receive('{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"hello"}}')
         h.session.receive('{"jsonrpc":"2.0","method":"ui/notifications/size-changed","params":{"data":"no"}}')
+        h.session.receive('{"jsonrpc":"2.0","method":"notifications/progress","params":{"data":"no"}}')
     said = [r.getMessage() for r in caplog.records if r.name == "helm.apps"]
     assert said == [f'app {app.ext_id} says: "hello"']
+
+
+async def test_an_apps_size_reaches_the_window_in_whole_pixels_and_anything_else_as_unknown(app: App) -> None:
+    h = await app.session()
+    sizes: list[tuple[int | None, int | None]] = []
+    h.session.sized = lambda width, height: sizes.append((width, height))
+    for params in (
+        {"width": 320, "height": 240.7},
+        {"width": True, "height": -1},
+        {"width": 999_999, "height": 1e6},
+        {"width": 0, "height": "3"},
+        {},
+    ):
+        message = {"jsonrpc": "2.0", "method": "ui/notifications/size-changed", "params": params}
+        assert sent_now(h, json.dumps(message)) == []
+    h.session.receive('{"jsonrpc":"2.0","method":"ui/notifications/size-changed","params":[1,2]}')
+    assert sizes == [(320, 240), (None, None), (999_999, None), (0, None), (None, None)]
 
 
 # -- requests in flight --------------------------------------------------------------------------
