@@ -263,14 +263,17 @@ async def test_a_failure_inside_helm_is_answered_as_an_internal_error(
 async def test_nothing_is_sent_to_an_app_before_it_says_it_initialized(app: App) -> None:
     h = await app.session()
     h.session.notify_context({"theme": "dark"})
+    h.session.notify("ui/notifications/tool-input", {"arguments": {}})
     assert await h.session.teardown("closing") is False
     assert h.window.sent == []
     assert not h.session.started.is_set()
     h.session.receive(INITIALIZED)
     assert h.session.initialized and h.session.started.is_set()
     h.session.notify_context({"theme": "dark"})
+    h.session.notify("ui/notifications/tool-input", {"arguments": {}})
     assert h.window.sent == [
-        {"jsonrpc": "2.0", "method": "ui/notifications/host-context-changed", "params": {"theme": "dark"}}
+        {"jsonrpc": "2.0", "method": "ui/notifications/host-context-changed", "params": {"theme": "dark"}},
+        {"jsonrpc": "2.0", "method": "ui/notifications/tool-input", "params": {"arguments": {}}},
     ]
 
 
@@ -420,8 +423,11 @@ async def test_app_state_set_is_kept_for_the_instance_and_a_refused_set_says_so(
     assert (await h.ask("helm/state/get"))["result"] == {"state": {"n": 1}}
 
 
-async def test_a_chat_message_is_not_supported(app: App) -> None:
+async def test_a_chat_message_is_refused_and_the_window_says_so(app: App) -> None:
     h = await app.session()
+    notices: list[str] = []
+    h.session.notices = notices.append
     answer = await h.ask("ui/message", {"role": "user", "content": [{"type": "text", "text": "hi"}]})
     assert answer["error"]["code"] == SERVER_ERROR
     assert "not supported: Helm has no chat" in answer["error"]["message"]
+    assert notices == ["The app tried to send a chat message; Helm has no chat, so it was refused."]
