@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -186,3 +187,61 @@ def test_a_subdomain_pattern_matches_only_below_its_domain(host: str, sub: str, 
     assert decide.url_matches(pattern, f"https://{sub}.{host}{path}")
     assert not decide.url_matches(pattern, f"https://{host}{path}")
     assert not decide.url_matches(pattern, f"https://{sub}{host}{path}")  # glued, not a subdomain
+
+
+class Plain:
+    """A plain extension's manifest (no app), as the policy reads it."""
+
+    app = None
+
+    def __init__(self, *kinds: str) -> None:
+        self.connections = tuple(SimpleNamespace(id=f"c{i}", kind=k) for i, k in enumerate(kinds))
+
+    def digest(self) -> str:
+        return "a" * 64
+
+
+def refusal_of(state: PolicyState, ext_id: str, manifest: Any, origin: str | None = None) -> tuple[str, str]:
+    found = decide.extension(state, ext_id, manifest, origin)
+    assert found is not None
+    return found.rule, found.message
+
+
+def test_an_extension_is_allowed_by_its_id_and_where_a_digest_is_named_only_with_that_manifest():
+    ruled = state(
+        {
+            "extensions": {
+                "allow": [
+                    {"id": "com.example.a"},
+                    {"id": "com.example.b", "digest": "a" * 64},
+                    {"id": "com.example.c", "digest": "b" * 64},
+                ]
+            }
+        }
+    )
+    assert decide.extension(ruled, "com.example.a", Plain()) is None
+    assert decide.extension(ruled, "com.example.b", Plain()) is None
+    assert decide.extension(ruled, "com.example.c", None) is None  # no manifest read: nothing to compare
+    rule, message = refusal_of(ruled, "com.example.z", Plain())
+    assert rule == "extensions.allow" and "com.example.z is not one of the extensions it allows" in message
+    rule, message = refusal_of(ruled, "com.example.c", Plain())
+    assert rule == "extensions.allow" and "com.example.c is allowed only as another version" in message
+    assert decide.extension(state({"kinds": {"files": {}}}), "com.example.z", Plain("files")) is None
+
+
+def test_an_extension_must_come_from_a_catalogue_the_policy_names():
+    ruled = state({"extensions": {"catalogues": ["corp"]}})
+    assert decide.extension(ruled, "com.example.a", Plain(), "corp") is None
+    rule, message = refusal_of(ruled, "com.example.a", Plain())
+    assert rule == "extensions.catalogues" and message.endswith("one of the catalogues it names (corp)")
+    _, message = refusal_of(state({"extensions": {"catalogues": []}}), "com.example.a", Plain(), "corp")
+    assert message.endswith("one of the catalogues it names (none)")
+
+
+def test_an_extension_may_declare_only_connections_of_kinds_the_policy_allows():
+    ruled = state({"kinds": {"files": {}, "http": {}}})
+    assert decide.extension(ruled, "com.example.a", Plain("files", "http")) is None
+    assert decide.extension(ruled, "com.example.a", None) is None
+    rule, message = refusal_of(ruled, "com.example.a", Plain("files", "db"))
+    assert rule == "kinds" and "declares connection 'c1' of kind db, a kind it does not allow" in message
+    assert decide.extension(state({"extensions": {"catalogues": None}}), "com.example.a", Plain("db")) is None
