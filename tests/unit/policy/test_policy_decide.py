@@ -67,8 +67,9 @@ def test_no_policy_refuses_nothing():
 
 
 def test_a_refused_file_refuses_everything_naming_the_file():
+    beside = state({"kinds": {"files": {}}}).policies  # a trusted file beside it allows the call
     refused = PolicyState(
-        refused=(RefusedFile(Path("/etc/helm/policy.json"), "it is owned by user id 1000"),)
+        beside, refused=(RefusedFile(Path("/etc/helm/policy.json"), "it is owned by user id 1000"),)
     )
     for found in (
         decide.call(refused, "files", False, [], "connection 'c'"),
