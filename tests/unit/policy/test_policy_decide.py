@@ -73,6 +73,7 @@ def test_a_refused_file_refuses_everything_naming_the_file():
     )
     for found in (
         decide.call(refused, "files", False, [], "connection 'c'"),
+        decide.profile(refused, [], "profile 'p'"),
         decide.extension(refused, "com.example.a", None),
         decide.agent(refused, "a", ["/x"]),
         decide.dev_mode(refused),
@@ -111,6 +112,36 @@ def test_each_reach_meets_its_own_rule(doc: dict[str, Any], reach: Reach, rule: 
     assert found.message.startswith(f"refused by your organisation's policy ({rule}): profile 'p' ")
     if reach.what != "db_engine":  # the manifest names its engine; where a profile reaches, never
         assert reach.value not in found.message
+
+
+EVERY_REACH_RULE = {
+    "services": {"base_urls": ["https://api.example.com/*"], "oauth_urls": ["https://auth.example.com/*"]},
+    "mcp": {"commands": [sys.executable], "urls": ["https://mcp.example.com/*"]},
+    "databases": {"hosts": ["db.example.com"], "engines": ["postgres"]},
+}
+
+
+@pytest.mark.parametrize(
+    ("what", "allowed", "outside", "rule"),
+    [
+        ("service_url", "https://api.example.com/v1", "https://auth.example.com/o", "services.base_urls"),
+        ("oauth_url", "https://auth.example.com/o", "https://api.example.com/v1", "services.oauth_urls"),
+        ("mcp_command", sys.executable, "/nonexistent/helm-test-program", "mcp.commands"),
+        ("mcp_url", "https://mcp.example.com/mcp", "https://api.example.com/v1", "mcp.urls"),
+        ("db_host", "db.example.com", "postgres", "databases.hosts"),
+        ("db_engine", "postgres", "db.example.com", "databases.engines"),
+    ],
+)
+def test_each_reach_is_judged_by_its_own_rule_alone(what: str, allowed: str, outside: str, rule: str):
+    # Each value refused for one reach is one another rule allows: no rule judges another's reach.
+    ruled = state(EVERY_REACH_RULE)
+    assert decide.profile(ruled, [Reach(what, allowed)], "profile 'p'") is None
+    assert decide.call(ruled, "x", False, [Reach(what, allowed)], "profile 'p'") is None
+    for found in (
+        decide.profile(ruled, [Reach(what, allowed), Reach(what, outside)], "profile 'p'"),
+        decide.call(ruled, "x", False, [Reach(what, allowed), Reach(what, outside)], "profile 'p'"),
+    ):
+        assert found is not None and found.rule == rule
 
 
 def test_a_database_host_is_compared_without_case():
