@@ -189,6 +189,10 @@ def test_an_apps_server_must_be_one_the_policy_names():
     assert (
         decide.call(ruled, "mcp", False, [Reach("mcp_url", "https://x.com/mcp")], "s") is None
     )  # not an app
+    # apps.servers judges only where an app's server is; without it any server may serve apps.
+    assert decide.call(ruled, "http", False, [Reach("service_url", "https://x.com/")], "s", app=True) is None
+    unruled = state({"kinds": {"mcp": {}}})
+    assert decide.call(unruled, "mcp", False, [Reach("mcp_url", "https://x.com/mcp")], "s", app=True) is None
 
 
 def test_every_default_is_written_out_when_shown():
