@@ -191,6 +191,8 @@ def test_an_apps_server_must_be_one_the_policy_names():
     )  # not an app
     # apps.servers judges only where an app's server is; without it any server may serve apps.
     assert decide.call(ruled, "http", False, [Reach("service_url", "https://x.com/")], "s", app=True) is None
+    program = decide.call(ruled, "mcp", False, [Reach("mcp_command", "/nonexistent/x")], "s", app=True)
+    assert program is not None and program.rule == "apps.servers"
     unruled = state({"kinds": {"mcp": {}}})
     assert decide.call(unruled, "mcp", False, [Reach("mcp_url", "https://x.com/mcp")], "s", app=True) is None
 
@@ -281,3 +283,12 @@ def test_an_extension_may_declare_only_connections_of_kinds_the_policy_allows():
     rule, message = refusal_of(ruled, "com.example.a", Plain("files", "db"))
     assert rule == "kinds" and "declares connection 'c1' of kind db, a kind it does not allow" in message
     assert decide.extension(state({"extensions": {"catalogues": None}}), "com.example.a", Plain("db")) is None
+
+
+def test_an_agent_runs_only_if_every_policy_that_lists_agents_allows_its_program():
+    ruled = state({"kinds": {"files": {}}}, {"agents": {"allow": [{"command": sys.executable}]}})
+    assert decide.agent(ruled, "a", [sys.executable, "-m", "agent"]) is None
+    found = decide.agent(ruled, "b", ["/nonexistent/agent"])
+    assert found is not None and found.rule == "agents.allow" and found.source == Path("/etc/helm/1.json")
+    assert "agent 'b' is not one of the agents it allows" in found.message
+    assert decide.agent(state({"kinds": {"files": {}}}), "b", ["/nonexistent/agent"]) is None
