@@ -292,3 +292,37 @@ def test_an_agent_runs_only_if_every_policy_that_lists_agents_allows_its_program
     assert found is not None and found.rule == "agents.allow" and found.source == Path("/etc/helm/1.json")
     assert "agent 'b' is not one of the agents it allows" in found.message
     assert decide.agent(state({"kinds": {"files": {}}}), "b", ["/nonexistent/agent"]) is None
+
+
+def test_what_the_policy_manages_is_named_by_the_setting_it_governs():
+    ruled = state(
+        {
+            "services": {"base_urls": ["https://api.example.com/*"], "oauth_urls": []},
+            "mcp": {"commands": ["/usr/bin/srv"]},
+            "databases": {"hosts": ["db.example.com"], "engines": ["postgres", "mysql"]},
+            "agents": {
+                "allow": [{"package": "claude-code"}, {"command": "/usr/bin/agent"}],
+                "write": False,
+                "allow_always": False,
+            },
+            "apps": {"resource_domains": False},
+            "dev_mode": False,
+        },
+        {"mcp": {"urls": ["https://mcp.example.com/*"]}},
+    )
+    words = "Managed by your organisation's policy: "
+    assert decide.managed(ruled) == {
+        "services": words
+        + "only these base URLs: https://api.example.com/*; only these OAuth2 sign-in URLs: none",
+        "mcp_servers": words
+        + "only these programs: /usr/bin/srv; only these URLs: https://mcp.example.com/*",
+        "databases": words + "only these hosts: db.example.com; only these engines: postgres, mysql",
+        "agents": words + "only these agents: claude-code, /usr/bin/agent",
+        "agents.write": words + "agents may not change files",
+        "agents.allow_always": words + '"allow always" is not available',
+        "apps.resource_domains": words + "apps' resource domains are never allowed",
+        "dev_mode": words + "author mode (helm dev) is not available",
+    }
+    assert decide.managed(state({"kinds": {"files": {}}})) == {}
+    bad = RefusedFile(Path("/etc/helm/policy.json"), "it is owned by user id 1000")
+    assert decide.managed(PolicyState(refused=(bad,))) == {"all": words + bad.message}
