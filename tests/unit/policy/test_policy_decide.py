@@ -292,6 +292,11 @@ def test_an_agent_runs_only_if_every_policy_that_lists_agents_allows_its_program
     assert found is not None and found.rule == "agents.allow" and found.source == Path("/etc/helm/1.json")
     assert "agent 'b' is not one of the agents it allows" in found.message
     assert decide.agent(state({"kinds": {"files": {}}}), "b", ["/nonexistent/agent"]) is None
+    packaged = state({"agents": {"allow": [{"package": "claude-code"}]}})
+    launch = [*decide.helm_command(), "agent", "start-adapter"]
+    assert decide.agent(packaged, "c", [*launch, "claude-code", "--home", "/h"]) is None
+    assert decide.agent(packaged, "d", [*launch, "other-agent"]) is not None
+    assert decide.agent(packaged, "e", []) is not None
 
 
 def test_what_the_policy_manages_is_named_by_the_setting_it_governs():
