@@ -331,3 +331,27 @@ def test_what_the_policy_manages_is_named_by_the_setting_it_governs():
     assert decide.managed(state({"kinds": {"files": {}}})) == {}
     bad = RefusedFile(Path("/etc/helm/policy.json"), "it is owned by user id 1000")
     assert decide.managed(PolicyState(refused=(bad,))) == {"all": words + bad.message}
+
+
+def test_an_agent_one_policy_allows_is_still_refused_by_another_that_does_not():
+    both = state(
+        {"agents": {"allow": [{"command": sys.executable}, {"package": "claude-code"}]}},
+        {"agents": {"allow": [{"command": "/nonexistent/other"}]}},
+    )
+    for command in ([sys.executable], [*decide.helm_command(), "agent", "start-adapter", "claude-code"]):
+        found = decide.agent(both, "a", command)
+        assert found is not None and found.source == Path("/etc/helm/1.json")
+
+
+@pytest.mark.parametrize(
+    ("rule", "doc", "ask"),
+    [
+        ("agents.write", {"agents": {"write": False}}, decide.agent_writes),
+        ("agents.allow_always", {"agents": {"allow_always": False}}, decide.allow_always),
+        ("dev_mode", {"dev_mode": False}, decide.dev_mode),
+    ],
+)
+def test_a_switch_stays_on_unless_some_policy_turns_it_off(rule: str, doc: dict[str, Any], ask: Any):
+    assert ask(state({"kinds": {"files": {}}})) is None
+    found = ask(state({"kinds": {"files": {}}}, doc))
+    assert found is not None and found.rule == rule and found.source == Path("/etc/helm/1.json")
