@@ -355,3 +355,17 @@ def test_a_switch_stays_on_unless_some_policy_turns_it_off(rule: str, doc: dict[
     assert ask(state({"kinds": {"files": {}}})) is None
     found = ask(state({"kinds": {"files": {}}}, doc))
     assert found is not None and found.rule == rule and found.source == Path("/etc/helm/1.json")
+
+
+def test_an_agent_profile_names_a_catalogue_adapter_only_through_helms_own_launcher(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    helm = [sys.executable, "-m", "app.cli"]
+    assert decide.helm_command() == helm
+    assert decide.adapter_of([*helm, "agent", "start-adapter", "claude-code"]) == "claude-code"
+    assert decide.adapter_of([*helm, "agent", "start-adapter"]) is None
+    assert decide.adapter_of([*helm, "agent", "start", "claude-code"]) is None
+    assert decide.adapter_of(["/usr/bin/evil", "agent", "start-adapter", "claude-code"]) is None
+    monkeypatch.setattr(sys, "frozen", True, raising=False)  # the bundle: Helm is its own program
+    assert decide.helm_command() == [sys.executable]
+    assert decide.adapter_of([sys.executable, "agent", "start-adapter", "claude-code"]) == "claude-code"
