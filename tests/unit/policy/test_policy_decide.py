@@ -41,19 +41,34 @@ def state(*docs: dict[str, Any]) -> PolicyState:
         pytest.param("http://127.0.0.1:8080/*", "http://127.0.0.1:8080/a", True, id="loopback"),
         pytest.param("https://x.com/*", "https://user:pw@x.com/a", False, id="user-info"),
         pytest.param("https://x.com/*", "https://x.com:notaport/a", False, id="bad-port"),
+        pytest.param("https://*.example.com/*", "https://a.example.com/x", True, id="shortest-subdomain"),
+        pytest.param("https://*.example.com/*", "https://.example.com/x", False, id="empty-subdomain"),
+        pytest.param("https://x.com/v1", "https://x.com/v1", True, id="the-exact-path"),
+        pytest.param("https://x.com/v1?a=1", "https://x.com/v1?a=1", True, id="with-its-query"),
+        pytest.param("https://x.com/v1?a=1", "https://x.com/v1", False, id="without-its-query"),
+        pytest.param("https://x.com/v1/*", "https://x.com/v1", True, id="the-folder-itself"),
+        pytest.param("https://x.com/", "https://x.com", True, id="slash-bare-origin"),
+        pytest.param("https://x.com/", "https://x.com/a", False, id="slash-only"),
+        pytest.param("http://x.com:80/*", "http://x.com/a", True, id="http-default-port"),
+        pytest.param("http://x.com:81/*", "http://x.com/a", False, id="http-other-port"),
     ],
 )
 def test_url_patterns(pattern: str, url: str, matches: bool):
     assert decide.url_matches(pattern, url) is matches
 
 
-def test_an_executable_matches_by_path_by_name_on_path_and_through_links(tmp_path: Path):
+def test_an_executable_matches_by_path_by_name_on_path_and_through_links(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
     assert decide.same_executable(sys.executable, sys.executable)
     link = tmp_path / "python-link"
     link.symlink_to(sys.executable)
     assert decide.same_executable(str(link), sys.executable)
     assert decide.same_executable("sh", "/bin/sh") or decide.same_executable("sh", "/usr/bin/sh")
     assert not decide.same_executable("./sh", "/bin/sh")  # relative to a folder unknown here
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sh").symlink_to(sys.executable)
+    assert not decide.same_executable("./sh", sys.executable)  # even where the folder has it
     assert not decide.same_executable("/bin/sh", sys.executable)
 
 
