@@ -69,6 +69,7 @@ def test_an_executable_matches_by_path_by_name_on_path_and_through_links(
     monkeypatch.chdir(tmp_path)
     (tmp_path / "sh").symlink_to(sys.executable)
     assert not decide.same_executable("./sh", sys.executable)  # even where the folder has it
+    assert not decide.same_executable("helm-test-no-such-program", sys.executable)  # not on PATH
     assert not decide.same_executable("/bin/sh", sys.executable)
 
 
