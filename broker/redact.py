@@ -27,7 +27,6 @@ import json
 import re
 from collections.abc import Awaitable, Iterable
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote, quote_plus
 
 from broker.audit import AuditLog, AuditRecord
 from broker.errors import CallError
@@ -36,15 +35,6 @@ if TYPE_CHECKING:
     from broker.kinds.base import Call, KindEnv
 
 REDACTED = "[redacted by Helm]"
-
-
-def forms(secret: str) -> set[str]:
-    """Some common forms of the secret (as sent, in JSON text, in URLs); ``Scrubber`` matches
-    these and every other mix of encodings its pattern allows."""
-    found = {secret, quote(secret), quote(secret, safe=""), quote_plus(secret), quote(secret).lower()}
-    for escaped in (json.dumps(secret, ensure_ascii=False)[1:-1], json.dumps(secret)[1:-1]):
-        found |= {escaped, escaped.replace("/", "\\/")}
-    return {f for f in found if f}
 
 
 def _json_escaped(text: str) -> str:

@@ -94,3 +94,72 @@ def test_a_secret_only_inside_json_text_in_a_string_is_found(ascii_only: bool):
         "other": '{"h": "[redacted by Helm]"}',
     }
     assert scrubber.count == 2
+
+
+def test_unit_escapes_in_either_case_are_redacted_astral_characters_as_surrogate_pairs():
+    secret = "tok😀é"
+    upper = "\\u0074\\u006F\\u006B\\uD83D\\uDE00\\u00E9"
+    scrubber = Scrubber([secret])
+    assert scrubber.text(f"a {upper} b") == f"a {REDACTED} b"
+    assert scrubber.text(upper.lower()) == REDACTED
+    # Only in the answer's JSON text (the string holds the escapes): found by the pre-filter too.
+    assert scrubber.value({"echo": [upper]}) == {"echo": [REDACTED]}
+    assert scrubber.count == 3
+
+
+def test_a_percent_encoded_byte_below_0x10_is_redacted_with_its_leading_zero():
+    scrubber = Scrubber(["a\tb"])
+    assert scrubber.text("x=a%09b") == f"x={REDACTED}"
+    assert scrubber.value({"q": ["a%09b"]}) == {"q": [REDACTED]}
+
+
+def test_a_space_written_as_a_plus_is_redacted_also_mixed_with_plain_spaces():
+    scrubber = Scrubber(["a b c"])
+    assert scrubber.text("q=a+b+c&r=a+b c") == f"q={REDACTED}&r={REDACTED}"
+    # Neither the plain nor the all-plus form is in the answer: only the + says to look.
+    assert scrubber.value({"q": "x a+b c y"}) == {"q": f"x {REDACTED} y"}
+    assert scrubber.count == 3
+
+
+@pytest.mark.parametrize(
+    ("secret", "echoed"),
+    [
+        pytest.param("a/b", "a\\/b", id="escaped-slash"),
+        pytest.param('\t"', '\\t\\"', id="only-characters-json-escapes"),
+    ],
+)
+def test_a_json_escaped_secret_inside_a_string_of_the_answer_is_redacted(secret: str, echoed: str):
+    scrubber = Scrubber([secret])
+    assert scrubber.value({"body": f"x{echoed}y"}) == {"body": f"x{REDACTED}y"}
+    assert scrubber.count == 1
+
+
+def test_a_secret_mixing_percent_and_unit_escapes_is_redacted():
+    scrubber = Scrubber(["tok"])
+    assert scrubber.value({"v": "%74\\u006Fk"}) == {"v": REDACTED}
+    assert scrubber.count == 1
+
+
+class Watched(dict[str, object]):
+    """An answer's object that notes every write: the walk writes each value back."""
+
+    writes = 0
+
+    def __setitem__(self, key: str, value: object) -> None:
+        Watched.writes += 1
+        super().__setitem__(key, value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("nothing to see", id="no-encoding-at-all"),
+        pytest.param("100% of \\u0041 C:\\dir a+b tok12", id="encodings-but-not-the-secret"),
+    ],
+)
+def test_an_answer_holding_no_form_of_the_secret_is_not_walked(text: str):
+    Watched.writes = 0
+    answer = Watched(a=text, b=[1, Watched(c=text)])
+    assert Scrubber(["tok123"]).value(answer) is answer
+    assert Watched.writes == 0
+    assert answer == {"a": text, "b": [1, {"c": text}]}
