@@ -37,13 +37,13 @@ class Scan:
     named: bool
     """SQLite named or numbered parameters (``:x``, ``@x``, ``$x``, ``?1``) were used."""
     unterminated: bool
-    first_words: tuple[str, ...] = ()
+    first_words: tuple[str, ...]
     """The first keyword of each statement, upper-cased (``SELECT``, ``WITH``, ``INSERT``…)."""
-    words: frozenset[str] = frozenset()
+    words: frozenset[str]
     """Every bare word outside strings, quoted identifiers and comments, upper-cased."""
-    executable: bool = False
+    executable: bool
     """A MySQL executable comment (``/*! … */``, ``/*M! … */``) is present."""
-    foreign: tuple[str, ...] = ()
+    foreign: tuple[str, ...]
     """Another engine's placeholders, outside strings and comments: PostgreSQL's ``$1`` in
     SQLite or MySQL, ``?`` in PostgreSQL (where it may also be a jsonb operator)."""
 
@@ -58,8 +58,8 @@ def _ident_char(c: str) -> bool:
 
 
 def _line_end(sql: str, i: int) -> int:
-    j = sql.find("\n", i)
-    return len(sql) if j < 0 else j + 1
+    """The index after the newline that ends the line comment at ``i``, or the end of the text."""
+    return sql.find("\n", i) + 1 or len(sql)
 
 
 def _mysql_dash_comment(sql: str, i: int) -> bool:
@@ -84,10 +84,8 @@ class _Scanner:
 
     def run(self) -> Scan:
         i, n = 0, len(self.sql)
-        while i < n:
+        while 0 <= i < n:
             i = self._step(i)
-            if i < 0:
-                break
         unterminated = i < 0 or self.exec_depth > 0
         if self.content:
             self.statements += 1

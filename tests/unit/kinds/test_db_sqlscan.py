@@ -3,7 +3,12 @@ test_db_fuzz.py against the real server)."""
 
 from __future__ import annotations
 
+import sqlite3
+from dataclasses import dataclass
+
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from broker.kinds.db.rules import read_problem, sql_problems
 from broker.kinds.db.sqlscan import scan
@@ -167,6 +172,9 @@ def test_every_quote_kind_hides_its_text_exactly_as_its_engine_reads_it(
         ("mysql", "SELECT /* a"),
         ("mysql", "SELECT /*! 1"),
         ("sqlite", "SELECT `a``"),
+        ("sqlite", "/* only an open comment"),
+        ("mysql", "SELECT 1 /*!50000"),
+        ("mysql", "SELECT /*! 1 */ /*! 2"),
     ],
 )
 def test_unterminated_text_is_reported_and_counts_as_a_statement(engine: str, sql: str) -> None:
@@ -337,3 +345,104 @@ def test_the_shortest_comments_end_exactly_where_they_close(engine: str, sql: st
     found = scan(sql, engine)
     assert seen <= set(found.words)
     assert not found.unterminated
+
+
+# -- Every quote kind, any content ------------------------------------------------------------
+# Text that means something outside quotes: words, placeholders, comment and quote openers,
+# statement ends, backslashes.
+PIECES = ["INTO", "x", " ", ";", "?", "$1", "--", "#", "/*", "*/", "/*!", "'", '"', "`", "\\", "[", "]",
+          "$", "$$", "$q$", "e", "\n", "é"]  # fmt: skip
+CONTENTS = st.lists(st.sampled_from(PIECES), max_size=12).map("".join)
+
+
+@dataclass(frozen=True)
+class QuoteKind:
+    engine: str
+    opener: str
+    closer: str
+    backslash: bool = False
+    """A backslash escapes the next character (so a literal one is written doubled)."""
+
+    def quoted(self, content: str, backslash_quote: bool) -> str:
+        if self.closer.startswith("$"):  # a dollar-quoted body: no escapes, any text but its tag
+            return self.opener + content + self.closer
+        if self.backslash:
+            content = content.replace("\\", "\\\\")
+        if self.opener.endswith(self.closer):
+            escape = "\\" if self.backslash and backslash_quote else self.closer
+            content = content.replace(self.closer, escape + self.closer)
+        return self.opener + content + self.closer
+
+    def holds(self, content: str) -> bool:
+        """Whether ``content`` can be written in this kind at all."""
+        if self.closer.startswith("$"):
+            return (content + self.closer).find(self.closer) == len(content)
+        return self.opener.endswith(self.closer) or self.closer not in content
+
+
+QUOTE_KINDS = [
+    QuoteKind("sqlite", "'", "'"),
+    QuoteKind("sqlite", '"', '"'),
+    QuoteKind("sqlite", "`", "`"),
+    QuoteKind("sqlite", "[", "]"),
+    QuoteKind("postgres", "'", "'"),
+    QuoteKind("postgres", "E'", "'", backslash=True),
+    QuoteKind("postgres", "e'", "'", backslash=True),
+    QuoteKind("postgres", '"', '"'),
+    QuoteKind("postgres", "$$", "$$"),
+    QuoteKind("postgres", "$q$", "$q$"),
+    QuoteKind("postgres", "$_1$", "$_1$"),
+    QuoteKind("mysql", "'", "'", backslash=True),
+    QuoteKind("mysql", '"', '"', backslash=True),
+    QuoteKind("mysql", "`", "`"),
+]
+PLACEHOLDER = {"sqlite": "?", "postgres": "$1", "mysql": "?"}
+
+
+@pytest.mark.parametrize("kind", QUOTE_KINDS, ids=lambda k: f"{k.engine}-{k.opener}")
+@settings(max_examples=50)
+@given(content=CONTENTS, backslash_quote=st.booleans())
+def test_every_quote_kind_hides_any_content_and_ends_exactly_at_its_close(
+    kind: QuoteKind, content: str, backslash_quote: bool
+) -> None:
+    assume(kind.holds(content))
+    mark = PLACEHOLDER[kind.engine]
+    sql = f"SELECT {kind.quoted(content, backslash_quote)}AFTER, {mark} FROM t"
+    found = scan(sql, kind.engine)
+    assert (found.unterminated, found.statements, found.placeholders) == (False, 1, (mark,))
+    assert (found.foreign, found.named, found.executable) == ((), False, False)
+    prefix = {kind.opener[:-1].upper()} if kind.opener[:-1].isalpha() else set()  # E'…' reads E
+    assert found.words == {"SELECT", "AFTER", "FROM", "T"} | prefix
+
+
+@pytest.mark.parametrize("kind", QUOTE_KINDS, ids=lambda k: f"{k.engine}-{k.opener}")
+@settings(max_examples=50)
+@given(content=CONTENTS, backslash_quote=st.booleans())
+def test_every_quote_kind_left_open_is_unterminated(
+    kind: QuoteKind, content: str, backslash_quote: bool
+) -> None:
+    assume(kind.holds(content))
+    quoted = kind.quoted(content, backslash_quote)
+    found = scan("SELECT " + quoted[: -len(kind.closer)], kind.engine)
+    assert (found.unterminated, found.statements) == (True, 1)
+
+
+@settings(max_examples=50)
+@given(content=CONTENTS)
+def test_sqlite_reads_a_single_quoted_string_as_the_scan_does(content: str) -> None:
+    quoted = QUOTE_KINDS[0].quoted(content, backslash_quote=False)
+    with sqlite3.connect(":memory:") as db:
+        assert db.execute(f"SELECT {quoted}").fetchone() == (content,)
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "postgres", "mysql"])
+def test_a_non_ascii_character_from_u0080_continues_and_starts_a_name(engine: str) -> None:
+    assert words("SELECT a\x80INTO, \x80INTO x", engine) == {"SELECT", "A\x80INTO", "\x80INTO", "X"}
+
+
+def test_an_executable_comment_ends_exactly_at_its_close() -> None:
+    found = scan("SELECT /*!1*/INTO @v", "mysql")
+    assert {"SELECT", "INTO", "V"} <= found.words and not found.unterminated
+    # Only a comment, executable or not, is no statement.
+    assert scan("SELECT 1; /*! */", "mysql").statements == 1
+    assert scan("SELECT 1; /* */", "mysql").statements == 1
