@@ -52,6 +52,11 @@ def scan(sql: str, engine: str) -> Scan:
     return _Scanner(sql, engine).run()
 
 
+def _digit(c: str) -> bool:
+    """0-9, the only digits of the engines' lexers (``²`` or ``٣`` is a character of a name)."""
+    return "0" <= c <= "9"
+
+
 def _ident_char(c: str) -> bool:
     """A character that continues an unquoted identifier (any engine; non-ASCII letters too)."""
     return c.isalnum() or c in "_$" or ord(c) >= 0x80
@@ -126,7 +131,7 @@ class _Scanner:
             self.exec_depth += 1
             self.executable = True
             j = sql.index("!", i) + 1
-            while j < len(sql) and sql[j].isdigit():  # the server version it is meant for
+            while j < len(sql) and _digit(sql[j]):  # the server version it is meant for
                 j += 1
             return j
         return self._block_comment(i)
@@ -166,13 +171,13 @@ class _Scanner:
 
     def _word(self, i: int) -> int | None:
         sql, c = self.sql, self.sql[i]
-        if c.isdigit() or (c == "." and sql[i + 1 : i + 2].isdigit()):
+        if _digit(c) or (c == "." and _digit(sql[i + 1 : i + 2])):
             end, is_word = _mysql_number(sql, i) if self.mysql else (_number_end(sql, i), False)
             if not is_word:
                 self.content = True
                 return end
         elif c.isalpha() or c == "_" or ord(c) >= 0x80 or (c == "$" and self.mysql):
-            end = i + 1
+            end = i  # the first character continues a name too
             while end < len(sql) and _ident_char(sql[end]):
                 end += 1
         else:
@@ -213,7 +218,8 @@ def _e_prefix(sql: str, i: int) -> bool:
 
 def _number_end(sql: str, i: int) -> int:
     m = _NUMBER.match(sql, i)
-    return m.end() if m else i + 1
+    assert m is not None  # i is at a digit, or at a point before one
+    return m.end()
 
 
 def _mysql_number(sql: str, i: int) -> tuple[int, bool]:
@@ -235,11 +241,11 @@ def _mysql_number(sql: str, i: int) -> tuple[int, bool]:
             return j, False
         return word_end(i), True
     j = i
-    while j < n and sql[j].isdigit():
+    while j < n and _digit(sql[j]):
         j += 1
     if j < n and sql[j] == ".":  # a decimal: digits, then an optional exponent, then it ends
         j += 1
-        while j < n and sql[j].isdigit():
+        while j < n and _digit(sql[j]):
             j += 1
         e = _MYSQL_EXPONENT.match(sql, j)
         return (e.end() if e else j), False

@@ -131,6 +131,7 @@ def words(sql: str, engine: str) -> set[str]:
         ("sqlite", "SELECT `a``b INTO` FROM t", {"SELECT", "FROM", "T"}, {"INTO", "B"}),
         ("sqlite", "SELECT [a INTO] FROM t", {"SELECT", "FROM", "T"}, {"INTO", "A"}),
         ("sqlite", "SELECT 'a\\' INTO x", {"SELECT", "INTO", "X"}, set()),
+        ("sqlite", "SELECT [a\\] INTO x", {"SELECT", "INTO", "X"}, set()),
         ("postgres", "SELECT 'a\\' INTO x", {"SELECT", "INTO", "X"}, set()),
         ("postgres", "SELECT 'a''b INTO' AS x", {"SELECT", "AS", "X"}, {"INTO"}),
         ("postgres", 'SELECT "a""b INTO" FROM t', {"SELECT", "FROM", "T"}, {"INTO"}),
@@ -138,6 +139,10 @@ def words(sql: str, engine: str) -> set[str]:
         ("postgres", "SELECT e'a\\' INTO' AS x", {"SELECT", "E", "AS", "X"}, {"INTO"}),
         ("postgres", "SELECT 'x' e'\\' INTO' AS y", {"SELECT", "E", "AS", "Y"}, {"INTO"}),
         ("postgres", "SELECT be'a\\' INTO x", {"SELECT", "BE", "INTO", "X"}, set()),
+        ("postgres", "be'a\\' INTO x", {"BE", "INTO", "X"}, set()),
+        ("postgres", "E'a\\' INTO' AS x", {"E", "AS", "X"}, {"INTO"}),
+        ("postgres", "'a\\' AS e", {"AS", "E"}, set()),
+        ("postgres", "SELECT x'0\\' INTO y", {"SELECT", "X", "INTO", "Y"}, set()),
         ("postgres", "SELECT `a INTO` FROM t", {"SELECT", "A", "INTO", "FROM", "T"}, set()),
         ("postgres", "SELECT [a INTO] FROM t", {"SELECT", "A", "INTO", "FROM", "T"}, set()),
         ("postgres", "SELECT $$a INTO$$, $q$b INTO$q$ AS x", {"SELECT", "AS", "X"}, {"INTO", "A", "B"}),
@@ -299,6 +304,9 @@ def test_the_first_word_of_each_statement_is_upper_cased(
         ("SELECT 1.INTO", {"SELECT", "INTO"}, set()),
         ("SELECT .5INTO", {"SELECT", "INTO"}, set()),
         ("SELECT 1abc", {"SELECT", "1ABC"}, {"ABC"}),
+        ("SELECT 1a,INTO", {"SELECT", "1A", "INTO"}, set()),
+        ("SELECT 0INTO, 9INTO", {"SELECT", "0INTO", "9INTO"}, {"INTO"}),
+        ("SELECT 0x1g,INTO", {"SELECT", "0X1G", "INTO"}, set()),
         ("SELECT 1", {"SELECT"}, {"1"}),
         ("SELECT 12 x", {"SELECT", "X"}, {"12"}),
         ("SELECT 0x1F INTO", {"SELECT", "INTO"}, {"0X1F"}),
@@ -446,3 +454,10 @@ def test_an_executable_comment_ends_exactly_at_its_close() -> None:
     # Only a comment, executable or not, is no statement.
     assert scan("SELECT 1; /*! */", "mysql").statements == 1
     assert scan("SELECT 1; /* */", "mysql").statements == 1
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "postgres", "mysql"])
+def test_a_non_ascii_digit_starts_and_continues_a_name_as_in_every_engine(engine: str) -> None:
+    # Only 0-9 are digits to the engines' lexers; ² or ٣ is a character of a name.
+    assert words("SELECT ²INTO, ٣x, a٣", engine) == {"SELECT", "²INTO", "٣X", "A٣"}
+    assert scan("SELECT ²; ٣", engine).first_words == ("SELECT", "٣")
