@@ -303,6 +303,7 @@ def test_the_first_word_of_each_statement_is_upper_cased(
         ("SELECT 1.5INTO", {"SELECT", "INTO"}, set()),
         ("SELECT 1.INTO", {"SELECT", "INTO"}, set()),
         ("SELECT .5INTO", {"SELECT", "INTO"}, set()),
+        ("SELECT .9INTO", {"SELECT", "INTO"}, {"9INTO"}),
         ("SELECT 1abc", {"SELECT", "1ABC"}, {"ABC"}),
         ("SELECT 1a,INTO", {"SELECT", "1A", "INTO"}, set()),
         ("SELECT 0INTO, 9INTO", {"SELECT", "0INTO", "9INTO"}, {"INTO"}),
