@@ -24,11 +24,41 @@ if [ "$whole" -eq 1 ]; then
   mutate_pid=$!
 fi
 
+# The whole gate runs in two shards side by side, each in a D-Bus session and keychain of its
+# own: most tests wait on real servers, processes and the web view, so one process leaves a core
+# idle. The split is by folder, about even in time (see --durations in each shard's log). A
+# focused run (arguments given) is one process, its output shown as it comes.
+SHARDS=("tests/unit/agents tests/unit/kinds" "tests --ignore=tests/unit/agents --ignore=tests/unit/kinds")
+pytest_in_session() {  # SHARD-INDEX PYTEST-ARGS...
+  local i="$1"
+  shift
+  dbus-run-session -- scripts/test-session.sh .venv/bin/python -m pytest \
+    --ignore=tests/bench -m "not bench" --junitxml="$OUT/junit-$i.xml" -o junit_family=xunit2 \
+    --basetemp="$OUT/tmp-$i" --durations=15 "$@"
+}
+
 set +e
-dbus-run-session -- scripts/test-session.sh .venv/bin/python -m pytest \
-  --ignore=tests/bench -m "not bench" --junitxml="$OUT/junit.xml" -o junit_family=xunit2 \
-  --durations=15 "$@" 2>&1 | tee "$OUT/pytest.log"
-status="${PIPESTATUS[0]}"
+statuses=()
+if [ "$whole" -eq 1 ]; then
+  pids=()
+  for i in "${!SHARDS[@]}"; do
+    # shellcheck disable=SC2086  # a shard is a list of words
+    pytest_in_session "$i" ${SHARDS[$i]} > "$OUT/pytest-$i.log" 2>&1 &
+    pids+=("$!")
+  done
+  for pid in "${pids[@]}"; do
+    wait "$pid"
+    statuses+=("$?")
+  done
+  for i in "${!SHARDS[@]}"; do
+    echo "[check] shard $((i + 1)) of ${#SHARDS[@]}: ${SHARDS[$i]}"
+    cat "$OUT/pytest-$i.log"
+  done
+else
+  SHARDS=("$*")
+  pytest_in_session 0 "$@" 2>&1 | tee "$OUT/pytest-0.log"
+  statuses+=("${PIPESTATUS[0]}")
+fi
 set -e
 
 mutate_status=0
@@ -37,19 +67,32 @@ if [ -n "$mutate_pid" ]; then
   cat "$OUT/mutate.log"
 fi
 
-summary="$(grep -E '^=+ .*( in [0-9.]+s).* =+$' "$OUT/pytest.log" | tail -n 1 || true)"
+summaries=""
 skipped=0
-if [ -f "$OUT/junit.xml" ]; then
-  skipped="$(.venv/bin/python scripts/junit_skips.py "$OUT/junit.xml")"
-fi
+collected_none=0
+status=0
+for i in "${!SHARDS[@]}"; do
+  line="$(grep -E '^=+ .*( in [0-9.]+s).* =+$' "$OUT/pytest-$i.log" | tail -n 1 || true)"
+  [ -z "$line" ] && line="$(grep -E '^[0-9]+ (passed|failed).* in [0-9.]+s' "$OUT/pytest-$i.log" | tail -n 1 || true)"
+  summaries+="${line:-[check] shard $((i + 1)): no pytest summary line}"$'\n'
+  if [ -f "$OUT/junit-$i.xml" ]; then
+    skipped=$((skipped + $(.venv/bin/python scripts/junit_skips.py "$OUT/junit-$i.xml")))
+  fi
+  case "${statuses[$i]}" in
+    0) ;;
+    5) collected_none=1 ;;
+    *) status="${statuses[$i]}" ;;
+  esac
+done
 
 fail=0
 if [ "$lint_status" -ne 0 ]; then
   echo "[check] FAILED: lint or type check (see above)"; fail=1
 fi
-if [ "$status" -eq 5 ]; then
+if [ "$collected_none" -eq 1 ]; then
   echo "[check] FAILED: pytest collected no tests"; fail=1
-elif [ "$status" -ne 0 ]; then
+fi
+if [ "$status" -ne 0 ]; then
   echo "[check] FAILED: pytest exited with $status"; fail=1
 fi
 if [ "$mutate_status" -ne 0 ]; then
@@ -60,5 +103,5 @@ case "${CI:-}" in true|1|yes)
     echo "[check] FAILED: $skipped test(s) skipped; CI must run every test for real"; fail=1
   fi
 esac
-echo "${summary:-[check] no pytest summary line}"
+printf '%s' "$summaries"
 exit "$fail"
