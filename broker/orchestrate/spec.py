@@ -8,7 +8,10 @@
 The schema checks each field; ``lint`` the rules that span fields (a tool only, the permission).
 ``Orchestrate.fill`` makes the exact prompt of one build from its input: every ``{name}`` filled
 with that input's scalar (as an http template is), nothing else added; a brace that is not a
-placeholder stays as written, as in http bodies.
+placeholder stays as written, as in http bodies. The prompt is what the Start build dialog
+shows, character for character: every hidden character (a bidi override, a control, a zero-width
+character) is written as ``[U+XXXX]`` in the prompt itself (``broker.visible``), so the agent
+never reads text the user could not see; line breaks and tabs stay as they are.
 """
 
 from __future__ import annotations
@@ -21,9 +24,12 @@ from broker.arguments import check_arguments
 from broker.errors import CallError, ErrorCode
 from broker.kinds.base import Issue
 from broker.templates import fill_text, names
+from broker.visible import visible
 
 MAX_INPUT_CHARS = 4096
 """The longest string a build's input may give a placeholder (as for http arguments)."""
+MAX_PROMPT_CHARS = 65536
+"""The longest prompt a build may have, filled and shown (the template is up to 16,384)."""
 
 Root = Literal["project", "workspace"]
 
@@ -56,8 +62,9 @@ class Orchestrate:
         )
 
     def fill(self, given: Any) -> str:
-        """The exact prompt for ``given`` (the build's input, a JSON object of scalars);
-        ``CallError`` ``refused`` when it is not one, or leaves a placeholder unfilled."""
+        """The exact prompt for ``given`` (the build's input, a JSON object of scalars), as the
+        dialog shows it and the agent gets it; ``CallError`` ``refused`` when it is not one,
+        leaves a placeholder unfilled or makes a prompt longer than ``MAX_PROMPT_CHARS``."""
         check_arguments(given, True)
         for key, value in given.items():
             if isinstance(value, str) and len(value) > MAX_INPUT_CHARS:
@@ -74,7 +81,12 @@ class Orchestrate:
                 ErrorCode.REFUSED,
                 f"the build's input lacks {', '.join(repr(m) for m in missing)} (the prompt uses it)",
             )
-        return text
+        shown = visible(text)
+        if len(shown) > MAX_PROMPT_CHARS:
+            raise CallError(
+                ErrorCode.REFUSED, f"the build's prompt is longer than {MAX_PROMPT_CHARS} characters"
+            )
+        return shown
 
 
 def parse(raw: Mapping[str, Any]) -> Orchestrate | None:

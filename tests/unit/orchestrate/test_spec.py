@@ -9,8 +9,9 @@ import pytest
 
 from broker.errors import CallError, ErrorCode, SettingsError
 from broker.manifest import Manifest, validate
-from broker.orchestrate.spec import Orchestrate
+from broker.orchestrate.spec import MAX_PROMPT_CHARS, Orchestrate
 from broker.settings import Home
+from broker.visible import visible
 from broker.workspaces import add_workspace, set_build_agent
 from tests.helpers import manifest_dict
 
@@ -132,3 +133,22 @@ def test_the_build_agent_is_a_workspace_setting_of_a_known_agent(tmp_path: Path)
     assert Home(home.path).settings().workspace("ws").build_agent == "claude"
     set_build_agent(home, "ws", None)
     assert Home(home.path).settings().workspace("ws").build_agent is None
+
+
+def test_hidden_characters_of_the_input_reach_the_agent_as_the_dialog_shows_them() -> None:
+    given = {"task": "T-1\u202e1-T", "project": "web\x1b[2J\r\u2028\u200b", "title": "a\nb\tc"}
+    text = Orchestrate(PROMPT, "project").fill(given)
+    assert text == (
+        "Implement task T-1[U+202E]1-T (a\nb\tc) of web[U+001B][2J[U+000D][U+2028][U+200B]; tests first."
+    )
+    assert visible(text) == text  # what the dialog shows is exactly what the agent gets
+
+
+def test_a_prompt_filled_past_its_bound_is_refused_counting_what_the_dialog_shows() -> None:
+    hidden = "\u202e" * 4096  # each shown, and sent, as eight characters
+    at_bound = Orchestrate("{a}" * (MAX_PROMPT_CHARS // (8 * 4096)), "workspace")
+    assert len(at_bound.fill({"a": hidden})) == MAX_PROMPT_CHARS
+    with pytest.raises(CallError) as caught:
+        Orchestrate(at_bound.prompt + ".", "workspace").fill({"a": hidden})
+    assert caught.value.code is ErrorCode.REFUSED
+    assert f"longer than {MAX_PROMPT_CHARS} characters" in caught.value.message
