@@ -23,8 +23,9 @@ can hold personal data); the digest identifies them.
 * A tool's builds (kind ``orchestrate``, connection ``$orchestrate``, operation ``build``,
   ``broker.orchestrate``): ``confirmed`` / ``starting`` before the agent is started (nothing
   starts when it cannot be written), then ``started`` or ``not started``, the build's id in
-  ``decision_id``; ``declined`` / ``nothing started`` when the user did not start it; the
-  prompt named by ``request_digest`` only.
+  ``decision_id``; ``declined`` / ``nothing started`` when the user did not start it,
+  ``expired`` when the write beside it ran out, ``cancelled`` when the call was cancelled with
+  the dialog open; the prompt named by ``request_digest`` only.
 * When the organisation's decision point was asked (an agent's permission request, a write),
   its verdict and the ids of its decision and receipt (``point_*``).
 

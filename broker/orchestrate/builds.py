@@ -30,6 +30,20 @@ STATES = (RUNNING, WAITING, ENDED, FAILED, CANCELLED)
 MAX_LABEL_CHARS = 40
 """The longest label a tool gives its write's button."""
 DEFAULT_LABEL = "Write"
+HELM_WORDS = ("cancel", "close")
+"""Helm's own buttons' words, which a tool's label may not be: a write labelled "Cancel" or
+"Start build" would be clicked by a user who meant Helm's button of that name."""
+
+
+def label_problem(label: object) -> str | None:
+    """Why ``label`` cannot name a tool's write on the dialog's button (None: it can); the
+    label shown is ``" ".join(label.split())``."""
+    if not isinstance(label, str) or not label.strip() or len(label) > MAX_LABEL_CHARS:
+        return f"orWrite.label must be a short text (up to {MAX_LABEL_CHARS})"
+    words = " ".join(label.split()).casefold()
+    if words in HELM_WORDS or "start build" in words:
+        return f'orWrite.label {words!r} is one of Helm\'s own answers: name the write ("Move")'
+    return None
 
 
 class BuildAnswer(StrEnum):

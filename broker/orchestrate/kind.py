@@ -19,6 +19,7 @@ Activity), as every built-in connection does (``broker.builtin``). ``build``:
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -30,7 +31,6 @@ from broker.context import CallContext, ExtensionFrame
 from broker.errors import CallError, ErrorCode, HelmError, PolicyRefusal, ProfileError, SettingsError
 from broker.orchestrate.builds import (
     DEFAULT_LABEL,
-    MAX_LABEL_CHARS,
     Build,
     BuildAnswer,
     BuildAsker,
@@ -38,6 +38,7 @@ from broker.orchestrate.builds import (
     BuildQuestion,
     BuildRunner,
     Builds,
+    label_problem,
 )
 from broker.policy import decide as org
 from broker.policy import in_force
@@ -104,7 +105,7 @@ class OrchestrateKind:
         if or_write is None:
             answer = await self._ask(BuildQuestion(plan))
             if not answer.builds:
-                self._record(plan, "declined", "nothing started")
+                self._record(plan, _unanswered(answer), "nothing started")
                 raise CallError(ErrorCode.DECLINED, DECLINED_BUILD)
             return {"session": await self._start(plan)}
         target, label = await self._write_target(ctx, or_write)
@@ -123,7 +124,7 @@ class OrchestrateKind:
             write = envelope.failure(target.kind, err, write=True)
             if not answered or answered[0] in (BuildAnswer.CANCEL, BuildAnswer.EXPIRED):
                 if answered:  # else it was refused before the user was asked
-                    self._record(plan, "declined", "nothing started")
+                    self._record(plan, _unanswered(answered[0]), "nothing started")
                 raise
         answer = answered[0]
         if answer is not BuildAnswer.BUILD and not write.get("ok"):
@@ -204,18 +205,23 @@ class OrchestrateKind:
             )
         if not isinstance(write_args, Mapping):
             raise CallError(ErrorCode.REFUSED, "orWrite.args must be a JSON object")
-        if not isinstance(label, str) or not label.strip() or len(label) > MAX_LABEL_CHARS:
-            raise CallError(
-                ErrorCode.REFUSED, f"orWrite.label must be a short text (up to {MAX_LABEL_CHARS})"
-            )
+        problem = label_problem(label)
+        if problem is not None:
+            raise CallError(ErrorCode.REFUSED, problem)
         target = await self.broker.write_target(ctx, connection, operation, write_args)
         if target.kind not in WRITE_KINDS:
             raise CallError(ErrorCode.REFUSED, "a build can offer a files, http or mcp write only")
-        return target, " ".join(label.split())
+        return target, " ".join(str(label).split())
 
     async def _ask(self, question: BuildQuestion) -> BuildAnswer:
+        """The user's answer; a call cancelled meanwhile (its extension stopped, its frame
+        closed) is recorded ``cancelled`` / ``nothing started``, as a write's is."""
         assert self.asker is not None
-        return await self.asker(question)
+        try:
+            return await self.asker(question)
+        except asyncio.CancelledError:
+            self._record(question.plan, "cancelled", "nothing started")
+            raise
 
     async def _start(self, plan: BuildPlan) -> str:
         """Record the build's start, then start it; its id."""
@@ -262,6 +268,12 @@ class OrchestrateKind:
             if strict:
                 raise
             log.error("the audit log cannot be written (%s): a build's %s not recorded", exc, outcome)
+
+
+def _unanswered(answer: BuildAnswer) -> str:
+    """The audit decision of a build the user did not start: ``expired`` when the write's
+    confirmation ran out with the dialog open, else ``declined``."""
+    return "expired" if answer is BuildAnswer.EXPIRED else "declined"
 
 
 def _failed_write(write: dict[str, Any]) -> CallError:

@@ -140,7 +140,7 @@ class BuildDialog(QuestionDialog):
         return col
 
     def _answer_button(self, text: str, answer: BuildAnswer) -> QPushButton:
-        button = QPushButton(visible(text), self)
+        button = QPushButton(visible(text).replace("&", "&&"), self)  # a tool's "&" is no shortcut
         button.setAutoDefault(False)
         button.setDefault(False)
         button.clicked.connect(lambda: self.choose(answer))

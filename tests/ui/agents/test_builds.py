@@ -8,7 +8,7 @@ import hashlib
 import json
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,7 @@ from tests.ui.agents.kit import WAIT, ask, next_emit, question, until_text
 from tests.unit.agents.agent_setup import AGENT, SHORT
 from ui.agents.tab import AgentsTab
 from ui.dialogs.build import BuildDialog, DialogBuildAsker
-from ui.qt import QLabel, QPlainTextEdit
+from ui.qt import QApplication, QLabel, QPlainTextEdit
 
 TASK = ".tdt-project/tdt-software-production/tasks/T-1.md"
 READY = "---\nid: T-1\ntitle: Board\nstatus: ready\n---\nMake the board.\n"
@@ -312,15 +312,47 @@ def test_a_stopped_extension_cannot_start_builds(board: Board) -> None:
     assert activity[-1].connection == CONNECTION and activity[-1].operation == "build"
 
 
-def test_stopping_the_extension_while_the_dialog_is_open_closes_it_and_starts_nothing(board: Board) -> None:
+@pytest.mark.parametrize("move", [False, True], ids=["build", "move-and-build"])
+def test_stopping_the_extension_while_the_dialog_is_open_closes_it_and_answers_the_stop(
+    board: Board, move: bool
+) -> None:
     async def scenario() -> dict[str, Any]:
-        call = board.build([{"say": "built"}], move=True)
+        call = board.build([{"say": "built"}], move=move)
         await dialog_of(board)
         board.broker.activity.stop("ws", "com.example.board")
-        result: dict[str, Any] = await call
+        result: dict[str, Any] = await asyncio.wait_for(call, WAIT)
         return result
 
     result = board.run(scenario())
     assert result["ok"] is False and result["error"]["code"] == "refused"
-    assert board.asker.open_dialogs == [] and board.task.read_text() == READY and no_session(board)
-    assert board.audit() == [("files", "write", "cancelled", "nothing sent")]
+    stop = "the user stopped com.example.board in Helm while this call was running"
+    assert stop in result["error"]["message"]
+    assert board.asker.open_dialogs == []
+    assert not any(isinstance(w, BuildDialog) and w.isVisible() for w in QApplication.topLevelWidgets())
+    assert board.task.read_text() == READY and no_session(board)
+    built = [("orchestrate", "build", "cancelled", "nothing started")]
+    assert board.audit() == built + ([("files", "write", "cancelled", "nothing sent")] if move else [])
+
+
+def test_a_move_whose_confirmation_runs_out_with_the_dialog_open_answers_confirmation_required(
+    board: Board,
+) -> None:
+    # The token lives 300 s; ending the dialog 299.9 s early lets it run out a moment after it opens.
+    asker = DialogBuildAsker(margin=299.9, guard_ms=0)
+    board.broker.builtins[CONNECTION] = OrchestrateKind(board.broker, asker, board.tab)
+
+    async def scenario() -> tuple[dict[str, Any], BuildDialog]:
+        call = board.build([{"say": "built"}], move=True)
+        dialog = await dialog_of(replace(board, asker=asker))
+        return await asyncio.wait_for(call, WAIT), dialog
+
+    result, dialog = board.run(scenario())
+    assert result["ok"] is False and result["error"]["code"] == "confirmation_required"
+    assert board.task.read_text() == READY and no_session(board)
+    assert board.audit() == [
+        ("files", "write", "expired", "nothing sent"),
+        ("orchestrate", "build", "expired", "nothing started"),
+    ]
+    assert dialog.isVisible() and dialog.notice.text().startswith("This request expired")
+    assert [b.text() for b in (dialog.cancel_button, dialog.accept_button) if b.isVisible()] == ["Close"]
+    dialog.close()

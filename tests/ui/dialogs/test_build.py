@@ -12,7 +12,7 @@ from broker.context import ExtensionFrame
 from broker.orchestrate.builds import BuildAnswer, BuildPlan, BuildQuestion
 from tests.ui.samples import summary
 from ui.dialogs.build import BuildDialog, DialogBuildAsker
-from ui.qt import QLabel, QPlainTextEdit, Qt
+from ui.qt import QKeySequence, QLabel, QPlainTextEdit, Qt
 
 WHO = ExtensionFrame("ws", "com.example.board", "i1", "Task <b>board</b>")
 PLAN = BuildPlan(WHO, "claude", "site", Path("/work/site"), "Build <i>T-1</i>\n\u202eevil", True)
@@ -65,3 +65,11 @@ def test_a_write_whose_token_runs_out_with_the_dialog_open_expires(qtbot: QtBot,
     (dialog,) = asker.open_dialogs  # it stays open to say so
     assert dialog.notice.text().startswith("This request expired") and not dialog.accept_button.isVisible()
     dialog.close()
+
+
+def test_an_ampersand_in_the_tools_label_is_shown_and_makes_no_shortcut(qtbot: QtBot) -> None:
+    dialog = ready(qtbot, BuildDialog(BuildQuestion(PLAN, summary("files"), "R&D")))
+    for button in (dialog.write_button, dialog.both_button):
+        assert button is not None
+        assert QKeySequence.mnemonic(button.text()).isEmpty()
+        assert button.text().replace("&&", "&").startswith("R&D")

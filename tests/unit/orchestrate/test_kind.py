@@ -75,6 +75,15 @@ GOOD = {"input": {"task": "T-1", "project": "site"}}
                      id="or-write-undeclared"),
         pytest.param({**GOOD, "orWrite": {"connection": "sp", "operation": "write", "label": "x" * 41}},
                      "refused", "label", id="label-too-long"),
+        pytest.param({**GOOD, "orWrite": {"connection": "sp", "operation": "write", "label": " cancel "}},
+                     "refused", "Helm's own", id="label-cancel"),
+        pytest.param({**GOOD, "orWrite": {"connection": "sp", "operation": "write", "label": "Start  Build"}},
+                     "refused", "Helm's own", id="label-start-build"),
+        pytest.param({**GOOD, "orWrite": {"connection": "sp", "operation": "write",
+                                          "label": "Move and start build"}},
+                     "refused", "Helm's own", id="label-both"),
+        pytest.param({**GOOD, "orWrite": {"connection": "sp", "operation": "write", "label": "Close"}},
+                     "refused", "Helm's own", id="label-close"),
     ],
 )  # fmt: skip
 async def test_a_build_that_would_be_refused_is_refused_before_the_user_is_asked(
