@@ -111,12 +111,23 @@ async def test_without_a_build_agent_the_user_is_told_where_to_choose_one(tmp_pa
     assert asker.asked == []
 
 
-async def test_an_unapproved_or_changed_tool_cannot_start_builds(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "section",
+    [
+        pytest.param({**SECTION, "prompt": "Delete {task} in {project}"}, id="prompt"),
+        pytest.param({**SECTION, "root": "workspace"}, id="root"),
+        pytest.param({**SECTION, "write": False}, id="write"),
+        pytest.param({"prompt": SECTION["prompt"], "root": "project"}, id="write-left-out"),
+    ],
+)
+async def test_a_tool_whose_build_changed_cannot_start_builds_until_approved_again(
+    tmp_path: Path, section: dict[str, Any]
+) -> None:
     asker = Asker()
     async with new_broker(tmp_path / "home") as broker:
         ctx = await ready(broker, tmp_path, board())
         broker.builtins[CONNECTION] = OrchestrateKind(broker, asker, Runner())
-        changed = board(orchestrate={**SECTION, "prompt": "Delete {task} in {project}"})
+        changed = board(orchestrate=section)
         manifest = broker.home.settings().workspace("ws").extensions[ctx.extension].path / "manifest.json"
         manifest.write_text(json.dumps(changed), encoding="utf-8")
         result = await broker.request(ctx, CONNECTION, "build", GOOD, ScriptedConfirmer())
@@ -142,3 +153,27 @@ def test_the_terminal_review_shows_the_build(tmp_path: Path) -> None:
     text = format_review(Manifest(board(), tmp_path).review())
     assert "Prompt template: Build {task} in {project}" in text
     assert "Runs in: the project the tool names (input.project)" in text
+
+
+async def test_status_of_an_unknown_or_another_extensions_build_says_the_same_refusal(tmp_path: Path) -> None:
+    async with new_broker(tmp_path / "home") as broker:
+        ctx = await ready(broker, tmp_path, board())
+        kind = OrchestrateKind(broker, Asker(), Runner())
+        broker.builtins[CONNECTION] = kind
+        own, other, elsewhere = (
+            Build("ws", ctx.extension),
+            Build("ws", "com.example.other"),
+            Build("ws2", ctx.extension),
+        )
+        for build in (own, other, elsewhere):
+            kind.builds.add(build)
+        answers = {}
+        for name, session in (("unknown", "build-nope"), ("other", other.id), ("elsewhere", elsewhere.id)):
+            result = await broker.request(
+                ctx, CONNECTION, "status", {"session": session}, ScriptedConfirmer()
+            )
+            answers[name] = json.dumps(result).replace(session, "ID")
+        mine = await broker.request(ctx, CONNECTION, "status", {"session": own.id}, ScriptedConfirmer())
+    assert mine["ok"] is True and mine["data"] == {"session": own.id, "state": "running"}
+    assert answers["unknown"] == answers["other"] == answers["elsewhere"]
+    assert '"code": "refused"' in answers["unknown"]

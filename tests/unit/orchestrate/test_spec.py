@@ -9,7 +9,7 @@ import pytest
 
 from broker.errors import CallError, ErrorCode, SettingsError
 from broker.manifest import Manifest, validate
-from broker.orchestrate.spec import MAX_PROMPT_CHARS, Orchestrate
+from broker.orchestrate.spec import MAX_INPUT_CHARS, MAX_PROMPT_CHARS, Orchestrate
 from broker.settings import Home
 from broker.visible import visible
 from broker.workspaces import add_workspace, set_build_agent
@@ -97,9 +97,54 @@ def test_a_manifest_without_a_build_keeps_its_digest_whatever_orchestrate_would_
 
 
 def test_the_prompt_is_filled_from_the_input_scalars() -> None:
-    spec = Orchestrate("Task {task} ({n}, urgent: {urgent}) in {project}; keep {braces} and {}", "project")
-    text = spec.fill({"task": "T-1", "n": 3, "urgent": True, "project": "web", "braces": "{x}"})
-    assert text == "Task T-1 (3, urgent: true) in web; keep {x} and {}"
+    spec = Orchestrate(
+        "Task {task} ({n}, urgent: {urgent}, weight {w}) in {project}; keep {braces} and {}", "project"
+    )
+    given = {
+        "task": "T-1",
+        "n": 3,
+        "urgent": True,
+        "w": 1.5,
+        "project": "web",
+        "braces": "{x}",
+        "extra": None,
+    }
+    text = spec.fill(given)
+    assert text == "Task T-1 (3, urgent: true, weight 1.5) in web; keep {x} and {}"
+
+
+def test_an_input_string_of_exactly_the_longest_length_fills_the_prompt() -> None:
+    longest = "x" * MAX_INPUT_CHARS
+    assert Orchestrate("{task}", "workspace").fill({"task": longest}) == longest
+
+
+@pytest.mark.parametrize(
+    ("spec", "lines"),
+    [
+        pytest.param(
+            Orchestrate("Build {task}", "project"),
+            (
+                ("Prompt template", "Build {task}"),
+                ("Runs in", "the project the tool names (input.project)"),
+                ("Agent may change files", "no"),
+            ),
+            id="project-no-write-by-default",
+        ),
+        pytest.param(
+            Orchestrate("Tidy", "workspace", True),
+            (
+                ("Prompt template", "Tidy"),
+                ("Runs in", "the workspace root"),
+                ("Agent may change files", "yes, each change confirmed"),
+            ),
+            id="workspace-write",
+        ),
+    ],
+)
+def test_review_shows_the_template_where_it_runs_and_whether_the_agent_may_write(
+    spec: Orchestrate, lines: tuple[tuple[str, str], ...]
+) -> None:
+    assert spec.review_lines() == lines
 
 
 @pytest.mark.parametrize(
@@ -107,8 +152,8 @@ def test_the_prompt_is_filled_from_the_input_scalars() -> None:
     [
         pytest.param({"task": "T-1"}, "lacks 'project'", id="missing"),
         pytest.param({"task": "T-1", "project": None}, "lacks 'project'", id="null"),
-        pytest.param({"task": ["T-1"], "project": "web"}, "must be a string", id="list"),
-        pytest.param({"task": {"id": 1}, "project": "web"}, "must be a string", id="object"),
+        pytest.param({"task": ["T-1"], "project": "web"}, "input 'task' must be a string", id="list"),
+        pytest.param({"task": {"id": 1}, "project": "web"}, "input 'task' must be a string", id="object"),
         pytest.param({"task": "x" * 4097, "project": "web"}, "longer than 4096", id="too-long"),
         pytest.param(["T-1"], "JSON object", id="not-an-object"),
     ],
