@@ -53,8 +53,13 @@ def plain_label(text: str = "", parent: QWidget | None = None, *, wrap: bool = T
     label.setWordWrap(wrap)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     label.setText(visible(text))
-    # Keep to the text's height: spare room in a dialog goes to its scrolling boxes.
-    label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+    # Keep to the text's height: spare room in a dialog goes to its scrolling boxes. The policy
+    # is changed, not replaced: a wrapping label's height is then measured at the width it is
+    # given, not at the narrow width its size hint guesses (two lines for one).
+    policy = label.sizePolicy()
+    policy.setHorizontalPolicy(QSizePolicy.Policy.Preferred)
+    policy.setVerticalPolicy(QSizePolicy.Policy.Maximum)
+    label.setSizePolicy(policy)
     return label
 
 

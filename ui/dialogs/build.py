@@ -30,6 +30,7 @@ from ui.qt import (
     QLabel,
     QObject,
     QPushButton,
+    QSizePolicy,
     QTimer,
     QVBoxLayout,
     QWidget,
@@ -100,11 +101,7 @@ class BuildDialog(QuestionDialog):
         col = QVBoxLayout()
         if self.question.write is not None:  # beside the write: say which is which
             col.addWidget(_title("The build", self))
-        form = QFormLayout()
-        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.DontWrapRows)
-        for label, value in self.question.plan.fields():
-            form.addRow(visible(label), value_widget(value, self, name=visible(label)))
-        col.addLayout(form)
+        col.addLayout(self._form(self.question.plan.fields()))
         col.addWidget(QLabel(PROMPT_LABEL, self))
         self.prompt_box = plain_box(self.question.plan.prompt, self, max_lines=14, name=PROMPT_LABEL)
         col.addWidget(self.prompt_box)
@@ -117,13 +114,10 @@ class BuildDialog(QuestionDialog):
         words = words_of(summary)
         col = QVBoxLayout()
         col.addWidget(_title(f"The write: {words.title}", self))
-        form = QFormLayout()
-        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.DontWrapRows)
+        rows = form_fields(summary)
         if summary.workspace and not any(label == "Workspace" for label, _v in summary.fields):
-            form.addRow("Workspace", plain_label(summary.workspace, self))
-        for label, value in form_fields(summary):
-            form.addRow(visible(label), value_widget(value, self, name=visible(label)))
-        col.addLayout(form)
+            rows = (("Workspace", summary.workspace), *rows)
+        col.addLayout(self._form(rows))
         self.request_box = None
         if summary.request:
             col.addWidget(QLabel(words.about_request, self))
@@ -138,6 +132,20 @@ class BuildDialog(QuestionDialog):
         else:
             col.addStretch(1)
         return col
+
+    def _form(self, rows: tuple[tuple[str, str], ...]) -> QFormLayout:
+        """Label and value side by side, each value as wide as its column so that a wrapped
+        label is measured at the width it is shown at (as in the write's own dialog)."""
+        form = QFormLayout()
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.DontWrapRows)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
+        for label, value in rows:
+            shown = value_widget(value, self, name=visible(label))
+            policy = shown.sizePolicy()  # a copy keeps the wrapped label's height for width
+            policy.setHorizontalPolicy(QSizePolicy.Policy.Expanding)
+            shown.setSizePolicy(policy)
+            form.addRow(visible(label), shown)
+        return form
 
     def _answer_button(self, text: str, answer: BuildAnswer) -> QPushButton:
         button = QPushButton(visible(text).replace("&", "&&"), self)  # a tool's "&" is no shortcut

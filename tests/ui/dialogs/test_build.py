@@ -12,7 +12,7 @@ from broker.context import ExtensionFrame
 from broker.orchestrate.builds import BuildAnswer, BuildPlan, BuildQuestion
 from tests.ui.samples import summary
 from ui.dialogs.build import BuildDialog, DialogBuildAsker
-from ui.qt import QKeySequence, QLabel, QPlainTextEdit, Qt
+from ui.qt import QFormLayout, QKeySequence, QLabel, QPlainTextEdit, Qt
 
 WHO = ExtensionFrame("ws", "com.example.board", "i1", "Task <b>board</b>")
 PLAN = BuildPlan(WHO, "claude", "site", Path("/work/site"), "Build <i>T-1</i>\n\u202eevil", True)
@@ -73,3 +73,22 @@ def test_an_ampersand_in_the_tools_label_is_shown_and_makes_no_shortcut(qtbot: Q
         assert button is not None
         assert QKeySequence.mnemonic(button.text()).isEmpty()
         assert button.text().replace("&&", "&").startswith("R&D")
+
+
+@pytest.mark.parametrize("beside", [False, True], ids=["build", "build-and-write"])
+def test_each_field_is_one_line_level_with_its_label(qtbot: QtBot, beside: bool) -> None:
+    question = BuildQuestion(PLAN, summary("files"), "Move") if beside else BuildQuestion(PLAN)
+    dialog = ready(qtbot, BuildDialog(question))
+    line = dialog.fontMetrics().lineSpacing()
+    rows = 0
+    for form in dialog.findChildren(QFormLayout):
+        for row in range(form.rowCount()):
+            label = form.itemAt(row, QFormLayout.ItemRole.LabelRole)
+            field = form.itemAt(row, QFormLayout.ItemRole.FieldRole)
+            if label is None or field is None or not isinstance(field.widget(), QLabel):
+                continue
+            rows += 1
+            name, value = label.widget(), field.widget()
+            assert value.height() < 2 * line, value.text()
+            assert abs(name.geometry().center().y() - value.geometry().center().y()) <= line // 2, value.text()
+    assert rows >= 5
