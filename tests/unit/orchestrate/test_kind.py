@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,7 @@ import pytest
 
 from app.commands.ext import format_review
 from broker import Broker, CallContext
+from broker.errors import AgentError
 from broker.orchestrate.builds import Build, BuildAnswer, BuildPlan, BuildQuestion
 from broker.orchestrate.kind import CONNECTION, OrchestrateKind
 from broker.workspaces import add_project
@@ -177,3 +179,149 @@ async def test_status_of_an_unknown_or_another_extensions_build_says_the_same_re
     assert mine["ok"] is True and mine["data"] == {"session": own.id, "state": "running"}
     assert answers["unknown"] == answers["other"] == answers["elsewhere"]
     assert '"code": "refused"' in answers["unknown"]
+
+
+class Answering:
+    """The user, giving one answer to every Start build dialog."""
+
+    def __init__(self, answer: BuildAnswer) -> None:
+        self.answer = answer
+        self.asked: list[BuildQuestion] = []
+
+    async def __call__(self, question: BuildQuestion) -> BuildAnswer:
+        self.asked.append(question)
+        return self.answer
+
+
+class Starting:
+    """The Agents tab: records each build it starts, or cannot start any."""
+
+    def __init__(self, fails: bool = False) -> None:
+        self.fails = fails
+        self.started: list[tuple[BuildPlan, Build]] = []
+
+    async def start(self, plan: BuildPlan, build: Build) -> None:
+        if self.fails:
+            raise AgentError("the Agents tab is running another turn")
+        self.started.append((plan, build))
+
+
+TASK = "T.md"
+
+
+def move(tmp_path: Path, expected: str | None = None, label: str = " Move\n to   doing ") -> dict[str, Any]:
+    sha = expected or hashlib.sha256((tmp_path / "site" / TASK).read_bytes()).hexdigest()
+    args = {"project": "site", "path": TASK, "text": "status: doing\n", "expected_sha256": sha}
+    return {"connection": "sp", "operation": "write", "args": args, "label": label}
+
+
+async def answered(
+    tmp_path: Path, answer: BuildAnswer, *, runner: Starting | None = None, **args: Any
+) -> tuple[dict[str, Any], Answering, Starting, list[tuple[str, str, str]]]:
+    asker, runner = Answering(answer), runner or Starting()
+    async with new_broker(tmp_path / "home") as broker:
+        ctx = await ready(broker, tmp_path, board())
+        (tmp_path / "site" / TASK).write_text("status: ready\n", encoding="utf-8")
+        if "orWrite" in args and args["orWrite"] is True:
+            args["orWrite"] = move(tmp_path)
+        broker.builtins[CONNECTION] = OrchestrateKind(broker, asker, runner)
+        result = await broker.request(ctx, CONNECTION, "build", {**GOOD, **args}, ScriptedConfirmer())
+        records = [(r.kind, r.decision, r.outcome) for r in broker.audit.records()]
+    return result, asker, runner, records
+
+
+@pytest.mark.parametrize(
+    ("answer", "code", "outcome"),
+    [
+        pytest.param(BuildAnswer.BUILD, None, [("orchestrate", "confirmed", "starting"),
+                                               ("orchestrate", "confirmed", "started")], id="start"),
+        pytest.param(BuildAnswer.CANCEL, "declined", [("orchestrate", "declined", "nothing started")],
+                     id="cancel"),
+        pytest.param(BuildAnswer.EXPIRED, "declined", [("orchestrate", "expired", "nothing started")],
+                     id="expired"),
+    ],
+)  # fmt: skip
+async def test_a_build_alone_starts_only_on_start_and_each_answer_is_audited(
+    tmp_path: Path, answer: BuildAnswer, code: str | None, outcome: list[tuple[str, str, str]]
+) -> None:
+    result, asker, runner, records = await answered(tmp_path, answer)
+    (question,) = asker.asked
+    assert question.write is None and question.answers() == (BuildAnswer.CANCEL, BuildAnswer.BUILD)
+    plan = question.plan
+    assert plan.prompt == "Build T-1 in site" and plan.project == "site" and plan.write is True
+    assert plan.folder == tmp_path / "site" and plan.agent == "claude"
+    assert records == outcome
+    if code is None:
+        (started,) = runner.started
+        assert result == {"ok": True, "data": {"session": started[1].id}, "error": None}
+        assert started[0] == plan
+    else:
+        assert result["error"]["code"] == code and runner.started == []
+
+
+@pytest.mark.parametrize(
+    ("answer", "code", "moved", "builds", "built"),
+    [
+        pytest.param(BuildAnswer.CANCEL, "declined", False, False, ["declined/nothing started"], id="cancel"),
+        pytest.param(BuildAnswer.EXPIRED, "confirmation_required", False, False, ["expired/nothing started"],
+                     id="expired"),
+        pytest.param(BuildAnswer.BUILD, None, False, True, ["confirmed/starting", "confirmed/started"],
+                     id="build"),
+        pytest.param(BuildAnswer.WRITE, None, True, False, ["declined/nothing started"], id="write"),
+        pytest.param(BuildAnswer.BOTH, None, True, True, ["confirmed/starting", "confirmed/started"],
+                     id="both"),
+    ],
+)  # fmt: skip
+async def test_each_answer_beside_a_write_writes_and_builds_as_it_says(
+    tmp_path: Path, answer: BuildAnswer, code: str | None, moved: bool, builds: bool, built: list[str]
+) -> None:
+    result, asker, runner, records = await answered(tmp_path, answer, orWrite=True)
+    (question,) = asker.asked
+    assert question.label == "Move to doing" and question.write is not None
+    assert question.write.kind == "files" and question.write.connection == "sp"
+    assert ((tmp_path / "site" / TASK).read_text() == "status: doing\n") is moved
+    assert (len(runner.started) == 1) is builds
+    assert [f"{d}/{o}" for k, d, o in records if k == "orchestrate"] == built
+    writes = [(d, o) for k, d, o in records if k == "files"]
+    assert writes == ([("confirmed", "sending"), ("confirmed", "ok")] if moved else [(answer.value
+        if answer is BuildAnswer.EXPIRED else "declined", "nothing sent")])  # fmt: skip
+    if code is not None:
+        assert result["ok"] is False and result["error"]["code"] == code and result["data"] is None
+        return
+    assert result["ok"] is True
+    write = result["data"]["write"]
+    assert write["ok"] is moved and (moved or write["error"]["code"] == "declined")
+    assert ("session" in result["data"]) is builds
+    if builds:
+        assert result["data"]["session"] == runner.started[0][1].id
+
+
+async def test_a_failed_write_starts_no_build_and_says_why(tmp_path: Path) -> None:
+    asker, runner = Answering(BuildAnswer.BOTH), Starting()
+    async with new_broker(tmp_path / "home") as broker:
+        ctx = await ready(broker, tmp_path, board())
+        (tmp_path / "site" / TASK).write_text("status: ready\n", encoding="utf-8")
+        broker.builtins[CONNECTION] = OrchestrateKind(broker, asker, runner)
+        args = {**GOOD, "orWrite": move(tmp_path, expected="0" * 64)}
+        result = await broker.request(ctx, CONNECTION, "build", args, ScriptedConfirmer())
+        records = [(r.kind, r.decision, r.outcome) for r in broker.audit.records()]
+    assert result["ok"] is False and result["error"]["code"] == "conflict"
+    assert result["data"]["write"]["error"]["code"] == "conflict" and runner.started == []
+    assert records[-1] == ("orchestrate", "confirmed", "nothing started: the write failed")
+
+
+@pytest.mark.parametrize("beside", [False, True], ids=["build", "both"])
+async def test_a_build_the_agents_tab_cannot_start_is_unavailable_and_recorded(
+    tmp_path: Path, beside: bool
+) -> None:
+    extra: dict[str, Any] = {"orWrite": True} if beside else {}
+    answer = BuildAnswer.BOTH if beside else BuildAnswer.BUILD
+    result, _asker, _runner, records = await answered(tmp_path, answer, runner=Starting(fails=True), **extra)
+    assert result["ok"] is False and result["error"]["code"] == "unavailable"
+    assert "could not start: the Agents tab is running another turn" in result["error"]["message"]
+    assert [(d, o) for k, d, o in records if k == "orchestrate"] == [("confirmed", "starting"),
+                                                                   ("confirmed", "not started")]  # fmt: skip
+    if beside:
+        assert result["data"]["write"]["ok"] is True
+    else:
+        assert result["data"] is None
