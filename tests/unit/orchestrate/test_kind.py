@@ -11,7 +11,8 @@ import pytest
 
 from app.commands.ext import format_review
 from broker import Broker, CallContext
-from broker.errors import AgentError
+from broker.context import AgentRequester
+from broker.errors import AgentError, CallError, ErrorCode
 from broker.orchestrate.builds import Build, BuildAnswer, BuildPlan, BuildQuestion
 from broker.orchestrate.kind import CONNECTION, OrchestrateKind
 from broker.workspaces import add_project
@@ -325,3 +326,110 @@ async def test_a_build_the_agents_tab_cannot_start_is_unavailable_and_recorded(
         assert result["data"]["write"]["ok"] is True
     else:
         assert result["data"] is None
+
+
+async def test_status_needs_a_session_text_and_an_extension_frame(tmp_path: Path) -> None:
+    async with new_broker(tmp_path / "home") as broker:
+        ctx = await ready(broker, tmp_path, board())
+        kind = OrchestrateKind(broker, Asker(), Runner())
+        agent = CallContext.of(AgentRequester("ws", "claude", "s1"))
+        kind.builds.add(build := Build("ws", agent.extension))
+        with pytest.raises(CallError, match="needs the session a build returned"):
+            kind.status(ctx, {"session": 3})
+        with pytest.raises(CallError, match="no build") as caught:
+            kind.status(agent, {"session": build.id})
+    assert caught.value.code is ErrorCode.REFUSED
+
+
+@pytest.mark.parametrize(
+    ("window", "code", "words"),
+    [
+        pytest.param("agent", "refused", "only a tool extension", id="an-agent-asks"),
+        pytest.param("asker-only", "unavailable", "Helm's window", id="no-runner"),
+        pytest.param("runner-only", "unavailable", "Helm's window", id="no-asker"),
+        pytest.param("no-workspace", "not_configured", "workspace", id="workspace-gone"),
+        pytest.param("no-build", "refused", "declares no build", id="no-orchestrate"),
+        pytest.param(
+            "ghost-agent", "not_configured", "'ghost' that runs builds is not set up", id="agent-gone"
+        ),
+    ],
+)
+async def test_a_build_nobody_could_answer_or_run_is_refused_before_the_user_is_asked(
+    tmp_path: Path, window: str, code: str, words: str
+) -> None:
+    asker, runner = Asker(), Runner()
+    async with new_broker(tmp_path / "home") as broker:
+        raw = (
+            manifest_dict([FILES], kind="tool", permissions={"write": True})
+            if window == "no-build"
+            else board()
+        )
+        ctx = await ready(broker, tmp_path, raw)
+        broker.builtins[CONNECTION] = OrchestrateKind(
+            broker, None if window == "runner-only" else asker, None if window == "asker-only" else runner
+        )
+        if window == "agent":
+            ctx = CallContext.of(AgentRequester("ws", "claude", "s1"))
+        elif window == "no-workspace":
+            ctx = CallContext("elsewhere", ctx.extension, ctx.instance)
+        elif window == "ghost-agent":
+            with broker.home.update() as settings:
+                settings.workspace("ws").build_agent = "ghost"
+        result = await broker.request(ctx, CONNECTION, "build", GOOD, ScriptedConfirmer())
+    assert result["ok"] is False and result["error"]["code"] == code
+    assert words in result["error"]["message"]
+    assert asker.asked == []
+
+
+@pytest.mark.parametrize(
+    ("or_write", "words"),
+    [
+        pytest.param("tasks", "orWrite must be", id="not-an-object"),
+        pytest.param({"operation": "write", "args": {}}, "connection and operation", id="no-connection"),
+        pytest.param({"connection": "sp", "args": {}}, "connection and operation", id="no-operation"),
+        pytest.param({"connection": "sp", "operation": "write", "args": []}, "args must be", id="args-list"),
+    ],
+)  # fmt: skip
+async def test_an_or_write_that_is_no_declared_files_http_or_mcp_write_is_refused(
+    tmp_path: Path, or_write: Any, words: str
+) -> None:
+    asker = Asker()
+    async with new_broker(tmp_path / "home") as broker:
+        ctx = await ready(broker, tmp_path, board())
+        broker.builtins[CONNECTION] = OrchestrateKind(broker, asker, Runner())
+        result = await broker.request(
+            ctx, CONNECTION, "build", {**GOOD, "orWrite": or_write}, ScriptedConfirmer()
+        )
+    assert result["ok"] is False and result["error"]["code"] == "refused", result
+    assert words in result["error"]["message"]
+    assert asker.asked == []
+
+
+async def test_a_build_in_the_workspace_root_runs_there_with_no_project(tmp_path: Path) -> None:
+    asker = Answering(BuildAnswer.CANCEL)
+    async with new_broker(tmp_path / "home") as broker:
+        ctx = await ready(broker, tmp_path, board(orchestrate={"prompt": "Tidy {task}", "root": "workspace"}))
+        broker.builtins[CONNECTION] = OrchestrateKind(broker, asker, Runner())
+        await broker.request(ctx, CONNECTION, "build", {"input": {"task": "T-1"}}, ScriptedConfirmer())
+        root = broker.home.settings().workspace("ws").root
+    (question,) = asker.asked
+    assert (question.plan.project, question.plan.folder, question.plan.write) == (None, root, False)
+    assert question.plan.prompt == "Tidy T-1"
+
+
+async def test_a_build_whose_start_cannot_be_recorded_does_not_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runner = Starting()
+    async with new_broker(tmp_path / "home") as broker:
+        ctx = await ready(broker, tmp_path, board())
+        broker.builtins[CONNECTION] = OrchestrateKind(broker, Answering(BuildAnswer.BUILD), runner)
+
+        def full_disk(record: object) -> None:
+            raise OSError(28, "No space left on device")
+
+        monkeypatch.setattr(broker.audit, "record", full_disk)
+        result = await broker.request(ctx, CONNECTION, "build", GOOD, ScriptedConfirmer())
+    assert result["ok"] is False and result["error"]["code"] == "unavailable"
+    assert "cannot write its audit log; the build was not started" in result["error"]["message"]
+    assert runner.started == []
