@@ -150,7 +150,10 @@ declare global {
     connection: string;
     operation: string;
     args?: { [name: string]: HelmArg };
-    /** The word on Helm's button for the write alone ("Move"), up to 40 characters. */
+    /**
+     * The word on Helm's button for the write alone ("Move"), up to 40 characters; never one of
+     * Helm's own answers (Cancel, Close, "… start build"), which is refused.
+     */
     label?: string;
   }
 
@@ -169,7 +172,8 @@ declare global {
   interface HelmOrchestrate {
     /**
      * Ask the user, in Helm's Start build dialog, to start the manifest's build with the prompt
-     * filled from `input` (scalars only). Cancel resolves with `declined`. With `orWrite`, the
+     * filled from `input` (scalars only; an invisible or reordering character reaches the agent
+     * as `[U+XXXX]`, as the dialog shows it). Cancel resolves with `declined`. With `orWrite`, the
      * dialog is that write's confirmation too: Cancel, Start build, the write alone, or both
      * (the write first; the build only if it succeeded).
      */
