@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 from pathlib import Path
@@ -71,7 +72,8 @@ GOOD = {"input": {"task": "T-1", "project": "site"}}
     [
         pytest.param({"input": {"task": "T-1"}}, "refused", "lacks 'project'", id="placeholder"),
         pytest.param({"input": {"task": "T-1", "project": "nope"}}, "refused", "input.project", id="project"),
-        pytest.param({"input": "T-1"}, "refused", "JSON object", id="input-not-object"),
+        pytest.param({"input": "T-1"}, "refused", "the build's input must be a JSON object",
+                     id="input-not-object"),
         pytest.param({**GOOD, "orWrite": {"connection": "sp", "operation": "read", "args": {}}}, "refused",
                      "not a write", id="or-write-read"),
         pytest.param({**GOOD, "orWrite": {"connection": "gh", "operation": "x"}}, "refused", "not declared",
@@ -256,6 +258,7 @@ async def test_a_build_alone_starts_only_on_start_and_each_answer_is_audited(
         (started,) = runner.started
         assert result == {"ok": True, "data": {"session": started[1].id}, "error": None}
         assert started[0] == plan
+        assert started[1].state == "running"
     else:
         assert result["error"]["code"] == code and runner.started == []
 
@@ -352,6 +355,7 @@ async def test_status_needs_a_session_text_and_an_extension_frame(tmp_path: Path
         pytest.param(
             "ghost-agent", "not_configured", "'ghost' that runs builds is not set up", id="agent-gone"
         ),
+        pytest.param("odd-agent", "not_configured", "unknown setting(s) colour", id="agent-odd"),
     ],
 )
 async def test_a_build_nobody_could_answer_or_run_is_refused_before_the_user_is_asked(
@@ -375,6 +379,9 @@ async def test_a_build_nobody_could_answer_or_run_is_refused_before_the_user_is_
         elif window == "ghost-agent":
             with broker.home.update() as settings:
                 settings.workspace("ws").build_agent = "ghost"
+        elif window == "odd-agent":
+            with broker.home.update() as settings:
+                settings.agents["claude"]["colour"] = "red"
         result = await broker.request(ctx, CONNECTION, "build", GOOD, ScriptedConfirmer())
     assert result["ok"] is False and result["error"]["code"] == code
     assert words in result["error"]["message"]
@@ -433,3 +440,63 @@ async def test_a_build_whose_start_cannot_be_recorded_does_not_start(
     assert result["ok"] is False and result["error"]["code"] == "unavailable"
     assert "cannot write its audit log; the build was not started" in result["error"]["message"]
     assert runner.started == []
+
+
+async def test_a_started_build_answers_its_status(tmp_path: Path) -> None:
+    async with new_broker(tmp_path / "home") as broker:
+        ctx = await ready(broker, tmp_path, board())
+        broker.builtins[CONNECTION] = OrchestrateKind(broker, Answering(BuildAnswer.BUILD), Starting())
+        session = (await broker.request(ctx, CONNECTION, "build", GOOD, ScriptedConfirmer()))["data"][
+            "session"
+        ]
+        status = await broker.request(ctx, CONNECTION, "status", {"session": session}, ScriptedConfirmer())
+    assert status["data"] == {"session": session, "state": "running"}
+
+
+class Waiting:
+    """The user, who has not answered yet."""
+
+    def __init__(self) -> None:
+        self.asked = asyncio.Event()
+
+    async def __call__(self, question: BuildQuestion) -> BuildAnswer:
+        self.asked.set()
+        await asyncio.Event().wait()
+        raise AssertionError("never answered")
+
+
+@pytest.mark.parametrize("how", ["stopped", "cancelled"])
+async def test_a_build_call_ended_with_its_dialog_open_is_recorded_and_starts_nothing(
+    tmp_path: Path, how: str
+) -> None:
+    asker, runner = Waiting(), Starting()
+    async with new_broker(tmp_path / "home") as broker:
+        ctx = await ready(broker, tmp_path, board())
+        broker.builtins[CONNECTION] = OrchestrateKind(broker, asker, runner)
+        call = asyncio.ensure_future(broker.request(ctx, CONNECTION, "build", GOOD, ScriptedConfirmer()))
+        await asyncio.wait_for(asker.asked.wait(), 5)
+        if how == "stopped":
+            broker.activity.stop("ws", ctx.extension)
+            result = await asyncio.wait_for(call, 5)
+            assert result["error"]["code"] == "refused" and "stopped" in result["error"]["message"]
+        else:
+            call.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await asyncio.wait_for(call, 5)
+        records = [(r.kind, r.decision, r.outcome) for r in broker.audit.records()]
+    assert records == [("orchestrate", "cancelled", "nothing started")] and runner.started == []
+
+
+async def test_a_declined_build_is_answered_even_when_the_audit_log_cannot_be_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with new_broker(tmp_path / "home") as broker:
+        ctx = await ready(broker, tmp_path, board())
+        broker.builtins[CONNECTION] = OrchestrateKind(broker, Answering(BuildAnswer.CANCEL), Starting())
+
+        def full_disk(record: object) -> None:
+            raise OSError(28, "No space left on device")
+
+        monkeypatch.setattr(broker.audit, "record", full_disk)
+        result = await broker.request(ctx, CONNECTION, "build", GOOD, ScriptedConfirmer())
+    assert result["ok"] is False and result["error"]["code"] == "declined"
