@@ -63,7 +63,10 @@ def make_tdt_workspace(program: str, root: Path) -> bool:
             )
         for title, body in (
             ("Helm brokers every call", "Extensions never fetch data: Helm checks and sends each call."),
-            ("Every write is confirmed", "Helm's own dialog asks before any write; Cancel has the focus."),
+            (
+                "Every write is confirmed",
+                "Helm's broker asks in its own dialog before any write; Cancel has the focus.",
+            ),
         ):
             note = {
                 "title": title,

@@ -56,7 +56,7 @@ async def test_with_tdt_installed_the_demo_is_a_real_tdt_workspace(
         ws = broker.home.settings().workspace("demo")
         status = await broker.call(widget("status"), "tdt", "tdt_workspace_status", {})
         reminders = await broker.call(widget("reminders"), "tdt", "tdt_reminder_list", {})
-        found = await broker.call(widget("brain"), "tdt", "tdt_brain_search", {"query": "Helm"})
+        found = await broker.call(widget("brain"), "tdt", "tdt_brain_search", {"query": "broker"})
         listed = await broker.call(widget("candidates"), "tdt", "tdt_candidate_list", {})
         [candidate] = listed["data"]["items"]
         read = await broker.call(
