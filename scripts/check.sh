@@ -28,7 +28,8 @@ fi
 # own: most tests wait on real servers, processes and the web view, so one process leaves a core
 # idle. The split is by folder, about even in time (see --durations in each shard's log). A
 # focused run (arguments given) is one process, its output shown as it comes.
-SHARDS=("tests/unit/agents tests/unit/kinds" "tests --ignore=tests/unit/agents --ignore=tests/unit/kinds")
+FIRST="tests/unit/agents tests/unit/kinds tests/unit/apps tests/unit/policy"
+SHARDS=("$FIRST" "tests $(printf -- '--ignore=%s ' $FIRST)")
 pytest_in_session() {  # SHARD-INDEX PYTEST-ARGS...
   local i="$1"
   shift
