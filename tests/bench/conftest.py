@@ -42,6 +42,12 @@ class Row:
     def ratio(self) -> float:
         return self.helm / self.baseline if self.baseline else float("inf")
 
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> Row:
+        return cls(
+            str(raw["name"]), float(raw["helm"]), float(raw["baseline"]), str(raw["unit"]), str(raw["note"])
+        )
+
     def as_json(self) -> dict[str, Any]:
         ratio = self.ratio
         return {
@@ -110,6 +116,8 @@ def _fmt(value: float, unit: str) -> str:
 
 
 JSON_VARIABLE = "HELM_BENCH_JSON"
+PART_VARIABLE = "HELM_BENCH_PART"
+"""Set to 1 by ``scripts/bench.sh`` for each file of a whole run: rows go to the JSON file only."""
 
 
 def write_json(rows: list[Row], path: Path) -> None:
@@ -119,20 +127,27 @@ def write_json(rows: list[Row], path: Path) -> None:
     partial.replace(path)
 
 
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    rows = _BENCH.rows
-    target = os.environ.get(JSON_VARIABLE)
-    if target:
-        write_json(rows, Path(target))
-    if not rows:
-        return
+TITLE = "Helm benchmarks (ratio = Helm / raw library, lower is better)"
+
+
+def table_lines(rows: list[Row]) -> list[str]:
+    """The rows as a table: a header, a rule, one line each."""
     header = ("benchmark", "Helm", "baseline", "ratio", "note")
     table = [header] + [
         (r.name, _fmt(r.helm, r.unit), _fmt(r.baseline, r.unit), f"{r.ratio:.2f}x", r.note) for r in rows
     ]
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
-    terminalreporter.section("Helm benchmarks (ratio = Helm / raw library, lower is better)")
-    for n, row in enumerate(table):
-        terminalreporter.write_line("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)))
-        if n == 0:
-            terminalreporter.write_line("  ".join("-" * w for w in widths))
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) for row in table]
+    return [lines[0], "  ".join("-" * w for w in widths), *lines[1:]]
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    rows = _BENCH.rows
+    target = os.environ.get(JSON_VARIABLE)
+    if target:
+        write_json(rows, Path(target))
+    if not rows or os.environ.get(PART_VARIABLE) == "1":
+        return  # a part of a whole run: scripts/bench.sh prints the table of every part
+    terminalreporter.section(TITLE)
+    for line in table_lines(rows):
+        terminalreporter.write_line(line)
