@@ -18,8 +18,13 @@ from broker.orchestrate.builds import Build, BuildAnswer, BuildPlan, BuildQuesti
 from broker.orchestrate.kind import CONNECTION, OrchestrateKind
 from broker.workspaces import add_project
 from tests.helpers import ScriptedConfirmer, manifest_dict, new_broker, setup_extension
+from tests.unit.policy.policy_setup import PolicyFile, policy
+
+__all__ = ["policy"]  # the fixture
 
 FILES = {"id": "sp", "kind": "files", "root": "project", "paths": ["*.md"], "operations": ["read", "write"]}
+DB = {"id": "db", "kind": "db", "service": "main", "engine": "sqlite",
+      "queries": {"drop": {"sql": "DELETE FROM tasks", "write": True}}}  # fmt: skip
 SECTION = {"prompt": "Build {task} in {project}", "root": "project", "write": True}
 
 
@@ -138,6 +143,20 @@ async def test_a_tool_whose_build_changed_cannot_start_builds_until_approved_aga
         result = await broker.request(ctx, CONNECTION, "build", GOOD, ScriptedConfirmer())
     assert result["error"]["code"] == "refused" and "changed" in result["error"]["message"]
     assert asker.asked == []
+
+
+async def test_a_build_agent_the_organisation_does_not_allow_is_refused_before_the_user_is_asked(
+    tmp_path: Path, policy: PolicyFile
+) -> None:
+    asker, runner = Asker(), Runner()
+    async with new_broker(tmp_path / "home") as broker:
+        ctx = await ready(broker, tmp_path, board())
+        broker.builtins[CONNECTION] = OrchestrateKind(broker, asker, runner)
+        policy.write({"agents": {"allow": [{"package": "codex"}]}})
+        result = await broker.request(ctx, CONNECTION, "build", GOOD, ScriptedConfirmer())
+    assert result["ok"] is False and result["error"]["code"] == "refused"
+    assert "organisation's policy (agents.allow): agent 'claude' is not one" in result["error"]["message"]
+    assert asker.asked == [] and runner.started == []
 
 
 async def test_builds_start_only_in_the_window_and_status_knows_no_other_build(tmp_path: Path) -> None:
@@ -395,6 +414,8 @@ async def test_a_build_nobody_could_answer_or_run_is_refused_before_the_user_is_
         pytest.param({"operation": "write", "args": {}}, "connection and operation", id="no-connection"),
         pytest.param({"connection": "sp", "args": {}}, "connection and operation", id="no-operation"),
         pytest.param({"connection": "sp", "operation": "write", "args": []}, "args must be", id="args-list"),
+        pytest.param({"connection": "db", "operation": "drop", "args": {}}, "files, http or mcp write only",
+                     id="a-db-write"),
     ],
 )  # fmt: skip
 async def test_an_or_write_that_is_no_declared_files_http_or_mcp_write_is_refused(
@@ -402,7 +423,7 @@ async def test_an_or_write_that_is_no_declared_files_http_or_mcp_write_is_refuse
 ) -> None:
     asker = Asker()
     async with new_broker(tmp_path / "home") as broker:
-        ctx = await ready(broker, tmp_path, board())
+        ctx = await ready(broker, tmp_path, board(connections=[FILES, DB]))
         broker.builtins[CONNECTION] = OrchestrateKind(broker, asker, Runner())
         result = await broker.request(
             ctx, CONNECTION, "build", {**GOOD, "orWrite": or_write}, ScriptedConfirmer()
