@@ -177,7 +177,7 @@ async def demo_checks(broker: Broker, workspace: str, report: list[str]) -> None
         ctx = CallContext(workspace, extension, "self-test")
         answer = await broker.call(ctx, connection, operation, args)
         if not answer.get("ok"):
-            raise Failed(f"{label} gave {short(answer)}")
+            raise Failed(f"{label} gave {failure(answer)}")
         report.append(f"ok    {label} answered {connection}.{operation}")
 
 
@@ -199,6 +199,15 @@ def refused(result: dict[str, Any], note: Path, before: bytes, how: str) -> None
         raise Failed(f"an unconfirmed write {how} gave {short(result)}")
     if note.read_bytes() != before:
         raise Failed(f"an unconfirmed write {how} changed {NOTE}")
+
+
+def failure(answer: dict[str, Any]) -> str:
+    """A failed envelope as its error's code and whole message (bounded), which say why."""
+    error = answer.get("error")
+    if not isinstance(error, dict):
+        return short(answer)
+    message = str(error.get("message", ""))
+    return f"{error.get('code')}: {message if len(message) <= 1000 else message[:1000] + '…'}"
 
 
 def short(value: Any) -> str:
