@@ -215,6 +215,11 @@ class Broker:
             raise SettingsError(f"extension {extension!r} is not installed in workspace {workspace!r}")
         return self._manifests.load(ext.path)
 
+    def load_manifest(self, folder: Path) -> Manifest:
+        """The manifest in ``folder`` from the broker's cache: read and validated again only
+        when its file changed (raises ManifestError)."""
+        return self._manifests.load(folder)
+
     def standing(self, workspace: str, extension: str) -> approval.ApprovalDecision:
         """Whether ``extension`` may make calls in ``workspace`` (raises SettingsError for a
         workspace that does not exist)."""

@@ -166,7 +166,7 @@ class WorkspaceModel:
         switch = self.broker.activity.switch
         rows = []
         for ext_id in sorted(ws.extensions):
-            decision = approval.check(ws, ext_id)
+            decision = approval.check(ws, ext_id, self.broker.load_manifest)
             m = decision.manifest
             name, version, kind = (m.name, m.version, m.kind) if m is not None else (ext_id, "?", "?")
             conns = tuple(
