@@ -9,7 +9,9 @@ in ``equivalent.toml``; ``--module PATH`` limits either run to some modules.
 One mutant at a time: the mutated source is imported in place of the module (an import hook in
 a forked child, so the working tree is never touched and third-party imports are paid once),
 then pytest runs the module's tests with ``-x``. A test failure, an import error or a timeout
-(a mutant that loops) kills the mutant; all tests passing lets it survive.
+(a mutant that loops: it times out twice, the second time with twice the time) kills the
+mutant; all tests passing lets it survive. A survivor is printed with its key and its line, the
+two an entry of ``equivalent.toml`` names.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import contextlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
+import json
 import os
 import random
 import select
@@ -40,6 +43,8 @@ HERE = Path(__file__).resolve().parent
 TARGETS = HERE / "targets.toml"
 EQUIVALENT = HERE / "equivalent.toml"
 THRESHOLD = 95.0
+TIMEOUT_ATTEMPTS = 2
+"""A mutant that times out runs once more with twice the time before it counts as killed."""
 # Imported once before forking: what every test run needs and takes long to import.
 _PRELOAD = (
     "pytest",
@@ -92,15 +97,42 @@ def load_targets(path: Path = TARGETS) -> list[Target]:
     ]
 
 
-def load_equivalents(path: Path = EQUIVALENT) -> dict[str, set[str]]:
-    """Module path -> the keys of its mutants reviewed as equivalent (each with a reason)."""
+def load_equivalents(path: Path = EQUIVALENT) -> dict[str, dict[str, str]]:
+    """Module path -> key -> source line of each mutant reviewed as equivalent. Every entry
+    gives its reason, and the line the mutant changes (stripped), so an entry whose key has come
+    to name another mutant after the code moved is caught (``stale_equivalents``)."""
     data = tomllib.loads(path.read_text(encoding="utf-8"))
-    found: dict[str, set[str]] = {}
+    found: dict[str, dict[str, str]] = {}
     for entry in data.get("equivalent", []):
-        if not str(entry.get("reason", "")).strip():
-            raise SystemExit(f"equivalent.toml: {entry.get('key')!r} has no reason")
-        found.setdefault(entry["module"], set()).add(entry["key"])
+        for field_name in ("reason", "line"):
+            if not str(entry.get(field_name, "")).strip():
+                raise SystemExit(f"equivalent.toml: {entry.get('key')!r} has no {field_name}")
+        found.setdefault(entry["module"], {})[entry["key"]] = entry["line"]
     return found
+
+
+def source_lines(source: str) -> dict[str, str]:
+    """Each mutant's key -> the (stripped) line of ``source`` it changes."""
+    lines = source.splitlines()
+    return {m.key: lines[m.line - 1].strip() for m in mutants(source)}
+
+
+def stale_equivalents(targets: list[Target], equivalents: dict[str, dict[str, str]]) -> list[str]:
+    """The entries of ``equivalents`` that no longer describe a mutant of their module as it
+    is now: a module not in ``targets``, a key no mutant has, or a key now on another line."""
+    paths = {t.path for t in targets}
+    stale = []
+    for module, listed in sorted(equivalents.items()):
+        if module not in paths:
+            stale.append(f"{module}: not in targets.toml")
+            continue
+        current = source_lines((ROOT / module).read_text(encoding="utf-8"))
+        for key, line in sorted(listed.items()):
+            if key not in current:
+                stale.append(f"{module}: {key!r} is no longer a mutant")
+            elif current[key] != line:
+                stale.append(f"{module}: {key!r} now changes {current[key]!r}, not {line!r}: review it again")
+    return stale
 
 
 class _MutantFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -235,30 +267,42 @@ def run(targets: list[Target], sample: int | None, seed: str, jobs: int) -> list
 
 def _run(pool: _Pool, targets: list[Target], sample: int | None, seed: str) -> list[Tally]:
     equivalents = load_equivalents()
+    stale = stale_equivalents(load_targets(), equivalents)
+    if stale:
+        raise SystemExit("equivalent.toml: stale entries:\n  " + "\n  ".join(stale))
     jobs = pool.jobs
     times = _baseline(pool, targets)
     tallies = {t.path: Tally(t) for t in targets}
-    queue: list[tuple[Target, Mutant, str]] = []
+    queue: list[tuple[Target, Mutant, str, int]] = []
+    lines: dict[str, dict[str, str]] = {}
     for t in targets:
         source = (ROOT / t.path).read_text(encoding="utf-8")
+        lines[t.path] = source_lines(source)
         for m in choose(t, mutants(source), sample, seed):
-            if m.key in equivalents.get(t.path, set()):
+            if m.key in equivalents.get(t.path, {}):
                 tallies[t.path].equivalent += 1
             else:
-                queue.append((t, m, mutate(source, m.index)))
+                queue.append((t, m, mutate(source, m.index), 1))
     total = len(queue)
     done = 0
     while queue or pool.running:
         while queue and len(pool.running) < jobs:
-            t, m, mutated = queue.pop(0)
-            pool.start((t, m), t, mutated, 10 + 5 * times[t.path])
+            t, m, mutated, attempt = queue.pop(0)
+            pool.start((t, m, mutated, attempt), t, mutated, attempt * (10 + 5 * times[t.path]))
         tag, code = pool.wait_one()
-        t, m = tag  # type: ignore[misc]
+        t, m, mutated, attempt = tag  # type: ignore[misc]
+        if code is None and attempt < TIMEOUT_ATTEMPTS:
+            # A loaded machine can make a passing run late: only a second, longer timeout
+            # counts as the mutant looping.
+            print(f"[mutate] timed out, once more with more time: {t.path}:{m.line} {m.key}", flush=True)
+            queue.append((t, m, mutated, attempt + 1))
+            continue
         done += 1
         tally = tallies[t.path]
         if code == 0:
             tally.survivors.append(m)
             print(f"[mutate] {done}/{total} SURVIVED {t.path}:{m.line} {m.key}", flush=True)
+            print(f"         line = {json.dumps(lines[t.path][m.key], ensure_ascii=False)}", flush=True)
         else:
             tally.killed += 1
             tally.timed_out += code is None
@@ -269,11 +313,11 @@ def _run(pool: _Pool, targets: list[Target], sample: int | None, seed: str) -> l
 
 def report(tallies: list[Tally]) -> None:
     width = max(len(t.target.path) for t in tallies)
-    print(f"\n{'module'.ljust(width)}  killed  survived  equivalent  score")
+    print(f"\n{'module'.ljust(width)}  killed  (timed out)  survived  equivalent  score")
     for t in tallies:
         print(
-            f"{t.target.path.ljust(width)}  {t.killed:6}  {len(t.survivors):8}  {t.equivalent:10}"
-            f"  {t.score:5.1f} %"
+            f"{t.target.path.ljust(width)}  {t.killed:6}  {t.timed_out:11}  {len(t.survivors):8}"
+            f"  {t.equivalent:10}  {t.score:5.1f} %"
         )
 
 

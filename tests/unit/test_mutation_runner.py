@@ -5,8 +5,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 from tests.mutation.operators import mutants, mutate
-from tests.mutation.runner import ROOT, load_equivalents, load_targets
+from tests.mutation.runner import ROOT, load_equivalents, load_targets, source_lines, stale_equivalents
 
 SOURCE = '''
 """Docstring: never mutated."""
@@ -74,9 +76,28 @@ def test_every_target_and_its_tests_exist() -> None:
             assert (ROOT / test).is_file(), test
 
 
-def test_every_equivalent_mutant_is_reasoned_and_still_exists() -> None:
-    targets = {t.path for t in load_targets()}
-    for module, listed in load_equivalents().items():
-        assert module in targets, module
-        current = {m.key for m in mutants(Path(ROOT / module).read_text(encoding="utf-8"))}
-        assert listed <= current, f"{module}: no longer a mutant: {sorted(listed - current)}"
+def test_every_equivalent_mutant_is_reasoned_and_still_the_mutant_it_was() -> None:
+    assert stale_equivalents(load_targets(), load_equivalents()) == []
+
+
+def test_an_equivalent_whose_key_moved_to_another_line_is_stale(tmp_path: Path) -> None:
+    module = "broker/urls.py"
+    target = next(t for t in load_targets() if t.path == module)
+    lines = source_lines((ROOT / module).read_text(encoding="utf-8"))
+    key, line = next(iter(lines.items()))
+    assert stale_equivalents([target], {module: {key: line}}) == []
+    moved = stale_equivalents([target], {module: {key: "x = 1"}})
+    assert moved == [f"{module}: {key!r} now changes {line!r}, not 'x = 1': review it again"]
+    gone = stale_equivalents([target], {module: {"nowhere: 1 -> 2": line}})
+    assert gone == [f"{module}: 'nowhere: 1 -> 2' is no longer a mutant"]
+    assert stale_equivalents([], {module: {key: line}}) == [f"{module}: not in targets.toml"]
+
+
+def test_an_equivalent_without_its_line_or_reason_is_refused(tmp_path: Path) -> None:
+    listed = tmp_path / "equivalent.toml"
+    for missing in ("line", "reason"):
+        fields = {"module": "broker/urls.py", "key": "k", "line": "x = 1", "reason": "none"}
+        del fields[missing]
+        listed.write_text("[[equivalent]]\n" + "".join(f"{k} = {v!r}\n" for k, v in fields.items()))
+        with pytest.raises(SystemExit, match=f"has no {missing}"):
+            load_equivalents(listed)
