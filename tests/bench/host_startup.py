@@ -6,6 +6,13 @@ QWebEngineView in a plain window, on a custom scheme serving DIR. ``SPAWNED`` is
 ``time.monotonic()`` just before it started this process (the clock is the system's, shared by
 both). Prints ``PAINTED <seconds>`` when the window is first painted and ``READY <seconds>``
 when the first page is ready, then exits.
+
+``... timeline HOME SPAWNED`` is the ``helm`` start with every milestone on the way, for a
+person looking for where a start's time goes: the start-up check's verdict (``CHECKED``), the
+window painted and filled (its frames made), the first frame ready and every dashboard frame
+ready (``ALL``). For example, from the repository root::
+
+    python -m tests.bench.host_startup timeline ~/.helm "$(python3 -c 'import time; print(time.monotonic())')"
 """
 
 from __future__ import annotations
@@ -83,5 +90,32 @@ def helm(home: Path) -> None:
     run_qt(lambda: run(args, opened))
 
 
+def timeline(home: Path) -> None:
+    from app.cli import desktop_args
+    from app.gui import run, run_qt
+    from ui.host.egress_check import ENGINE_CHECK
+
+    args = desktop_args(["--home", str(home)])
+    assert args is not None
+    waiting: list[asyncio.Task[None]] = []
+    ENGINE_CHECK.when_decided(lambda passed: milestone(f"CHECKED {'passed' if passed else 'failed'}"))
+
+    async def frames(window: Any) -> None:
+        if await window.wait_ready(1, 60):
+            milestone("READY")
+        cards = len(window.window.dashboard.cards)
+        if await window.wait_ready(cards, 60):
+            milestone(f"ALL {cards}")
+        os._exit(0)
+
+    def opened(window: Any) -> None:
+        milestone("OPENED")
+        window.window.painted.connect(lambda: milestone("PAINTED"))
+        window.window.filled.connect(lambda: milestone("FILLED"))
+        waiting.append(asyncio.ensure_future(frames(window)))
+
+    run_qt(lambda: run(args, opened))
+
+
 if __name__ == "__main__":
-    {"helm": helm, "raw": raw}[sys.argv[1]](Path(sys.argv[2]))
+    {"helm": helm, "raw": raw, "timeline": timeline}[sys.argv[1]](Path(sys.argv[2]))
