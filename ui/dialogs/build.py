@@ -12,17 +12,15 @@ the dialog ends itself before the write's token runs out (``EXPIRED``).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import time
 from collections.abc import Callable
 
 from broker.orchestrate.builds import BuildAnswer, BuildQuestion
 from broker.summary import Decision
-from ui.aio import emitted
-from ui.attention import Attention
 from ui.dialogs.base import GUARD_MS, QuestionDialog
-from ui.dialogs.confirm import EXPIRY_MARGIN_SECONDS, diff_view, form_fields, request_view, turn_of, words_of
+from ui.dialogs.confirm import diff_view, form_fields, request_view, words_of
+from ui.dialogs.turns import EXPIRY_MARGIN_SECONDS, Turns
 from ui.qt import (
     QDialog,
     QFormLayout,
@@ -189,7 +187,7 @@ def _title(text: str, parent: QWidget) -> QLabel:
     return label
 
 
-class DialogBuildAsker(QObject):
+class DialogBuildAsker(Turns[BuildDialog], QObject):
     """The window's ``BuildAsker``: one question at a time per requester, as write dialogs are."""
 
     opened = Signal(object)
@@ -203,26 +201,17 @@ class DialogBuildAsker(QObject):
         clock: Callable[[], float] = time.monotonic,
         guard_ms: int = GUARD_MS,
     ) -> None:
-        super().__init__()
-        self._parent = parent
-        self._margin = margin
-        self._clock = clock
+        # Each base by name: QObject's own __init__ would call the next one's without arguments.
+        Turns.__init__(self, parent, margin=margin, clock=clock)
+        QObject.__init__(self)
         self._guard_ms = guard_ms
-        self._turns: dict[tuple[str, ...], asyncio.Lock] = {}
-        self.open_dialogs: list[BuildDialog] = []
-        self.attention: Attention | None = None
-
-    def set_parent(self, parent: QWidget | None, attention: Attention | None = None) -> None:
-        self._parent = parent
-        self.attention = attention
 
     async def __call__(self, question: BuildQuestion) -> BuildAnswer:
         received = self._clock()
-        turn = self._turns.setdefault(turn_of(question.plan.requester), asyncio.Lock())
-        async with turn:
+        async with self.turn(question.plan.requester):
             remaining = None
             if question.write is not None:
-                remaining = question.write.expires_in - (self._clock() - received) - self._margin
+                remaining = self.remaining(question.write.expires_in, received)
                 if remaining <= 0:
                     return BuildAnswer.EXPIRED
             return await self._ask(question, remaining)
@@ -230,14 +219,8 @@ class DialogBuildAsker(QObject):
     async def _ask(self, question: BuildQuestion, remaining: float | None) -> BuildAnswer:
         dialog = BuildDialog(question, self._parent, remaining=remaining, guard_ms=self._guard_ms)
         bound = None if remaining is None else remaining + 1.0
-        decided = emitted(dialog.decided, bound, lambda d: isinstance(d, Decision))
-        self.open_dialogs.append(dialog)
-        dialog.finished.connect(lambda _result: self._forget(dialog))
-        if self.attention is None:
-            dialog.open()
-        else:
-            wants = f"{question.plan.requester.label} wants to start a build. Answer it in Helm."
-            self.attention.show(dialog, TITLE, wants)
+        wants = f"{question.plan.requester.label} wants to start a build. Answer it in Helm."
+        decided = self.show(dialog, bound, TITLE, wants)
         self.opened.emit(dialog)
         try:
             await decided
@@ -247,12 +230,4 @@ class DialogBuildAsker(QObject):
             return BuildAnswer.EXPIRED
         finally:
             with contextlib.suppress(RuntimeError):  # its parent may be gone already at shutdown
-                if dialog.answer is BuildAnswer.EXPIRED and dialog.isVisible():
-                    dialog.finished.connect(dialog.deleteLater)
-                else:
-                    dialog.close()
-                    dialog.deleteLater()
-
-    def _forget(self, dialog: BuildDialog) -> None:
-        if dialog in self.open_dialogs:
-            self.open_dialogs.remove(dialog)
+                self.dismiss(dialog, dialog.answer is BuildAnswer.EXPIRED)

@@ -8,7 +8,7 @@ a deadline: when it passes with the dialog still open, the dialog says so and an
 ``EXPIRED`` (the call ends with ``confirmation_required``; nothing was sent).
 
 ``DialogConfirmer`` is what the broker's write pipeline awaits, for every requester: it shows
-one dialog at a time per requester (``broker.context``), queueing the rest, and awaits the
+one dialog at a time per requester (``ui.dialogs.turns``), queueing the rest, and awaits the
 dialog's answer as a future — no ``exec()``, no nested loop. A question that arrives while the
 user is elsewhere is shown through ``ui.attention``: the window comes up and the desktop is
 told, and the keyboard focus is not taken. The dialog names who asks by the requester's label:
@@ -17,19 +17,16 @@ its name with its id beside it.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from broker.context import AgentRequester, Requester
 from broker.kinds import KINDS
 from broker.kinds.spec import ConfirmText
 from broker.summary import Decision, WriteSummary
-from ui.aio import emitted
-from ui.attention import Attention
 from ui.dialogs.base import GUARD_MS, QuestionDialog
+from ui.dialogs.turns import EXPIRY_MARGIN_SECONDS, Turns
 from ui.qt import (
     QBrush,
     QColor,
@@ -46,9 +43,6 @@ from ui.qt import (
 from ui.text import monospace, plain_box, plain_heading, plain_label, value_widget, visible
 from ui.theme import Theme, set_tone
 from ui.theme_data import SPACE, Scheme
-
-EXPIRY_MARGIN_SECONDS = 2.0
-"""End the dialog this long before the token runs out, so a Confirm always finds it valid."""
 
 EXPIRED_TEXT = (
     "This request expired before you answered. Nothing was sent; the extension was told "
@@ -89,14 +83,6 @@ def words_of(summary: WriteSummary) -> Words:
     wants = spec.wants if own else f"asks: {title}"
     about = f"{spec.request_label} — exactly as Helm will send it" if own else "Details"
     return Words(title, f"{summary.who} {wants}.", about, "Nothing is sent unless you click Confirm.")
-
-
-def turn_of(who: Requester) -> tuple[str, ...]:
-    """Whose turn a dialog waits for: one at a time per extension, app, agent session or part of
-    Helm."""
-    if isinstance(who, AgentRequester):
-        return (who.role, who.workspace, who.agent, who.session)
-    return (who.role, who.workspace, who.id)
 
 
 class ConfirmDialog(QuestionDialog):
@@ -231,7 +217,7 @@ class ConfirmDialogFactory(Protocol):
     ) -> ConfirmDialog: ...
 
 
-class DialogConfirmer:
+class DialogConfirmer(Turns[ConfirmDialog]):
     """The desktop's one ``Confirmer``: every write Helm asks about (an extension's, an app's,
     an agent's, the DB explorer's) is shown by it, one dialog at a time per requester."""
 
@@ -243,40 +229,22 @@ class DialogConfirmer:
         margin: float = EXPIRY_MARGIN_SECONDS,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self._parent = parent
+        super().__init__(parent, margin=margin, clock=clock)
         self._factory = factory
-        self._margin = margin
-        self._clock = clock
-        self._turns: dict[tuple[str, ...], asyncio.Lock] = {}
-        self.open_dialogs: list[ConfirmDialog] = []
-        self.attention: Attention | None = None
-        """How dialogs are shown when the user is elsewhere (None: opened as they come)."""
-
-    def set_parent(self, parent: QWidget | None, attention: Attention | None = None) -> None:
-        """The window the dialogs belong to (made after the host that needs this confirmer)."""
-        self._parent = parent
-        self.attention = attention
 
     async def __call__(self, summary: WriteSummary) -> Decision:
         received = self._clock()
-        turn = self._turns.setdefault(turn_of(summary.requester), asyncio.Lock())
-        async with turn:
-            remaining = summary.expires_in - (self._clock() - received) - self._margin
+        async with self.turn(summary.requester):
+            remaining = self.remaining(summary.expires_in, received)
             if remaining <= 0:
                 return Decision.EXPIRED  # its turn came too late; the token is as good as gone
             return await self._ask(summary, remaining)
 
     async def _ask(self, summary: WriteSummary, remaining: float) -> Decision:
         dialog = self._factory(summary, self._parent, remaining=remaining)
+        wants = f"{summary.who} {kind_dialog(summary).wants}. Confirm or cancel it in Helm."
         # The dialog expires itself; the extra second only bounds the wait if it did not.
-        decided = emitted(dialog.decided, remaining + 1.0, lambda d: isinstance(d, Decision))
-        self.open_dialogs.append(dialog)
-        dialog.finished.connect(lambda _result: self._forget(dialog))
-        if self.attention is None:
-            dialog.open()
-        else:
-            wants = f"{summary.who} {kind_dialog(summary).wants}. Confirm or cancel it in Helm."
-            self.attention.show(dialog, summary.title or kind_dialog(summary).title, wants)
+        decided = self.show(dialog, remaining + 1.0, summary.title or kind_dialog(summary).title, wants)
         try:
             (decision,) = await decided
             return Decision(decision)
@@ -284,13 +252,4 @@ class DialogConfirmer:
             dialog.expire()
             return Decision.EXPIRED
         finally:
-            if dialog.decision is Decision.EXPIRED and dialog.isVisible():
-                # An expired dialog stays open to say so until the user closes it.
-                dialog.finished.connect(dialog.deleteLater)
-            else:
-                dialog.close()
-                dialog.deleteLater()
-
-    def _forget(self, dialog: ConfirmDialog) -> None:
-        if dialog in self.open_dialogs:
-            self.open_dialogs.remove(dialog)
+            self.dismiss(dialog, dialog.decision is Decision.EXPIRED)
