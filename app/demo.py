@@ -9,7 +9,8 @@ stand-in, which says so. A sample project (``site``) carries software-production
 the Task board tool lists them and starts a build of a ready task (``helm.orchestrate``), moving
 it to doing — the agent that runs builds is the user's to choose, in the workspace's settings.
 The extensions ship with Helm, so setting up the demo approves them; plugin review still shows
-what each may do.
+what each may do. They share one style sheet, ``resources/demo/look.css``: setting up the demo
+copies it into each extension's folder, since a frame loads only its own extension's files.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ PROJECT = "site"
 """The demo's project: a sample site whose software-production tasks the task board shows."""
 
 SOURCE = resources.path("demo")
+LOOK = "look.css"
+"""The demo extensions' shared style sheet, in ``SOURCE`` and in each installed extension."""
 
 
 def _kinds_of(name: str) -> set[str]:
@@ -106,6 +109,7 @@ async def set_up_demo(broker: Broker) -> str:
     shown = widgets() + tools()
     for name in shown:
         shutil.copytree(SOURCE / "extensions" / name, extensions / name, dirs_exist_ok=True)
+        shutil.copyfile(SOURCE / LOOK, extensions / name / LOOK)  # before install: in its digest
     _save_database_profile(broker, base / "tasks.db")
     MCP_SERVERS.store(home, broker.credentials).save(
         StdioProfile(PROFILE, tuple(server_command("demo_mcp.py")), None)

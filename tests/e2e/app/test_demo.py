@@ -59,6 +59,9 @@ def test_the_demo_shows_every_kind_and_a_save_asks_for_confirmation(
                     "brain": await evaluate(views["brain"], SETTLED % "status"),
                     "review": await evaluate(views["candidates"], SETTLED % "status"),
                 }
+                # The demo's one shared sheet (look.css, copied in at set-up) styles every frame.
+                margin = "getComputedStyle(document.body).margin"
+                seen["looks"] = {name: await evaluate(view, margin) for name, view in views.items()}
                 saving = asyncio.ensure_future(
                     evaluate(views["notes"], "(document.getElementById('save').click(), true)")
                 )
@@ -86,5 +89,6 @@ def test_the_demo_shows_every_kind_and_a_save_asks_for_confirmation(
     assert seen["reminders"] == "2 pending"
     assert seen["brain"] == "2 notes"
     assert seen["review"] == "1 waiting for review"
+    assert seen["looks"] == dict.fromkeys(EXTENSIONS, "0px")  # the engine's own margin is 8px
     assert seen["dialog"] == "Confirm file change"
     assert seen["after cancel"] == "Not saved: you cancelled."
