@@ -40,6 +40,7 @@ from typing import Any, NamedTuple
 from broker import jsonl
 from broker.context import CallContext
 from broker.errors import CallError, ErrorCode
+from broker.jsonutil import compact_utf8
 from broker.killswitch import KillSwitch, Stop, stopped_message
 
 log = logging.getLogger("helm.activity")
@@ -366,14 +367,7 @@ def envelope_text(result: Mapping[str, Any] | None) -> tuple[str, int]:
     cancelled call). A lone surrogate from a server is escaped, so the text stays UTF-8."""
     if result is None:
         return "", 0
-    text = _compact(result)
-    if text.isascii():  # known without a look at the text: no copy to count its bytes
-        return text, len(text)
-    try:
-        return text, len(text.encode("utf-8"))
-    except UnicodeEncodeError:
-        text = _compact_ascii(result)
-        return text, len(text)
+    return compact_utf8(result)
 
 
 def _iso(when: float) -> str:
@@ -385,7 +379,4 @@ def _iso(when: float) -> str:
 
 
 _SECOND: list[Any] = [None, ""]
-# No check for cycles (the C encoder still raises RecursionError on one): an envelope is a tree.
-_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
-_compact_ascii = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
 _quoted = json.encoder.encode_basestring

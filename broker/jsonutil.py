@@ -1,4 +1,5 @@
-"""Strict JSON: duplicate keys refused, nesting bounded, one canonical form for digests."""
+"""Strict JSON: duplicate keys refused, nesting bounded, one canonical form for digests, and
+compact text that is always valid UTF-8."""
 
 from __future__ import annotations
 
@@ -81,3 +82,23 @@ def canonical(value: Any) -> str:
 def digest(value: Any) -> str:
     """sha256 hex of the canonical form."""
     return hashlib.sha256(canonical(value).encode("utf-8")).hexdigest()
+
+
+def compact_utf8(value: Any) -> tuple[str, int]:
+    """``value`` as compact JSON text and its size in UTF-8 bytes. Other characters are kept as
+    they are, but a lone surrogate (a server may send one) has no UTF-8 form: Qt's web bridge
+    would drop it unseen and a UTF-8 count would fail, so a text with one is escaped whole to
+    ASCII, which reads back as the same value."""
+    text = _compact(value)
+    if text.isascii():  # known without a look at the text: no copy to count its bytes
+        return text, len(text)
+    try:
+        return text, len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        text = _compact_ascii(value)
+        return text, len(text)
+
+
+# No check for cycles (the C encoder still raises RecursionError on one): what is sent is a tree.
+_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
+_compact_ascii = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode

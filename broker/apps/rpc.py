@@ -45,7 +45,7 @@ from broker.builtin import APP_HOST_CONNECTION, STATE_CONNECTION, Handler
 from broker.context import CallContext
 from broker.envelope import failure
 from broker.errors import CallError, ErrorCode
-from broker.jsonutil import DuplicateKeyError, loads_strict
+from broker.jsonutil import DuplicateKeyError, compact_utf8, loads_strict
 from broker.summary import Confirmer
 from broker.urls import link_decision
 from broker.widget_state import MAX_VALUE_BYTES
@@ -340,13 +340,8 @@ class AppSession:
         return True
 
     def _send(self, message: dict[str, Any]) -> None:
-        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
-        if not text.isascii():
-            try:
-                text.encode("utf-8")
-            except UnicodeEncodeError:  # a lone surrogate from a server, which Qt's bridge would
-                text = json.dumps(message, separators=(",", ":"))  # drop unseen: escaped, it arrives
-        self.window.send(text)
+        # A lone surrogate from a server, which Qt's bridge would drop unseen, arrives escaped.
+        self.window.send(compact_utf8(message)[0])
 
     async def aclose(self) -> None:
         """Cancel what is still running (the frame is closing) and wait for it to end."""

@@ -1,4 +1,5 @@
-"""Strict JSON parsing: a repeated key is refused at any depth, anything else reads as json.loads."""
+"""Strict JSON parsing: a repeated key is refused at any depth, anything else reads as json.loads.
+Compact text: UTF-8 kept, and always encodable as UTF-8."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import json
 
 import pytest
 
-from broker.jsonutil import MAX_DEPTH, DuplicateKeyError, TooDeepError, loads_strict
+from broker.jsonutil import MAX_DEPTH, DuplicateKeyError, TooDeepError, compact_utf8, loads_strict
 
 
 @pytest.mark.parametrize(
@@ -57,3 +58,21 @@ def test_nesting_up_to_the_bound_is_parsed_with_brackets_in_strings_not_counted(
     assert loads_strict("[" * MAX_DEPTH + "]" * MAX_DEPTH) is not None
     text = "[" + ",".join(['"[[[[{{{{"'] * 300) + "]"
     assert len(loads_strict(text)) == 300
+
+
+@pytest.mark.parametrize(
+    ("value", "text", "size"),
+    [
+        ({"ok": True, "data": [1, "a"]}, '{"ok":true,"data":[1,"a"]}', 26),
+        ({"é": "€😀"}, '{"é":"€😀"}', 16),  # kept as they are: 2, 3 and 4 bytes
+        ({"id": "a\ud800b", "é": 1}, '{"id":"a\\ud800b","\\u00e9":1}', 28),  # a lone surrogate: all escaped
+        ({"\udfff": "x"}, '{"\\udfff":"x"}', 14),
+    ],
+)
+def test_compact_text_keeps_utf8_and_escapes_all_of_a_text_with_a_lone_surrogate(
+    value: object, text: str, size: int
+) -> None:
+    shown, measured = compact_utf8(value)
+    assert (shown, measured) == (text, size)
+    assert measured == len(shown.encode("utf-8"))  # never raises: always UTF-8
+    assert json.loads(shown) == value  # reads back as the same value
