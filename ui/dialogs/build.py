@@ -19,22 +19,20 @@ from collections.abc import Callable
 from broker.orchestrate.builds import BuildAnswer, BuildQuestion
 from broker.summary import Decision
 from ui.dialogs.base import GUARD_MS, QuestionDialog
-from ui.dialogs.confirm import diff_view, form_fields, request_view, words_of
+from ui.dialogs.confirm import diff_view, fields_form, form_fields, request_view, words_of
 from ui.dialogs.turns import EXPIRY_MARGIN_SECONDS, Turns
 from ui.qt import (
     QDialog,
-    QFormLayout,
     QHBoxLayout,
     QLabel,
     QObject,
     QPushButton,
-    QSizePolicy,
     QTimer,
     QVBoxLayout,
     QWidget,
     Signal,
 )
-from ui.text import plain_box, plain_heading, plain_label, value_widget, visible
+from ui.text import plain_box, plain_heading, plain_label, visible
 from ui.theme import set_tone
 from ui.theme_data import SPACE
 
@@ -99,7 +97,7 @@ class BuildDialog(QuestionDialog):
         col = QVBoxLayout()
         if self.question.write is not None:  # beside the write: say which is which
             col.addWidget(_title("The build", self))
-        col.addLayout(self._form(self.question.plan.fields()))
+        col.addLayout(fields_form(self.question.plan.fields(), self))
         col.addWidget(QLabel(PROMPT_LABEL, self))
         self.prompt_box = plain_box(self.question.plan.prompt, self, max_lines=14, name=PROMPT_LABEL)
         col.addWidget(self.prompt_box)
@@ -112,10 +110,7 @@ class BuildDialog(QuestionDialog):
         words = words_of(summary)
         col = QVBoxLayout()
         col.addWidget(_title(f"The write: {words.title}", self))
-        rows = form_fields(summary)
-        if summary.workspace and not any(label == "Workspace" for label, _v in summary.fields):
-            rows = (("Workspace", summary.workspace), *rows)
-        col.addLayout(self._form(rows))
+        col.addLayout(fields_form(form_fields(summary), self))
         self.request_box = None
         if summary.request:
             col.addWidget(QLabel(words.about_request, self))
@@ -130,20 +125,6 @@ class BuildDialog(QuestionDialog):
         else:
             col.addStretch(1)
         return col
-
-    def _form(self, rows: tuple[tuple[str, str], ...]) -> QFormLayout:
-        """Label and value side by side, each value as wide as its column so that a wrapped
-        label is measured at the width it is shown at (as in the write's own dialog)."""
-        form = QFormLayout()
-        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.DontWrapRows)
-        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
-        for label, value in rows:
-            shown = value_widget(value, self, name=visible(label))
-            policy = shown.sizePolicy()  # a copy keeps the wrapped label's height for width
-            policy.setHorizontalPolicy(QSizePolicy.Policy.Expanding)
-            shown.setSizePolicy(policy)
-            form.addRow(visible(label), shown)
-        return form
 
     def _answer_button(self, text: str, answer: BuildAnswer) -> QPushButton:
         button = QPushButton(visible(text).replace("&", "&&"), self)  # a tool's "&" is no shortcut

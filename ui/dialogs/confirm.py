@@ -134,20 +134,9 @@ class ConfirmDialog(QuestionDialog):
 
     def _describe(self, layout: QVBoxLayout, sentence: str) -> None:
         """The bold sentence saying what the extension wants, then the summary's fields."""
-        summary = self.summary
         layout.addWidget(plain_heading(sentence, self))
         layout.addSpacing(SPACE[0])
-        form = QFormLayout()
-        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.DontWrapRows)
-        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
-        if summary.workspace and not any(label == "Workspace" for label, _v in summary.fields):
-            form.addRow("Workspace", plain_label(summary.workspace, self))
-        for label, value in form_fields(summary):
-            shown = value_widget(value, self, name=visible(label))
-            # The whole width of the dialog, so a label wraps only where the dialog ends.
-            shown.setSizePolicy(QSizePolicy.Policy.Expanding, shown.sizePolicy().verticalPolicy())
-            form.addRow(visible(label), shown)
-        layout.addLayout(form)
+        layout.addLayout(fields_form(form_fields(self.summary), self))
         layout.addSpacing(SPACE[1])  # a group's gap between where and what
 
     def expire(self) -> None:
@@ -163,15 +152,38 @@ class ConfirmDialog(QuestionDialog):
 
 
 def form_fields(summary: WriteSummary) -> tuple[tuple[str, str], ...]:
-    """The fields shown above the request: the kind's fields less those its request box shows
-    in full (the SQL, the URL, the arguments), so the dialog shows the request once."""
+    """The fields shown above the request: the workspace (unless a field names it), then the
+    kind's fields less those its request box shows in full (the SQL, the URL, the arguments),
+    so the dialog shows the request once."""
     shown_in = kind_dialog(summary).in_request
     request = summary.request
-    return tuple(
+    workspace = (
+        (("Workspace", summary.workspace),)
+        if summary.workspace and not any(label == "Workspace" for label, _v in summary.fields)
+        else ()
+    )
+    return workspace + tuple(
         (label, value)
         for label, value in summary.fields
         if not (label in shown_in and value and value in request)
     )
+
+
+def fields_form(rows: tuple[tuple[str, str], ...], parent: QWidget) -> QFormLayout:
+    """Each label beside its value, the value as wide as the form, so that a label wraps only
+    where the dialog ends. The value's size policy is changed, not replaced: a replaced one
+    loses a wrapping label's height for width, and the label is then given the height of the
+    lines its narrow size hint guesses, its one line centred in them below its label's."""
+    form = QFormLayout()
+    form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.DontWrapRows)
+    form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
+    for label, value in rows:
+        shown = value_widget(value, parent, name=visible(label))
+        policy = shown.sizePolicy()
+        policy.setHorizontalPolicy(QSizePolicy.Policy.Expanding)
+        shown.setSizePolicy(policy)
+        form.addRow(visible(label), shown)
+    return form
 
 
 def request_view(summary: WriteSummary, parent: QWidget, name: str) -> QPlainTextEdit:

@@ -13,7 +13,7 @@ from broker.context import AgentRequester, AppInstance, ExtensionFrame, HelmItse
 from broker.summary import Decision, WriteSummary
 from tests.ui.samples import BIDI, DIFF, HTML, LONG, summary
 from ui.dialogs.confirm import ConfirmDialog, DialogConfirmer
-from ui.qt import QLabel, QLineEdit, QPlainTextEdit, Qt
+from ui.qt import QFormLayout, QLabel, QLineEdit, QPlainTextEdit, Qt
 
 
 def shown(qtbot: QtBot, dialog: ConfirmDialog) -> ConfirmDialog:
@@ -176,6 +176,23 @@ def test_very_long_text_scrolls_inside_a_box_of_bounded_size(qtbot: QtBot) -> No
     assert [len(b.toPlainText()) for b in boxes] == [len(LONG)]  # the URL is the request's
     assert dialog.sizeHint().height() < 900
     assert dialog.sizeHint().width() < 1200
+
+
+def test_a_short_value_sits_level_with_its_label(qtbot: QtBot) -> None:
+    s = summary("http", fields=(("Service", HTML), ("Method", "POST"), ("URL", "https://x/" + "a" * 400)))
+    dialog = shown(qtbot, ConfirmDialog(s))
+    (form,) = dialog.findChildren(QFormLayout)
+    rows = [
+        (form.itemAt(row, QFormLayout.ItemRole.LabelRole), form.itemAt(row, QFormLayout.ItemRole.FieldRole))
+        for row in range(form.rowCount())
+    ]
+    levels = {
+        label.widget().text(): (value.geometry().top() - label.geometry().top(), value.geometry().height())
+        for label, value in rows
+        if isinstance(value.widget(), QLabel)
+    }
+    height = dialog.fontMetrics().height()
+    assert levels == {"Workspace": (0, height), "Service": (0, height), "Method": (0, height)}
 
 
 def test_the_file_diff_colours_added_and_removed_lines(qtbot: QtBot) -> None:
