@@ -32,12 +32,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from broker.credentials import CredentialStore
 from broker.errors import ProfileError, SettingsError
 from broker.names import NAME_RULE, valid_name
 from broker.settings import Home, Settings
+
+if TYPE_CHECKING:
+    from broker.policy import PolicyState
 
 
 class ProfileModel(Protocol):
@@ -198,13 +201,17 @@ class ProfileStore[P: ProfileModel]:
             raise ProfileError(refusal)
         return stored
 
-    def refusal(self, profile: P) -> str | None:
-        """Why the organisation's policy refuses what ``profile`` reaches (None: it does not)."""
+    def refusal(self, profile: P, policy: PolicyState | None = None) -> str | None:
+        """Why the organisation's policy (``policy``: the one in force now unless given) refuses
+        what ``profile`` reaches (None: it does not)."""
         if self.spec.reaches is None:
             return None
         from broker.policy import decide, in_force  # the policy reads profiles' reaches
 
-        found = decide.profile(in_force(), self.spec.reaches(profile), f"{self.spec.noun} {profile.name!r}")
+        state = in_force() if policy is None else policy
+        if not state.managed:  # no policy file: nothing is refused, no reach needs working out
+            return None
+        found = decide.profile(state, self.spec.reaches(profile), f"{self.spec.noun} {profile.name!r}")
         return None if found is None else found.message
 
     def save(self, profile: P, secrets: Mapping[str, str | None] | None = None) -> P:

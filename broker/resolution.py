@@ -119,9 +119,12 @@ def resolve(
     if refusal is not None:
         raise refusal.error()
     pins = decision.pins(connection_id)
-    # A read runs now, on the settings just checked; a write reads them again once the
-    # user has confirmed (a profile changed meanwhile must not be sent to).
-    call = Call(ctx, workspace, conn, operation, dict(args), write, pins, None if write else settings)
+    # A read runs now, on the settings and policy just checked; a write reads them again once
+    # the user has confirmed (a profile changed meanwhile must not be sent to).
+    call = Call(
+        ctx, workspace, conn, operation, dict(args), write, pins,
+        None if write else settings, None if write else policy,
+    )  # fmt: skip
     return Resolved(ctx, manifest, call, conn.kind)
 
 

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from broker.context import CallContext
     from broker.credentials import CredentialStore
     from broker.mcp.servers import McpServers
+    from broker.policy import PolicyState
     from broker.settings import Home, Settings, Workspace
 
 JSON = Any
@@ -109,6 +110,11 @@ class Call[C: Connection]:
     """For a read, the settings it was checked against: a kind reads its profiles from them
     (``ProfileStore.get(name, call.settings)``), so one call sees one reading of the file.
     None for a write, which may wait for the user: its profile is read when it is sent."""
+    policy: PolicyState | None = None
+    """For a read, the organisation's policy it was checked against, which a kind asks of its
+    profile (``ProfileStore.refusal(profile, call.policy)``): one look at the policy files per
+    call, as there is one reading of the settings. None for a write: the policy in force when
+    it is sent."""
 
     @property
     def connection_id(self) -> str:

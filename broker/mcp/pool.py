@@ -50,6 +50,15 @@ class SessionPool:
         self._sessions: dict[tuple[str, str], tuple[object, ServerSession]] = {}
         self._lock = asyncio.Lock()
 
+    def running(self, key: tuple[str, str], fingerprint: object) -> ServerSession | None:
+        """The session ``get`` would return without making one, when that is known now: none
+        is being replaced or closed (the lock is free) and its fingerprint is the same. Taking
+        no lock and building no ``make``, it is what nearly every call needs."""
+        if self._lock.locked():
+            return None
+        current = self._sessions.get(key)
+        return current[1] if current is not None and current[0] == fingerprint else None
+
     async def get(
         self, key: tuple[str, str], fingerprint: object, make: Callable[[], ServerSession]
     ) -> ServerSession:

@@ -7,6 +7,8 @@ environment and limits. The broker holds one ``McpServers`` (``Broker.mcp_server
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from mcp import types
 
 from broker.credentials import CredentialStore
@@ -16,6 +18,9 @@ from broker.mcp.pool import SessionPool, http_opener, stdio_opener, working_fold
 from broker.mcp.profiles import MCP_SERVERS, HttpProfile, Profile, safe_environment
 from broker.mcp.session import McpLimits, ServerSession
 from broker.settings import Home, Settings, Workspace
+
+if TYPE_CHECKING:
+    from broker.policy import PolicyState
 
 DEFAULT_LIMITS = McpLimits()
 
@@ -29,8 +34,12 @@ class McpServers:
         self._pool = SessionPool()
         self._http_state: dict[tuple[str, str], HttpState] = {}
 
-    def profile(self, name: str, settings: Settings | None = None) -> tuple[Profile, str | None]:
-        """The server's profile and its token (``not_configured`` when either is missing)."""
+    def profile(
+        self, name: str, settings: Settings | None = None, policy: PolicyState | None = None
+    ) -> tuple[Profile, str | None]:
+        """The server's profile and its token (``not_configured`` when either is missing); read
+        from ``settings`` and checked against ``policy`` when given (a call's), else as they
+        are now."""
         try:
             profile = self.profiles.get(name, settings)
         except ProfileError as exc:
@@ -39,7 +48,8 @@ class McpServers:
             ) from exc
         if profile is None:
             raise CallError(ErrorCode.NOT_CONFIGURED, f"no MCP server named {name!r} is configured in Helm")
-        refusal = self.profiles.refusal(profile)  # the organisation's policy: never started nor reached
+        # The organisation's policy: never started nor reached.
+        refusal = self.profiles.refusal(profile, policy)
         if refusal is not None:
             raise CallError(ErrorCode.REFUSED, refusal)
         if not profile.wants_token:
@@ -55,12 +65,21 @@ class McpServers:
         return profile, token
 
     async def session(
-        self, workspace: Workspace, server: str, settings: Settings | None = None
+        self,
+        workspace: Workspace,
+        server: str,
+        settings: Settings | None = None,
+        policy: PolicyState | None = None,
     ) -> ServerSession:
-        """The running session with ``server`` (its profile read from ``settings`` when given)."""
-        profile, token = self.profile(server, settings)
-        label = f"MCP server {server!r}"
+        """The running session with ``server`` (its profile read from ``settings`` and checked
+        against ``policy`` when given: ``profile``)."""
+        profile, token = self.profile(server, settings, policy)
         key = (workspace.name, server)
+        fingerprint = (profile, token, str(workspace.root))  # a frozen profile compares by value
+        running = self._pool.running(key, fingerprint)
+        if running is not None:  # every call after the first: nothing to build
+            return running
+        label = f"MCP server {server!r}"
         if isinstance(profile, HttpProfile):
             state = self._http_state.setdefault(key, HttpState())
 
@@ -81,7 +100,6 @@ class McpServers:
                 opener = stdio_opener(command, env, working_folder(workspace), self.limits, given)
                 return ServerSession(label, opener, self.limits, secrets=given)
 
-        fingerprint = (profile, token, str(workspace.root))  # a frozen profile compares by value
         return await self._pool.get(key, fingerprint, make)
 
     def unavailable_reason(self, workspace: Workspace, server: str, err: CallError) -> CallError:

@@ -16,6 +16,7 @@ from broker.mcp import pins
 from broker.mcp.results import check_size, tool_data
 from broker.mcp.servers import McpServers
 from broker.mcp.session import McpLimits, ServerSession
+from broker.policy import PolicyState
 from broker.redact import scrubbed
 from broker.settings import Settings, Workspace
 
@@ -40,10 +41,15 @@ class McpKind:
         self.limits = self.servers.limits
 
     async def session(
-        self, workspace: Workspace, server: str, settings: Settings | None = None
+        self,
+        workspace: Workspace,
+        server: str,
+        settings: Settings | None = None,
+        policy: PolicyState | None = None,
     ) -> ServerSession:
-        """The running session with ``server`` (its profile read from ``settings`` when given)."""
-        return await self.servers.session(workspace, server, settings)
+        """The running session with ``server`` (its profile read from ``settings`` and checked
+        against ``policy`` when given)."""
+        return await self.servers.session(workspace, server, settings, policy)
 
     async def list_tools(self, workspace: Workspace, server: str) -> list[types.Tool]:
         """The server's tools (for ``helm mcp tools`` and the Settings Test button)."""
@@ -65,7 +71,7 @@ class McpKind:
 
     async def _checked(self, call: Call[McpConnection]) -> ServerSession:
         server = _server(call.connection)
-        session = await self.session(call.workspace, server, call.settings)
+        session = await self.session(call.workspace, server, call.settings, call.policy)
         try:
             tools = await session.tools()
         except CallError as err:
@@ -81,7 +87,7 @@ class McpKind:
 
     async def describe(self, call: Call[McpConnection]) -> WriteDetails:
         server = _server(call.connection)
-        self.servers.profile(server, call.settings)  # not_configured before a dialog appears
+        self.servers.profile(server, call.settings, call.policy)  # not_configured before a dialog appears
         await self._checked(call)
         return MCP.confirm.details(
             fields=(("MCP server", server), ("Tool", call.operation), ("Arguments", wire_args(call.args))),

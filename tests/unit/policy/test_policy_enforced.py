@@ -20,6 +20,7 @@ from broker.extensions import install, review_and_approve
 from broker.kinds.db.explorer import DbExplorer
 from broker.kinds.db.profiles import DbProfile
 from broker.kinds.http.profiles import SERVICES, ServiceProfile
+from broker.policy.source import NO_POLICY
 from broker.workspaces import add_workspace
 from tests.helpers import ScriptedConfirmer, manifest_dict, new_broker, setup_extension, write_extension
 from tests.support import REPO
@@ -205,6 +206,25 @@ async def test_an_mcp_server_whose_program_the_policy_does_not_allow_is_never_st
         result = await broker.call(ctx, "m", "get_current_time", {"timezone": "UTC"})
         assert result["ok"], result
     assert mark.exists()
+
+
+async def test_a_policy_deployed_while_an_mcp_server_runs_applies_to_the_very_next_call(
+    broker: Broker, tmp_path: Path, policy: PolicyFile, mcp_time_command: list[str]
+):
+    add_stdio(broker, "time", mcp_time_command)
+    ctx = await mcp_extension(broker, tmp_path, "time", ["get_current_time"])
+    args = {"timezone": "UTC"}
+    assert (await broker.call(ctx, "m", "get_current_time", args))["ok"]  # the session runs
+    policy.write({"mcp": {"commands": ["/usr/bin/true"]}})
+    refused = await broker.call(ctx, "m", "get_current_time", args)
+    assert message(refused) == f"{WORDS} (mcp.commands): MCP server 'time' runs a program it does not allow"
+    policy.write({"mcp": {"commands": [mcp_time_command[0]]}})
+    assert (await broker.call(ctx, "m", "get_current_time", args))["ok"]
+    servers = await broker.mcp_servers()
+    profile = servers.profile("time")[0]
+    policy.write({"mcp": {"commands": ["/usr/bin/true"]}})
+    assert "(mcp.commands)" in str(servers.profiles.refusal(profile))  # the policy in force now
+    assert servers.profiles.refusal(profile, NO_POLICY) is None  # a call's own reading, when given
 
 
 # -- stopping what a new policy forbids -----------------------------------------------------
