@@ -21,15 +21,17 @@ def tool_data(result: types.CallToolResult) -> Any:
 
 
 # The canonical text's length without its sorting (which does not change it), and built once:
-# json.dumps with options builds an encoder on every call.
-_SIZED = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+# json.dumps with options builds an encoder on every call. A value nested in itself is not
+# looked for at each container: it ends in RecursionError, refused as any other non-JSON.
+_SIZED = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"), check_circular=False)
 
 
 def check_size(data: Any, limit: int, label: str) -> None:
     """``too_large`` when the JSON text of ``data`` is over ``limit`` bytes."""
     try:
-        size = len(_SIZED.encode(data).encode("utf-8"))
-    except (TypeError, ValueError) as exc:
+        text = _SIZED.encode(data)
+        size = len(text) if text.isascii() else len(text.encode("utf-8"))  # ASCII: a byte a character
+    except (TypeError, ValueError, RecursionError) as exc:
         raise CallError(ErrorCode.UNAVAILABLE, f"{label} sent a result that is not plain JSON") from exc
     if size > limit:
         raise CallError(ErrorCode.TOO_LARGE, f"{label} sent a result larger than 1 MiB")
