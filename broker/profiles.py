@@ -206,12 +206,16 @@ class ProfileStore[P: ProfileModel]:
         what ``profile`` reaches (None: it does not)."""
         if self.spec.reaches is None:
             return None
-        from broker.policy import decide, in_force  # the policy reads profiles' reaches
+        # The policy imports this module (it reads profiles' reaches): imported here, when needed.
+        if policy is None:
+            from broker.policy import in_force
 
-        state = in_force() if policy is None else policy
-        if not state.managed:  # no policy file: nothing is refused, no reach needs working out
+            policy = in_force()
+        if not policy.managed:  # no policy file: nothing is refused, no reach needs working out
             return None
-        found = decide.profile(state, self.spec.reaches(profile), f"{self.spec.noun} {profile.name!r}")
+        from broker.policy import decide
+
+        found = decide.profile(policy, self.spec.reaches(profile), f"{self.spec.noun} {profile.name!r}")
         return None if found is None else found.message
 
     def save(self, profile: P, secrets: Mapping[str, str | None] | None = None) -> P:

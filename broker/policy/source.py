@@ -240,7 +240,7 @@ class PolicySource:
     def state(self) -> PolicyState:
         """The policies in force now (each file stat-checked, read again only on a change)."""
         files = self._current()
-        stamps = tuple(_stamp(text) for _, text, _ in files)
+        stamps = tuple([_stamp(text) for _, text, _ in files])  # a list is built inline, a generator is not
         if self._state is not None and self._state[0] is files and self._state[1] == stamps:
             return self._state[2]
         policies: list[Policy] = []
