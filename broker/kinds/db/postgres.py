@@ -2,14 +2,22 @@
 
 Each read runs its statement over the extended protocol (which refuses more than one statement)
 inside ``BEGIN ISOLATION LEVEL READ COMMITTED, READ ONLY``, on a session whose default is
-read-only too. Then three statements end the call: ``ROLLBACK``, the next call's ``BEGIN``, and
-the release of what outlives a rollback. Prepared once per connection, they are bound and run
-in the same flush as the statement, under its one Sync (``WireCap.pipeline``): a warm read is one
-round trip, two the first time a connection sees a statement. When the statement fails the
-server skips them, and one simple-protocol message of the same three ends the call instead. A
-connection whose closing statements failed, or did not leave it inside the next BEGIN, is
-dropped; a pooled connection waits inside a transaction that holds no snapshot and no lock, and
-keeps its prepared statements.
+read-only too. Then two statements end the call: ``ROLLBACK AND CHAIN``, which opens the next
+call's transaction with the same characteristics, and the release of what outlives a rollback,
+which also checks that the new transaction is read-only. Prepared once per connection, they are
+bound and run in the same flush as the statement, under its one Sync (``WireCap.pipeline``): a
+warm read is one round trip, two the first time a connection sees a statement. When the
+statement fails the server skips them, and one simple-protocol message (``ROLLBACK``, ``BEGIN``
+and the release) ends the call instead. A connection whose closing statements failed, or did
+not leave it inside the next transaction, is dropped; a pooled connection waits inside a
+transaction that holds no snapshot and no lock, and keeps its prepared statements.
+
+What a read costs beyond the bare statement is the server's work on those two statements (one
+more portal each, and a set-returning function scan for the prepared-statement check): on the
+benchmark's machine about as much again as a small indexed read, which puts a warm read near
+1.6 times a bare ``fetch`` of the same statement before any of Helm's own work. That is the
+price of rolling every read back and leaving the session clean; tests/bench/test_bench_db.py
+measures it on its own row.
 
 A rolled-back transaction takes with it everything a statement can change in its session:
 settings (``SET``, ``set_config``), ``SET ROLE``, ``LISTEN`` (which only acts on commit),
@@ -98,19 +106,27 @@ BEGIN_READ = "BEGIN ISOLATION LEVEL READ COMMITTED, READ ONLY"
 # Ends a call and opens the next one's transaction, in one round trip (see the module's doc).
 # Inside that transaction Helm then releases session advisory locks and checks for SQL-level
 # prepared statements, which outlive a rollback: for each one the CAST fails (at run time, row
-# by row, so it cannot be folded away) and the connection is dropped. Neither takes a lock, and
-# a READ COMMITTED snapshot ends with its statement: the waiting transaction holds nothing.
+# by row, so it cannot be folded away) and the connection is dropped. The last CAST fails, and
+# drops the connection too, unless the new transaction is read-only. None of it takes a lock,
+# and a READ COMMITTED snapshot ends with its statement: the waiting transaction holds nothing.
+# Being a query, the check also takes the transaction's first snapshot, after which no statement
+# may make it read-write or change its isolation (PostgreSQL refuses: "must be called before
+# any query").
 RELEASE_SQL = (
     "SELECT pg_catalog.pg_advisory_unlock_all(), (SELECT count(CAST('PREPARE ' || name AS int)) "
-    "FROM pg_catalog.pg_prepared_statement() WHERE from_sql)"
+    "FROM pg_catalog.pg_prepared_statement() WHERE from_sql), "
+    "CAST(NULLIF(pg_catalog.current_setting('transaction_read_only'), 'on') AS int)"
 )
 NEXT_CALL_SQL = f"ROLLBACK; {BEGIN_READ}; {RELEASE_SQL}"
+# After a read that succeeded, its transaction's characteristics are still BEGIN_READ's (fixed
+# by the first snapshot, which the release check, or on a new connection its prepare, took), so
+# ROLLBACK AND CHAIN opens the next call's transaction as BEGIN_READ would, with one statement
+# fewer for the server than ROLLBACK, BEGIN; the release check then makes sure it is read-only.
 END_STATEMENTS = {
-    "helm_end_rollback": "ROLLBACK",
-    "helm_end_begin": BEGIN_READ,
+    "helm_end_rollback": "ROLLBACK AND CHAIN",
     "helm_end_release": RELEASE_SQL,
 }
-"""The same three as prepared statements, bound and run with each read (``_fetch``)."""
+"""The end of a call as prepared statements, bound and run with each read (``_fetch``)."""
 END_MESSAGES = b"".join(bind_execute_message(name) for name in END_STATEMENTS) + CLOSE_PORTAL
 IDLE_SECONDS = 240.0
 """A pooled connection waits inside its BEGIN at most this long (the server ends it later)."""

@@ -427,3 +427,26 @@ async def test_a_warm_read_is_one_round_trip_and_a_failed_one_leaves_the_session
     assert trips == 1  # the statement and the message that ends the call, in one flush
     assert again == pid
     assert after["rows"] == [[pid[0][0], "on", "0"]]  # the same session: read-only, its lock released
+
+
+async def test_a_connection_whose_next_transaction_is_not_read_only_is_dropped(
+    postgres_server: DatabaseServer,
+) -> None:
+    prof, pw = server_profile(postgres_server, "helm_ro")
+    engine = PostgresEngine(prof, pw)
+    probe = "SELECT pg_backend_pid(), current_setting('transaction_read_only')"
+    try:
+        first = (await engine.read(probe, []))["rows"]
+        session = engine._pool._idle[0][0]
+        # Out of band: the pooled connection now waits in a read-write transaction, which the
+        # ROLLBACK AND CHAIN after its next read would carry on into the one after.
+        await session.conn.execute("ROLLBACK; BEGIN READ WRITE")
+        await engine.read(probe, [])
+        kept = len(engine._pool._idle)
+        after = (await engine.read(probe, []))["rows"]
+    finally:
+        await engine.aclose()
+    assert first[0][1] == "on"
+    assert kept == 0  # the release check failed on the chained transaction: not given back
+    assert after[0][1] == "on"
+    assert after[0][0] != first[0][0]  # a new session
