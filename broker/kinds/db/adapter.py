@@ -19,6 +19,7 @@ from broker.kinds.db.engine import Engine
 from broker.kinds.db.profiles import DATABASES, DbProfile
 from broker.kinds.db.rules import DbConnection
 from broker.kinds.db.values import Scalar, bind_args
+from broker.policy import PolicyState
 from broker.settings import Settings, Workspace
 
 
@@ -31,8 +32,12 @@ class DbKind:
         self._engines: dict[str, tuple[str, Engine]] = {}
 
     # -- profiles and engines ------------------------------------------------------------
-    def profile(self, name: str, settings: Settings | None = None) -> DbProfile:
-        """The named profile (from ``settings`` when given), or ``not_configured``."""
+    def profile(
+        self, name: str, settings: Settings | None = None, policy: PolicyState | None = None
+    ) -> DbProfile:
+        """The named profile (from ``settings`` when given), or ``not_configured``; ``refused``
+        when the organisation's policy (``policy``: the one in force now unless given) forbids
+        what it reaches."""
         try:
             profile = self.profiles.get(name, settings)
         except ProfileError as exc:
@@ -44,7 +49,7 @@ class DbKind:
                 ErrorCode.NOT_CONFIGURED,
                 f"no database profile named {name!r}; add it in Settings or with: helm db add {name} …",
             )
-        refusal = self.profiles.refusal(profile)  # the organisation's policy, for the explorer too
+        refusal = self.profiles.refusal(profile, policy)  # the organisation's, for the explorer too
         if refusal is not None:
             raise CallError(ErrorCode.REFUSED, refusal)
         return profile
@@ -97,7 +102,7 @@ class DbKind:
         if query is None:
             raise CallError(ErrorCode.REFUSED, f"query {call.operation!r} is not declared")
         args = bind_args(query.params, call.args)
-        profile = self.profile(conn.service, call.settings)
+        profile = self.profile(conn.service, call.settings, call.policy)
         if profile.engine != conn.engine:
             raise CallError(
                 ErrorCode.REFUSED,

@@ -270,6 +270,24 @@ async def test_a_policy_file_others_could_write_stops_every_extension(
     assert hostile.seen == []
 
 
+async def test_a_db_read_on_a_profile_the_policy_refuses_is_refused(
+    broker: Broker, tmp_path: Path, policy: PolicyFile
+):
+    db = tmp_path / "a.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE t (x)")
+    conn.close()
+    add_profile(broker, DbProfile(name="local", engine="sqlite", path=str(db)))
+    conn_json = {"id": "app", "kind": "db", "service": "local", "engine": "sqlite",
+                 "queries": {"count": {"sql": "SELECT count(*) FROM t"}}}  # fmt: skip
+    ctx = await setup_extension(broker, tmp_path, manifest_dict([conn_json]))
+    assert (await broker.call(ctx, "app", "count", {}))["ok"]
+    policy.write({"databases": {"engines": ["postgres"]}})
+    refused = await broker.call(ctx, "app", "count", {})
+    why = "database profile 'local' is a sqlite database, an engine it does not allow"
+    assert message(refused) == f"{WORDS} (databases.engines): {why}"
+
+
 # -- Helm's own parts -----------------------------------------------------------------------
 async def test_the_db_explorer_opens_no_database_the_policy_refuses(
     broker: Broker, tmp_path: Path, policy: PolicyFile
