@@ -5,6 +5,10 @@ a connection would do); Helm's side is the whole call: allowlist, argument check
 connection with its read-only transaction and session reset, and the JSON-safe result. A second
 row per engine times the engine's read alone (no broker), which shows what the broker's own
 checks add. Round trips per warm call are counted by a relay in front of the server.
+
+PostgreSQL and MariaDB also get both rows against Helm's own messages sent without the engine
+(what the read-only steps cost the server, which no Python can save), and PostgreSQL a row of
+those messages alone against the bare fetch: the floor of the first row.
 """
 
 from __future__ import annotations
@@ -23,10 +27,12 @@ import asyncpg
 from broker import Broker, CallContext
 from broker.kinds.db import mywire
 from broker.kinds.db.adapter import DbKind
-from broker.kinds.db.engine import Engine
+from broker.kinds.db.asyncpg_private import fetch_at_most
+from broker.kinds.db.engine import QUERY_SECONDS, Engine
 from broker.kinds.db.mysql import MysqlEngine
-from broker.kinds.db.postgres import NEXT_CALL_SQL, PostgresEngine
+from broker.kinds.db.postgres import END_MESSAGES, PostgresEngine
 from broker.kinds.db.profiles import DbProfile
+from broker.kinds.db.values import FETCH_ROWS
 from tests.bench.conftest import Bench
 from tests.helpers import manifest_dict, new_broker, setup_extension
 from tests.servers.databases import DatabaseServer
@@ -151,22 +157,39 @@ async def test_postgres_query_overhead_against_raw_asyncpg(
             await _compare(
                 bench, broker, ctx, raw, "postgres", (f"vs raw asyncpg; {trips}", "vs raw asyncpg")
             )
-            # The same protocol steps Helm takes, without Helm: what read-only costs by itself
-            # (the statement prepared once and kept, the connection waiting inside BEGIN).
-            await conn.execute("BEGIN READ ONLY")
-            stmt = await conn.prepare(SQL["postgres"])
-
-            async def raw_guarded() -> object:
-                rows = await stmt.fetch(0)  # one Bind/Execute, as Helm's bounded fetch
-                await conn.execute(NEXT_CALL_SQL)
-                return rows
-
-            await _compare(
-                bench, broker, ctx, raw_guarded, "postgres",
-                ("vs asyncpg taking Helm's read-only steps", "vs asyncpg taking Helm's read-only steps"),
-            )  # fmt: skip
+            same_steps = "vs the same messages on Helm's wire, without the engine"
+            async with _postgres_same_steps(prof, pw) as raw_same:
+                await _compare(bench, broker, ctx, raw_same, "postgres", (same_steps, same_steps))
+                # The floor: what the server's work for read-only (the rollback, the next
+                # transaction and the release check, pipelined with the read) costs by itself.
+                steps, base = await _pair(bench, raw_same, raw)
+                floor = "Helm's read-only steps on asyncpg, no Helm code around them, vs raw asyncpg"
+                bench.record("db read-only steps alone (PostgreSQL)", steps, base, note=floor)
         finally:
             await conn.close()
+
+
+@contextlib.asynccontextmanager
+async def _postgres_same_steps(prof: DbProfile, pw: str) -> AsyncIterator[Callable[[], Awaitable[Any]]]:
+    """Helm's pipelined read (the kept statement's Bind/Execute, then the call's end under the
+    same Sync, on a connection waiting inside its read-only transaction) sent directly."""
+    session = await PostgresEngine(prof, pw)._open()
+    stmt = await session.conn.prepare(SQL["postgres"], name="bench_read")
+
+    async def raw() -> object:
+        tail = session.cap.pipeline(END_MESSAGES)
+        try:
+            rows = await fetch_at_most(stmt, [0], FETCH_ROWS, QUERY_SECONDS)
+        finally:
+            session.cap.unpipeline()
+        answer = await tail
+        assert answer.ran and not answer.failed and answer.status == b"T", answer
+        return rows
+
+    try:
+        yield raw
+    finally:
+        await session.conn.close()
 
 
 async def test_mysql_query_overhead_against_raw_aiomysql(
