@@ -12,12 +12,12 @@ and the release) ends the call instead. A connection whose closing statements fa
 not leave it inside the next transaction, is dropped; a pooled connection waits inside a
 transaction that holds no snapshot and no lock, and keeps its prepared statements.
 
-What a read costs beyond the bare statement is the server's work on those two statements (one
-more portal each, and a set-returning function scan for the prepared-statement check): on the
-benchmark's machine about as much again as a small indexed read, which puts a warm read near
-1.6 times a bare ``fetch`` of the same statement before any of Helm's own work. That is the
-price of rolling every read back and leaving the session clean; tests/bench/test_bench_db.py
-measures it on its own row.
+What a read costs beyond the bare statement is mostly the server's work on those two statements
+(a portal each, and a set-returning function scan for the prepared-statement check, the dearest
+part): sent alone on asyncpg's connection, those messages take about 1.5 times a bare ``fetch``
+of a small indexed read, before any of Helm's own work. That is the price of rolling every
+read back and leaving the session clean; tests/bench/test_bench_db.py measures it on a row of
+its own ("db read-only steps alone").
 
 A rolled-back transaction takes with it everything a statement can change in its session:
 settings (``SET``, ``set_config``), ``SET ROLE``, ``LISTEN`` (which only acts on commit),
