@@ -14,7 +14,10 @@ over the whole path (``[^/]`` for ``?`` and ``[^/]*`` for ``*``, so no star reac
 next segment; ``.`` in a glob of one segment); ``matches`` runs that in one C call. Its repeats
 are its stars, one per segment at most, and a star can end at one place only from which the
 rest of its segment and the ``/`` after it match, so backtracking never multiplies across
-segments: the engine's work is at most the path's length times the glob's.
+segments: the engine's work is at most the path's length times the glob's. A path of one name
+goes straight to the expression of the globs of one segment, and where each of those is ``*``
+and plain text (``*.md``) to two string tests that say what it says: the name ends with one of
+those texts and does not start with a dot. It costs the same steps.
 
 Otherwise matching runs as a small set of states ``(glob, segment)`` advanced one path segment at a time;
 one segment is matched against one name without backtracking (``wildcard``). The same machine
@@ -105,8 +108,14 @@ class GlobSet:
         """The globs as regular expressions over the whole path, by number of segments, when
         they allow it."""
         self._whole = None
+        self._one: tuple[Callable[[str], re.Match[str] | None], tuple[str, ...], int] | None = None
+        """For a path of one name, taken before the lookup by length: the globs of one segment,
+        their ends when every one is ``*`` and then plain text (``*.md``), and their cost."""
         if self.regexes is not None:
             self._whole = {n: (r.fullmatch, cost) for n, (r, cost) in self.regexes.items()}
+            if 1 in self._whole:
+                fullmatch, cost = self._whole[1]
+                self._one = (fullmatch, _suffixes([s[0].text for s in self._segs if len(s) == 1]), cost)
 
     def _closure(self, states: Iterable[State]) -> States:
         out: set[State] = set()
@@ -206,6 +215,16 @@ class GlobSet:
 
     def matches(self, segments: Sequence[str], budget: Budget) -> bool:
         """Whether the path of these segments matches a glob."""
+        one = self._one
+        if one is not None and len(segments) == 1:  # a name: no join, no lookup by length
+            fullmatch, suffixes, cost = one
+            budget.left -= cost
+            if budget.left < 0:
+                budget.overdrawn()
+            name = segments[0]
+            if suffixes:  # what the expression says, in two string tests instead of its call
+                return name.endswith(suffixes) and name[:1] != "."
+            return fullmatch(name) is not None
         if self._whole is not None:  # one C call for the whole path
             found = self._whole.get(len(segments))
             if found is None:
@@ -222,6 +241,15 @@ class GlobSet:
             if not states:
                 return False
         return self.accepts(states)
+
+
+def _suffixes(texts: Sequence[str]) -> tuple[str, ...]:
+    """The text after the star of each segment (of a glob with one star a segment at most),
+    when every one is ``*`` followed by plain text; else empty. Such a segment matches a name
+    that ends with that text and does not start with a dot (its star, perhaps empty, leads)."""
+    if all(t.startswith("*") and "?" not in t for t in texts):
+        return tuple(t[1:] for t in texts)
+    return ()
 
 
 def _one_pass(last: list[Segment]) -> FileFilter:

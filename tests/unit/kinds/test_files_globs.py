@@ -175,6 +175,43 @@ def test_a_whole_path_glob_past_the_budget_is_too_large() -> None:
     assert GlobSet(["a/b/c.md"]).matches(["a", "b", "c.md"], exact) and exact.left == 0
 
 
+def by_states(globs: GlobSet, name: str) -> bool:
+    """The state machine's answer for a path of one name, as if no glob were one expression."""
+    return globs.accepts(globs.step(globs.start, name, budget()))
+
+
+@pytest.mark.parametrize(
+    "globs",
+    [
+        pytest.param(["*.md"], id="one-suffix"),
+        pytest.param(["*.md", "*.txt"], id="suffixes"),
+        pytest.param(["*"], id="star"),
+        pytest.param(["*?.md"], id="star-and-question"),
+        pytest.param(["*.md", "a?"], id="suffix-and-question"),
+        pytest.param(["a.md", "b*"], id="literal-and-prefix"),
+        pytest.param(["a?", "*.txt/b"], id="question-and-two-segments"),
+        pytest.param(["a?.md", "c/*.md"], id="one-and-two-segments"),
+    ],
+)
+def test_a_name_against_the_globs_of_one_segment_is_matched_as_the_states_match_it(globs: list[str]) -> None:
+    compiled = GlobSet(globs)
+    names = ["a.md", "ab.md", ".a.md", ".md", "amd", "x.txt", "ab", "a\nb.md", "b", "", "c"]
+    assert [compiled.matches([n], budget()) for n in names] == [by_states(compiled, n) for n in names]
+    assert any(compiled.matches([n], budget()) for n in names)
+
+
+def test_a_name_costs_the_globs_of_one_segment_and_past_the_budget_is_too_large() -> None:
+    star, question = compile_wildcard("*.md"), compile_wildcard("a?")
+    assert isinstance(star, OneStar) and isinstance(question, OneStar)
+    assert spent(["*.md", "c/*.md"], "a.md") == star.cost
+    assert spent(["*.md", "a?", "c/*.md"], ".md") == star.cost + question.cost
+    assert spent(["c/*.md"], "a.md") == 1  # no glob of one segment
+    for globs in (["*.md"], ["a?.md"]):
+        with pytest.raises(CallError) as err:
+            GlobSet(globs).matches(["ab.md"], Budget(1))
+        assert err.value.code.value == "too_large"
+
+
 def test_every_glob_of_a_length_is_tried_not_only_the_first() -> None:
     globs = GlobSet(["a.md", "b.md", "c/*.md", "d/*.txt"])
     assert [globs.matches([p], budget()) for p in ("a.md", "b.md", "x.md")] == [True, True, False]

@@ -130,6 +130,29 @@ def test_a_glob_of_one_star_a_segment_is_one_regular_expression_that_agrees_with
     assert compiled.matches(path, Budget(MATCH_STEPS)) is expected
 
 
+one_segment_globs = st.one_of(one_star_segments, st.text("ab.", max_size=6).map(lambda t: "*" + t))
+
+
+@settings(max_examples=150)
+@given(
+    st.lists(one_segment_globs, min_size=1, max_size=3),
+    st.lists(st.text("ab*", min_size=1, max_size=6).map(lambda t: t + "/b"), max_size=1),
+    st.text("ab.", max_size=12),
+)
+def test_a_name_against_globs_of_one_segment_is_matched_as_the_reference_and_the_states_match_it(
+    patterns: list[str], deeper: list[str], name: str
+) -> None:
+    """A path of one name takes a shorter way (no join, plain string tests for ``*.md``): it
+    agrees with the reference and with the state machine, and costs what the whole path's
+    expression for one segment costs."""
+    compiled, budget = GlobSet(patterns + deeper), Budget(MATCH_STEPS)
+    found = compiled.matches((name,), budget)
+    assert found is any(ref_glob(g, (name,)) for g in patterns + deeper)
+    assert found is compiled.accepts(compiled.step(compiled.start, name, Budget(MATCH_STEPS)))
+    if compiled.regexes is not None:
+        assert budget.spent == compiled.regexes[1][1]
+
+
 # ---- the one "is inside" check ----
 
 ROOTS = [Path("/w"), Path("/w/p"), Path("/x")]
