@@ -223,7 +223,7 @@ class GlobSet:
                 budget.overdrawn()
             name = segments[0]
             if suffixes:  # what the expression says, in two string tests instead of its call
-                return name.endswith(suffixes) and name[:1] != "."
+                return name.endswith(suffixes) and name[0] != "."  # no suffix is empty
             return fullmatch(name) is not None
         if self._whole is not None:  # one C call for the whole path
             found = self._whole.get(len(segments))
@@ -245,9 +245,10 @@ class GlobSet:
 
 def _suffixes(texts: Sequence[str]) -> tuple[str, ...]:
     """The text after the star of each segment (of a glob with one star a segment at most),
-    when every one is ``*`` followed by plain text; else empty. Such a segment matches a name
-    that ends with that text and does not start with a dot (its star, perhaps empty, leads)."""
-    if all(t.startswith("*") and "?" not in t for t in texts):
+    when every one is ``*`` followed by plain text, not none; else empty. Such a segment matches
+    a name that ends with that text and does not start with a dot (its star, perhaps empty,
+    leads); the name is then never empty."""
+    if all(len(t) > 1 and t[0] == "*" and "?" not in t for t in texts):
         return tuple(t[1:] for t in texts)
     return ()
 

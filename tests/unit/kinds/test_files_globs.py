@@ -189,6 +189,7 @@ def by_states(globs: GlobSet, name: str) -> bool:
         pytest.param(["*?.md"], id="star-and-question"),
         pytest.param(["*.md", "a?"], id="suffix-and-question"),
         pytest.param(["a.md", "b*"], id="literal-and-prefix"),
+        pytest.param(["a*.md"], id="prefix-and-suffix"),
         pytest.param(["a?", "*.txt/b"], id="question-and-two-segments"),
         pytest.param(["a?.md", "c/*.md"], id="one-and-two-segments"),
     ],
@@ -206,6 +207,8 @@ def test_a_name_costs_the_globs_of_one_segment_and_past_the_budget_is_too_large(
     assert spent(["*.md", "c/*.md"], "a.md") == star.cost
     assert spent(["*.md", "a?", "c/*.md"], ".md") == star.cost + question.cost
     assert spent(["c/*.md"], "a.md") == 1  # no glob of one segment
+    empty = budget()
+    assert GlobSet(["*.md"]).matches([], empty) is False and empty.spent == 1
     for globs in (["*.md"], ["a?.md"]):
         with pytest.raises(CallError) as err:
             GlobSet(globs).matches(["ab.md"], Budget(1))
