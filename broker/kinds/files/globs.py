@@ -109,13 +109,15 @@ class GlobSet:
         they allow it."""
         self._whole = None
         self._one: tuple[Callable[[str], re.Match[str] | None], tuple[str, ...], int] | None = None
-        """For a path of one name, taken before the lookup by length: the globs of one segment,
-        their ends when every one is ``*`` and then plain text (``*.md``), and their cost."""
+        """For a path of one name, taken before the lookup by length: the expression of the
+        globs of one segment, the texts after their stars when each is ``*`` and then plain
+        text (``*.md``; see ``_suffixes``), and their cost."""
         if self.regexes is not None:
             self._whole = {n: (r.fullmatch, cost) for n, (r, cost) in self.regexes.items()}
             if 1 in self._whole:
                 fullmatch, cost = self._whole[1]
-                self._one = (fullmatch, _suffixes([s[0].text for s in self._segs if len(s) == 1]), cost)
+                ones = [segs[0].text for segs in self._segs if len(segs) == 1]
+                self._one = (fullmatch, _suffixes(ones), cost)
 
     def _closure(self, states: Iterable[State]) -> States:
         out: set[State] = set()
