@@ -133,7 +133,7 @@ def test_a_glob_of_one_star_a_segment_is_one_regular_expression_that_agrees_with
 one_segment_globs = st.one_of(one_star_segments, st.text("ab.", max_size=6).map(lambda t: "*" + t))
 
 
-@settings(max_examples=150)
+@settings(max_examples=100)
 @given(
     st.lists(one_segment_globs, min_size=1, max_size=3),
     st.lists(st.text("ab*", min_size=1, max_size=6).map(lambda t: t + "/b"), max_size=1),
