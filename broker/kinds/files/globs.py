@@ -247,9 +247,9 @@ class GlobSet:
 
 def _suffixes(texts: Sequence[str]) -> tuple[str, ...]:
     """The text after the star of each segment (of a glob with one star a segment at most),
-    when every one is ``*`` followed by plain text, not none; else empty. Such a segment matches
-    a name that ends with that text and does not start with a dot (its star, perhaps empty,
-    leads); the name is then never empty."""
+    when every one is ``*`` followed by at least one character of plain text; else empty. Such a
+    segment matches a name that ends with that text and does not start with a dot (its star,
+    perhaps empty, leads), so the name is never empty."""
     if all(len(t) > 1 and t[0] == "*" and "?" not in t for t in texts):
         return tuple(t[1:] for t in texts)
     return ()
