@@ -270,14 +270,19 @@ async def test_a_policy_file_others_could_write_stops_every_extension(
     assert hostile.seen == []
 
 
-async def test_a_db_read_on_a_profile_the_policy_refuses_is_refused(
-    broker: Broker, tmp_path: Path, policy: PolicyFile
-):
+def _local_sqlite(broker: Broker, tmp_path: Path) -> None:
+    """A database profile ``local``: a SQLite file with one empty table ``t``."""
     db = tmp_path / "a.db"
     with sqlite3.connect(db) as conn:
         conn.execute("CREATE TABLE t (x)")
     conn.close()
     add_profile(broker, DbProfile(name="local", engine="sqlite", path=str(db)))
+
+
+async def test_a_db_read_on_a_profile_the_policy_refuses_is_refused(
+    broker: Broker, tmp_path: Path, policy: PolicyFile
+):
+    _local_sqlite(broker, tmp_path)
     conn_json = {"id": "app", "kind": "db", "service": "local", "engine": "sqlite",
                  "queries": {"count": {"sql": "SELECT count(*) FROM t"}}}  # fmt: skip
     ctx = await setup_extension(broker, tmp_path, manifest_dict([conn_json]))
@@ -292,11 +297,7 @@ async def test_a_db_read_on_a_profile_the_policy_refuses_is_refused(
 async def test_the_db_explorer_opens_no_database_the_policy_refuses(
     broker: Broker, tmp_path: Path, policy: PolicyFile
 ):
-    db = tmp_path / "a.db"
-    with sqlite3.connect(db) as conn:
-        conn.execute("CREATE TABLE t (x)")
-    conn.close()
-    add_profile(broker, DbProfile(name="local", engine="sqlite", path=str(db)))
+    _local_sqlite(broker, tmp_path)
     explorer = DbExplorer(broker)
     assert (await explorer.query("local", "SELECT count(*) FROM t"))["ok"]
     policy.write({"databases": {"engines": ["postgres"]}})
