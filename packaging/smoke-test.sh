@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Runs a built Helm bundle headless: `helm --version`, then `helm --self-test` (the demo's Notes
-# widget in the real web view, a read through the bridge, unconfirmed writes refused, the demo's
-# servers and database). Usage: packaging/smoke-test.sh [path/to/helm]   (default: dist/helm/helm)
+# Runs a built Helm bundle headless: `helm --version`, `helm --help` (every command group), then
+# `helm --self-test` (the demo's Notes widget in the real web view, a read through the bridge,
+# unconfirmed writes refused, the demo's servers and database). Usage: packaging/smoke-test.sh [path/to/helm]   (default: dist/helm/helm)
 # The bundle runs from a copy of its archive when one is given: packaging/smoke-test.sh x.tar.gz
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-TARGET="${1:-$ROOT/dist/helm/helm}"
+TARGET="$(realpath -m "${1:-$ROOT/dist/helm/helm}")"  # the script runs in a folder of its own
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 
@@ -31,6 +31,15 @@ start=$(now)
 version="$("$TARGET" --version)"
 echo "smoke-test: $version ($(since "$start") s)"
 [[ "$version" =~ ^helm\ [0-9] ]] || { echo "smoke-test: unexpected --version output" >&2; exit 1; }
+
+# `helm --help` builds every command group's parser: each group is imported by name, so one the
+# bundle lacks crashes here.
+start=$(now)
+"$TARGET" --help > "$WORK/help.out" || { echo "smoke-test: \`helm --help\` failed" >&2; exit 1; }
+for group in workspace ext decision-point policy; do
+  grep -qE "^    $group( |$)" "$WORK/help.out" || { echo "smoke-test: \`helm --help\` lists no $group" >&2; exit 1; }
+done
+echo "smoke-test: helm --help lists every command group ($(since "$start") s)"
 
 start=$(now)
 if ! timeout 180 "$TARGET" --self-test > "$WORK/self-test.out" 2> "$WORK/self-test.err"; then

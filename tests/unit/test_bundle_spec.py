@@ -1,12 +1,15 @@
-"""The bundle's spec (packaging/helm.spec) names hidden imports that import, and among them
-everything the demo's MCP servers import from the SDK: a bundle runs those scripts itself."""
+"""The bundle's spec (packaging/helm.spec) names hidden imports that import: every command
+group's and kind's module Helm imports by name, and everything the demo's MCP servers import
+from the SDK (a bundle runs those scripts itself)."""
 
 from __future__ import annotations
 
 import ast
 import importlib
 from pathlib import Path
+from typing import Any
 
+from app.cli import COMMANDS
 from tests.support import REPO
 
 SPEC = REPO / "packaging" / "helm.spec"
@@ -14,8 +17,7 @@ DEMO_SERVERS = sorted((REPO / "resources" / "demo" / "servers").glob("*.py"))
 
 
 def named_hidden_imports() -> list[str]:
-    """The module names the spec writes out in ``hiddenimports`` (the kinds' and commands'
-    modules it computes are checked by test_registry.py)."""
+    """The module names the spec writes out in ``hiddenimports``."""
     for node in ast.walk(ast.parse(SPEC.read_text(encoding="utf-8"))):
         if isinstance(node, ast.keyword) and node.arg == "hiddenimports":
             return [
@@ -24,6 +26,18 @@ def named_hidden_imports() -> list[str]:
                 if isinstance(c, ast.Constant) and isinstance(c.value, str)
             ]
     raise AssertionError("packaging/helm.spec has no hiddenimports")
+
+
+def computed_hidden_imports() -> list[str]:
+    """The module names the spec computes for ``hiddenimports``: its own ``kind_modules`` and
+    ``commands``, run as PyInstaller would run them."""
+    tree = ast.parse(SPEC.read_text(encoding="utf-8"))
+    wanted = {"kind_modules", "commands"}
+    defs = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in wanted]
+    assert {d.name for d in defs} == wanted
+    scope: dict[str, Any] = {}
+    exec(compile(ast.Module(body=defs, type_ignores=[]), str(SPEC), "exec"), scope)
+    return [*scope["kind_modules"](), *scope["commands"]()]
 
 
 def sdk_imports(script: Path) -> set[str]:
@@ -41,6 +55,15 @@ def test_every_module_the_spec_names_as_a_hidden_import_imports():
     assert names
     for name in names:
         importlib.import_module(name)  # an SDK module that moved raises here
+
+
+def test_every_module_the_spec_computes_as_a_hidden_import_imports():
+    """Helm imports its command groups and kinds by name, so the bundle has them only when the
+    spec names them: a name that does not import is a ``helm`` command that crashes."""
+    names = computed_hidden_imports()
+    assert {f"app.commands.{module}" for module in COMMANDS.values()} <= set(names)
+    for name in names:
+        importlib.import_module(name)
 
 
 def test_what_the_demo_servers_import_from_the_mcp_sdk_is_a_hidden_import_of_the_bundle():
