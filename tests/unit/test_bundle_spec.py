@@ -40,6 +40,13 @@ def computed_hidden_imports() -> list[str]:
     return [*scope["kind_modules"](), *scope["commands"]()]
 
 
+def spec_keyword(name: str) -> ast.expr:
+    for node in ast.walk(ast.parse(SPEC.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.keyword) and node.arg == name:
+            return node.value
+    raise AssertionError(f"packaging/helm.spec sets no {name}")
+
+
 def sdk_imports(script: Path) -> set[str]:
     found = set()
     for node in ast.walk(ast.parse(script.read_text(encoding="utf-8"))):
@@ -71,3 +78,19 @@ def test_what_the_demo_servers_import_from_the_mcp_sdk_is_a_hidden_import_of_the
     hidden = set(named_hidden_imports())
     for script in DEMO_SERVERS:
         assert sdk_imports(script) <= hidden, script.name
+
+
+def test_the_bundle_ships_the_source_of_every_sdk_module_whose_models_read_their_docstrings():
+    """pydantic reads such a model's field descriptions from its source; without the source in
+    the bundle it walks the stack for it at every model, and importing the ACP SDK took 5 s."""
+    collected = ast.literal_eval(spec_keyword("module_collection_mode"))
+    reading = set()
+    for package in ("acp", "mcp"):  # the SDKs Helm imports
+        folder = Path(importlib.import_module(package).__file__ or "").parent
+        for path in folder.rglob("*.py"):
+            if "use_attribute_docstrings=True" in path.read_text(encoding="utf-8"):
+                parts = path.relative_to(folder.parent).with_suffix("").parts
+                reading.add(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    assert reading  # the ACP SDK's schema does
+    for module in reading:
+        assert "py" in collected.get(module, "").split("+"), module
