@@ -45,6 +45,17 @@ EQUIVALENT = HERE / "equivalent.toml"
 THRESHOLD = 95.0
 TIMEOUT_ATTEMPTS = 2
 """A mutant that times out runs once more with twice the time before it counts as killed."""
+TIMEOUT_SLACK = (3.0, 3.0)
+"""A mutant's first run may take 3 s plus 3 times its module's unmutated run (timed under the
+same load, at the start): a mutant that loops costs a core that long, twice."""
+
+
+def deadline(attempt: int, baseline: float) -> float:
+    """How long the ``attempt``-th run of a mutant may take, its module's tests taking ``baseline``."""
+    fixed, factor = TIMEOUT_SLACK
+    return attempt * (fixed + factor * baseline)
+
+
 # Imported once before forking: what every test run needs and takes long to import.
 _PRELOAD = (
     "pytest",
@@ -288,7 +299,7 @@ def _run(pool: _Pool, targets: list[Target], sample: int | None, seed: str) -> l
     while queue or pool.running:
         while queue and len(pool.running) < jobs:
             t, m, mutated, attempt = queue.pop(0)
-            pool.start((t, m, mutated, attempt), t, mutated, attempt * (10 + 5 * times[t.path]))
+            pool.start((t, m, mutated, attempt), t, mutated, deadline(attempt, times[t.path]))
         tag, code = pool.wait_one()
         t, m, mutated, attempt = tag  # type: ignore[misc]
         if code is None and attempt < TIMEOUT_ATTEMPTS:
