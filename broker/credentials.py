@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import stat
+import sys
 import threading
 from pathlib import Path
 from typing import Protocol
@@ -148,6 +149,7 @@ class FileStore:
 
 def secure_keyring_backend() -> object | None:
     """The active keyring backend if it is secure (priority >= 1), else None."""
+    skip_macos_api()
     try:
         import keyring
         import keyring.backends.chainer
@@ -159,6 +161,21 @@ def secure_keyring_backend() -> object | None:
         return backend if _priority(backend) >= 1 else None
     except Exception:  # noqa: BLE001 - a broken keyring install means "no keychain"
         return None
+
+
+MACOS_API = "keyring.backends.macOS.api"
+
+
+def skip_macos_api() -> None:
+    """Elsewhere than on macOS, keep keyring from importing its macOS backend's bindings.
+
+    Finding a backend imports every backend, and those bindings look for macOS's libraries with
+    ``ctypes.util.find_library``, which on Linux runs ldconfig, gcc and ld three times over: 40
+    processes, about 0.3 s of both cores, at each start and each command that reads a secret.
+    That backend cannot work off macOS anyway (its priority raises either way), so an import
+    that fails at once (``sys.modules[name] = None``) finds the same backend."""
+    if sys.platform != "darwin":
+        sys.modules.setdefault(MACOS_API, None)  # type: ignore[arg-type]  # None: "cannot import"
 
 
 def _priority(backend: object) -> float:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +14,7 @@ import pytest
 
 from broker.credentials import FileStore, KeyringStore, open_store, secure_keyring_backend
 from broker.errors import CredentialStoreError
+from tests.support import REPO
 
 
 def test_the_file_store_is_created_0600_and_round_trips(tmp_path: Path) -> None:
@@ -123,3 +126,30 @@ def test_the_real_secret_service_keychain_stores_secrets(tmp_path: Path) -> None
     assert open_store(tmp_path).get("canary") == "real-keychain-secret"
     store.delete("canary")
     assert store.get("canary") is None
+
+
+FIND_LIBRARY_CALLS = """
+import ctypes.util, sys
+calls = []
+real = ctypes.util.find_library
+ctypes.util.find_library = lambda name: calls.append(name) or real(name)
+from broker.credentials import secure_keyring_backend
+backend = secure_keyring_backend()
+print(type(backend).__name__, len(calls))
+"""
+
+
+@pytest.mark.skipif(sys.platform == "darwin", reason="macOS's backend is the keychain there")
+def test_finding_the_real_keychain_runs_no_library_search(tmp_path: Path) -> None:
+    """keyring's macOS bindings search for macOS's libraries when imported (ldconfig, gcc and ld,
+    three times): Helm keeps them unimported elsewhere and still finds the same keychain."""
+    from tests.support import require
+
+    require(
+        os.environ.get("HELM_TEST_KEYRING") == "1",
+        "a Secret Service keychain (gnome-keyring in a dbus session)",
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", FIND_LIBRARY_CALLS], capture_output=True, text=True, check=True, cwd=REPO
+    ).stdout.split()
+    assert out == ["Keyring", "0"]
