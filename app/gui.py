@@ -3,9 +3,10 @@
 The composition root of the GUI, in the order that gets a window on the screen soonest: the
 engine set-up and the QApplication first, then the frames' start-up check, which needs nothing
 else and runs while the rest of Helm is imported in a worker thread; then the broker on the
-Helm home and the window. The keychain is looked up once the window has made its frames (nothing
-reads a secret before), and the demo workspace is set up, for a user who has none, in the window
-already showing; the frames load when the check has passed. The Qt event loop is entered once.
+Helm home and the window. The keychain is looked up once the dashboard's frames are ready
+(nothing reads a secret before, and a use before starts it), and the demo workspace is set up, for
+a user who has none, in the window already showing; the frames load when the check has passed.
+The Qt event loop is entered once.
 """
 
 from __future__ import annotations
@@ -81,9 +82,11 @@ async def run(args: argparse.Namespace, opened: Callable[[Window], object] | Non
     async with Broker(path, credentials=credentials) as broker:
         new_user = needs_demo(broker)
         window = open_window(broker, fill=not new_user)
-        # The keychain once the frames are made: its lookup (imports, D-Bus) then runs while the
-        # engine loads them, not beside the window's own start. A use before starts it at once.
-        window.window.filled.connect(credentials.start)
+        # The keychain once the dashboard's frames are ready: its lookup (keyring's imports, which
+        # run compilers to look for macOS libraries, and D-Bus) would take the cores the frames'
+        # renderers start on. A use before starts it at once.
+        tasks = window.window.tasks
+        window.window.filled.connect(lambda: tasks.start(after_frames(window, credentials.start)))
         if opened is not None:
             opened(window)
         try:
@@ -93,6 +96,16 @@ async def run(args: argparse.Namespace, opened: Callable[[Window], object] | Non
             return 0
         finally:
             await window.aclose()
+
+
+KEYCHAIN_AFTER_SECONDS = 10.0
+"""Longest the keychain's lookup waits for the dashboard's frames (one may never be ready)."""
+
+
+async def after_frames(window: Window, start: Callable[[], None]) -> None:
+    """``start()`` once every frame of the filled dashboard is ready, or after a while."""
+    await window.wait_ready(len(window.window.dashboard.cards), KEYCHAIN_AFTER_SECONDS)
+    start()
 
 
 async def until_closed(closed: asyncio.Event) -> None:

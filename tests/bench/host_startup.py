@@ -36,7 +36,7 @@ def ready() -> None:
     os._exit(0)
 
 
-def raw(folder: Path) -> None:
+def raw(folder: Path, pages: int = 1) -> None:
     from PySide6.QtCore import QUrl
     from PySide6.QtWebEngineCore import QWebEngineProfile, QWebEngineUrlScheme
     from PySide6.QtWebEngineWidgets import QWebEngineView
@@ -58,17 +58,45 @@ def raw(folder: Path) -> None:
                 self.painted = True
                 milestone("PAINTED")
 
-    profile = QWebEngineProfile(app)
-    handler = FolderHandler(folder, profile)
-    profile.installUrlSchemeHandler(b"bench", handler)
     window = Window()
     window.resize(1200, 760)
-    view = QWebEngineView(profile, window)
-    QVBoxLayout(window).addWidget(view)
-    view.loadFinished.connect(lambda _ok: ready())
+    layout = QVBoxLayout(window)
+    loaded: list[bool] = []
+
+    def finished() -> None:
+        loaded.append(True)
+        if len(loaded) == 1:
+            milestone("READY")
+        if len(loaded) == pages:
+            milestone(f"ALL {pages}")
+            os._exit(0)
+
+    # One profile per page, as Helm gives each extension its own (and so its own renderer).
+    handlers, views = [], []
+    for _ in range(pages):
+        profile = QWebEngineProfile(app)
+        handlers.append(FolderHandler(folder, profile))  # kept: a collected handler hangs loads
+        profile.installUrlSchemeHandler(b"bench", handlers[-1])
+        views.append(QWebEngineView(profile, window))
+        layout.addWidget(views[-1])
+        views[-1].loadFinished.connect(lambda _ok: finished())
     window.show()
-    view.load(QUrl("bench://x/index.html"))
+    for view in views:
+        view.load(QUrl("bench://x/index.html"))
     app.exec()
+
+
+def raw_seven(folder: Path) -> None:
+    """The raw side of the demo dashboard's start: seven pages, each on a profile of its own,
+    started together (the demo home has seven widgets)."""
+    raw(folder, pages=7)
+
+
+def raw_qt(folder: Path) -> None:
+    """The raw page after PySide6 has made every Qt class Helm's modules name (``ui.qt``)."""
+    import ui.qt  # noqa: F401 - its classes made, nothing else of Helm
+
+    raw(folder)
 
 
 def helm(home: Path) -> None:
@@ -117,5 +145,7 @@ def timeline(home: Path) -> None:
     run_qt(lambda: run(args, opened))
 
 
+MODES = {"helm": helm, "raw": raw, "raw7": raw_seven, "rawqt": raw_qt, "timeline": timeline}
+
 if __name__ == "__main__":
-    {"helm": helm, "raw": raw, "timeline": timeline}[sys.argv[1]](Path(sys.argv[2]))
+    MODES[sys.argv[1]](Path(sys.argv[2]))
