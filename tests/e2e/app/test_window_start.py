@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from app.demo import EXTENSIONS, set_up_demo
+from app.gui import after_frames
 from app.gui import set_up_demo as set_up_demo_in
 from app.window import FILL_WITHIN_MS, open_window
 from tests.helpers import new_broker
@@ -63,3 +64,25 @@ def test_a_new_users_window_waits_for_the_demo_before_it_shows_or_reviews_anythi
     assert before == (None, 0)
     assert ready and workspace == "demo"
     assert reviews == [], "the demo comes approved: nothing to review"
+
+
+def test_the_keychain_is_looked_up_once_every_frame_of_the_dashboard_is_ready(
+    run: Any, tmp_path: Path
+) -> None:
+    async def scenario() -> tuple[list[int], int]:
+        async with new_broker(tmp_path / "home") as broker:
+            await set_up_demo(broker)
+            window = open_window(broker)
+            filled = asyncio.Event()
+            window.window.filled.connect(filled.set)
+            started: list[int] = []
+            try:
+                await asyncio.wait_for(filled.wait(), 20)
+                await after_frames(window, lambda: started.append(len(window.ready_frames)))
+                return started, len(window.window.dashboard.cards)
+            finally:
+                await window.aclose()
+
+    started, cards = run(scenario(), timeout=60)
+    assert cards == len(EXTENSIONS)
+    assert started == [cards], "started once, with every frame ready"
