@@ -7,6 +7,11 @@ QWebEngineView in a plain window, on a custom scheme serving DIR. ``SPAWNED`` is
 both). Prints ``PAINTED <seconds>`` when the window is first painted and ``READY <seconds>``
 when the first page is ready, then exits.
 
+The floors of those two milestones: ``... raw7 DIR SPAWNED`` starts seven raw pages together, each
+on a profile of its own, as the demo dashboard starts its seven frames (``READY`` is the first,
+``ALL 7`` every one); ``... rawqt DIR SPAWNED`` is the raw page once PySide6 has made every Qt
+class Helm's modules name (``ui.qt`` imported first).
+
 ``... timeline HOME SPAWNED`` is the ``helm`` start with every milestone on the way, for a
 person looking for where a start's time goes: the start-up check's verdict (``CHECKED``), the
 window painted and filled (its frames made), the first frame ready and every dashboard frame
