@@ -5,4 +5,6 @@
 # survivor not listed in tests/mutation/equivalent.toml (what scripts/check.sh runs).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# Helm's bytecode once (scripts/check.sh says why): each mutant's child imports Helm afresh.
+.venv/bin/python -m compileall -q -j 0 app broker ui tests resources > /dev/null
 exec dbus-run-session -- scripts/test-session.sh .venv/bin/python -m tests.mutation.runner "$@"
