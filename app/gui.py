@@ -82,9 +82,9 @@ async def run(args: argparse.Namespace, opened: Callable[[Window], object] | Non
     async with Broker(path, credentials=credentials) as broker:
         new_user = needs_demo(broker)
         window = open_window(broker, fill=not new_user)
-        # The keychain once the dashboard's frames are ready: its lookup (keyring's imports, which
-        # run compilers to look for macOS libraries, and D-Bus) would take the cores the frames'
-        # renderers start on. A use before starts it at once.
+        # The keychain once the dashboard's frames are ready: its lookup (keyring's imports and
+        # D-Bus) would take the cores the frames' renderers start on. A use before starts it at
+        # once.
         tasks = window.window.tasks
         window.window.filled.connect(lambda: tasks.start(after_frames(window, credentials.start)))
         if opened is not None:
