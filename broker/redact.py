@@ -202,7 +202,10 @@ async def scrubbed(
 ) -> dict[str, Any]:
     """Await ``work`` (a kind's call), scrub ``secrets`` from its envelope or its CallError,
     and record in the audit log that the call had a redaction."""
-    scrubber = Scrubber(secrets)
+    given = tuple(secret for secret in secrets if secret)
+    if not given:  # Helm sent no secret (most stdio servers get none): nothing to scrub or record
+        return await work
+    scrubber = Scrubber(given)
     try:
         result = await work
     except CallError as err:
