@@ -13,6 +13,7 @@ test_bench_host_start.py and test_bench_host_memory.py.
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,17 @@ import pytest
 from broker.extensions import install, review_and_approve
 from broker.workspaces import add_workspace
 from tests.bench.conftest import Bench
-from tests.bench.host_kit import MIB, RawAnswers, RawFrame, median_of, paired_medians, worst_loop_lag
+from tests.bench.host_kit import (
+    MIB,
+    Raw,
+    RawAnswers,
+    RawFrame,
+    median_of,
+    medians_in_turns,
+    paired_medians,
+    run_in,
+    worst_loop_lag,
+)
 from tests.e2e.conftest import QT_NOISE  # engine set-up
 from tests.e2e.host.kit import copy_page, evaluate, make_view, wait_ready
 from tests.helpers import manifest_dict, new_broker
@@ -40,16 +51,27 @@ BIG = f"""(async () => {{ const t = performance.now();
   return (performance.now() - t) / 1000; }})()"""
 
 
+CONCURRENT_TURNS = 16
+"""Runs of each side of the concurrent rows (about 20 ms each), in turns: four starts each."""
+
+
+def _concurrent_in(frame: RawFrame) -> Callable[[], Awaitable[Any]]:
+    return lambda: run_in(frame, CONCURRENT)
+
+
 def test_bridge_round_trips_against_a_raw_channel(run: Any, bench: Bench, tmp_path: Path) -> None:
     folder = copy_page("probe", tmp_path / "ext")
 
-    async def scenario() -> dict[str, tuple[float, float]]:
+    async def scenario() -> dict[str, tuple[float, ...]]:
         view = make_view(folder, RawAnswers())
         raw = RawFrame(ExtensionProfile(folder, extension_host("ws", "raw")))
+        isolated = RawFrame(ExtensionProfile(folder, extension_host("ws", "raw.isolated")), Raw.ISOLATED)
+        relay = RawFrame(ExtensionProfile(folder, extension_host("ws", "raw.relay")), Raw.RELAY)
         await wait_ready(view)
-        await raw.load()
-        out = {}
-        for name, code in (("seq", SEQUENTIAL), ("conc", CONCURRENT), ("big", BIG)):
+        for frame in (raw, isolated, relay):
+            await frame.load()
+        out: dict[str, tuple[float, ...]] = {}
+        for name, code in (("seq", SEQUENTIAL), ("big", BIG)):
             await evaluate(view, code, timeout=120)  # warm-up
             await evaluate(raw, code, timeout=120)
             out[name] = await paired_medians(
@@ -57,13 +79,32 @@ def test_bridge_round_trips_against_a_raw_channel(run: Any, bench: Bench, tmp_pa
                 lambda code=code: evaluate(view, code, timeout=120),
                 lambda code=code: evaluate(raw, code, timeout=120),
             )
+        # The concurrent row and its floors, in the same turns: Helm, the raw page in Helm's
+        # isolated world, Helm's page scripts around a bare object, the raw page.
+        sides: list[Callable[[], Awaitable[Any]]] = [
+            lambda: evaluate(view, CONCURRENT, timeout=120),
+            *(_concurrent_in(frame) for frame in (isolated, relay, raw)),
+        ]
+        for side in sides:
+            await side()  # warm-up
+        out["conc"] = tuple(await medians_in_turns(CONCURRENT_TURNS, *sides))
         await view.aclose()
-        raw.close()
+        for frame in (raw, isolated, relay):
+            frame.close()
         return out
 
     result = run(scenario(), timeout=600)
+    helm, isolated, relay, raw = result["conc"]
     bench.record("bridge: 1000 sequential no-op calls (per call)", *result["seq"], note="raw QWebChannel")
-    bench.record("bridge: 200 concurrent no-op calls (per call)", *result["conc"], note="raw QWebChannel")
+    bench.record("bridge: 200 concurrent no-op calls (per call)", helm, raw, note="raw QWebChannel")
+    bench.record(
+        "bridge floor: 200 concurrent, raw page in Helm's world", isolated, raw,
+        note="raw QWebChannel; the world alone",
+    )  # fmt: skip
+    bench.record(
+        "bridge floor: 200 concurrent, Helm's page scripts alone", relay, raw,
+        note="raw QWebChannel; the relay, no Helm Python",
+    )  # fmt: skip
     bench.record("bridge: 1 MiB result delivered to the page", *result["big"], note="raw QWebChannel")
 
 
