@@ -26,8 +26,28 @@
   document.addEventListener('helm:ready', handOver);
   node.addEventListener('helm:ack', acknowledged, { once: true });
 
+  // The calls a page makes in one go (200 in one Promise.all) cross to Helm as one message: they
+  // are gathered until this task's script ends (a microtask) and sent together, a batch at most
+  // MAX_BATCH calls and about one call's worth of text long. A call made alone goes alone.
+  var MAX_BATCH = __HELM_MAX_BATCH_CALLS__;
+  var outbox = [];
+  var outboxChars = 0;
+  function flush() {
+    var calls = outbox;
+    outbox = [];
+    outboxChars = 0;
+    if (calls.length === 1) {
+      var call = calls[0];
+      bridge.call(call[0], call[1], call[2], call[3]);
+    } else if (calls.length > 1) {
+      bridge.callMany(calls);
+    }
+  }
   function send(call) {
-    bridge.call(call[0], call[1], call[2], call[3]);
+    if (outbox.length === 0) queueMicrotask(flush);
+    outbox.push(call);
+    outboxChars += call[3].length;
+    if (outbox.length >= MAX_BATCH || outboxChars > MAX_ARGS) flush();
   }
 
   // Helm takes in no more of a call than it could accept: anything longer is cut here, one
@@ -52,13 +72,22 @@
     if (bridge === null) queued.push(call); else send(call);
   });
 
+  function answer(id, text) {
+    if (!waiting.has(id)) return;
+    var pageId = waiting.get(id);
+    waiting.delete(id);
+    node.dispatchEvent(new CustomEvent('helm:result', { detail: pageId + ':' + text }));
+  }
+
   new QWebChannel(qt.webChannelTransport, function (webChannel) {
     bridge = webChannel.objects.helm;
-    bridge.done.connect(function (id, text) {
-      if (!waiting.has(id)) return;
-      var pageId = waiting.get(id);
-      waiting.delete(id);
-      node.dispatchEvent(new CustomEvent('helm:result', { detail: pageId + ':' + text }));
+    bridge.done.connect(answer);
+    // The answers Helm had at once for a batch, in one message: [[id, text], ...].
+    bridge.doneMany.connect(function (answers) {
+      if (!Array.isArray(answers)) return;
+      answers.forEach(function (pair) {
+        if (Array.isArray(pair) && pair.length === 2) answer(String(pair[0]), String(pair[1]));
+      });
     });
     queued.splice(0).forEach(send);
     bridge.ready();

@@ -20,7 +20,7 @@ from ui.aio import emitted
 from ui.host import ExtensionProfile
 from ui.host.page import HostPage
 from ui.host.shim import bridge_scripts
-from ui.qt import QUrl, QWebChannel, QWebEngineScript, QWebEngineView, Slot
+from ui.qt import QUrl, QWebChannel, QWebEngineScript, QWebEngineView, Signal, Slot
 
 World = QWebEngineScript.ScriptWorldId
 
@@ -40,7 +40,14 @@ class RawAnswers:
 
 class RelayObject(RawObject):
     """The bare object behind Helm's own page scripts: it answers in its slot, as ``RawObject``
-    does, and has the ``ready`` slot Helm's isolated world calls once it is connected."""
+    does, speaks the bridge's batches (``ui.host.bridge``: a batch of calls in, their answers
+    out in one message) and has the ``ready`` slot Helm's isolated world calls once connected."""
+
+    doneMany = Signal(list)
+
+    @Slot(list)
+    def callMany(self, calls: list[list[str]]) -> None:
+        self.doneMany.emit([[call[0], raw_answer(call[2])] for call in calls])
 
     @Slot()
     def ready(self) -> None:

@@ -3,6 +3,11 @@
 The frame's identity (``CallContext``) is fixed when the bridge is made, from the frame the
 host created, and never read from the page. A slot cannot await, so each call starts a task
 the bridge owns; its JSON result comes back through the ``done`` signal with the request id.
+
+The calls a page makes in one go arrive as one batch (``callMany``); the answers Helm has at
+once for a batch go back as one message too (``doneMany``), the others one by one as they come.
+A channel message costs more than the work of a call that is answered at once, so 200
+concurrent calls cost a few messages each way instead of 200.
 """
 
 from __future__ import annotations
@@ -25,6 +30,9 @@ log = logging.getLogger(__name__)
 MAX_NAME_CHARS = 256
 """The longest connection id or operation name Helm reads (manifests declare shorter ones)."""
 
+MAX_BATCH_CALLS = 64
+"""The most calls one ``callMany`` carries; Helm reads no more of a longer batch."""
+
 
 class CallHandler(Protocol):
     """What the bridge calls; ``broker.Broker`` is one."""
@@ -43,10 +51,13 @@ _FAILED = _failure(ErrorCode.UNAVAILABLE, "Helm could not complete this call")
 
 
 class Bridge(QObject):
-    """``call`` and ``ready`` are the only slots the isolated world uses."""
+    """``call``, ``callMany`` and ``ready`` are the only slots the isolated world uses."""
 
     done = Signal(str, str)
     """(request id, result envelope as JSON text)"""
+
+    doneMany = Signal(list)
+    """[[request id, result envelope as JSON text], ...]: a batch's answers that were ready at once."""
 
     pageReady = Signal()
     """The page's ``window.helm`` is connected."""
@@ -59,6 +70,7 @@ class Bridge(QObject):
         self._ctx = ctx
         self._confirm = confirm
         self._tasks = OwnedTasks(self)
+        self._gathered: list[list[str]] | None = None  # a batch's answers, while it is started
 
     @property
     def ctx(self) -> CallContext:
@@ -66,6 +78,31 @@ class Bridge(QObject):
 
     @Slot(str, str, str, str)
     def call(self, request_id: str, connection_id: str, operation: str, args_json: str) -> None:
+        self._start(request_id, connection_id, operation, args_json)
+
+    @Slot(list)
+    def callMany(self, calls: list[object]) -> None:
+        """Start each call of a batch of [request id, connection, operation, arguments] (more
+        than ``MAX_BATCH_CALLS`` are not read; an entry of another shape is skipped). The
+        answers ready at once go back together in one ``doneMany``."""
+        gathered: list[list[str]] = []
+        self._gathered = gathered
+        try:
+            for call in calls[:MAX_BATCH_CALLS]:
+                if not isinstance(call, list) or len(call) != 4:
+                    continue
+                request_id, connection_id, operation, args_json = call
+                texts = (request_id, connection_id, operation, args_json)
+                if all(isinstance(part, str) for part in texts):
+                    self._start(str(request_id), str(connection_id), str(operation), str(args_json))
+        finally:
+            self._gathered = None
+        if len(gathered) == 1:
+            self.done.emit(*gathered[0])
+        elif gathered:
+            self.doneMany.emit(gathered)
+
+    def _start(self, request_id: str, connection_id: str, operation: str, args_json: str) -> None:
         if len(request_id) > MAX_NAME_CHARS:
             return
         # Helm's isolated world cuts every part one character past its limit, so nothing
@@ -98,7 +135,10 @@ class Bridge(QObject):
                 "call %s.%s of %s failed inside Helm", connection_id, operation, self._ctx.extension
             )
             result = _FAILED
-        self.done.emit(request_id, result)
+        if self._gathered is not None:  # answered while its batch is being started
+            self._gathered.append([request_id, result])
+        else:
+            self.done.emit(request_id, result)
 
     async def aclose(self) -> None:
         """Cancel the calls still running (the frame is closing) and wait for them to end."""

@@ -15,7 +15,7 @@ from functools import cache
 from importlib import resources
 
 from broker.broker import MAX_CALL_BYTES
-from ui.host.bridge import MAX_NAME_CHARS
+from ui.host.bridge import MAX_BATCH_CALLS, MAX_NAME_CHARS
 from ui.qt import QFile, QIODevice, QWebEnginePage, QWebEngineScript
 from ui.theme_data import Look, css_text
 
@@ -54,7 +54,11 @@ def _script(name: str, source: str, world: int) -> QWebEngineScript:
 def _isolated_bridge() -> str:
     """The bridge script with Helm's limits written in (the page never sees this world)."""
     source = _resource("bridge-isolated.js")
-    limits = {"__HELM_MAX_NAME_CHARS__": MAX_NAME_CHARS, "__HELM_MAX_CALL_CHARS__": MAX_CALL_BYTES}
+    limits = {
+        "__HELM_MAX_NAME_CHARS__": MAX_NAME_CHARS,
+        "__HELM_MAX_CALL_CHARS__": MAX_CALL_BYTES,
+        "__HELM_MAX_BATCH_CALLS__": MAX_BATCH_CALLS,
+    }
     for name, value in limits.items():
         if source.count(name) != 1:
             raise RuntimeError(f"bridge-isolated.js must name {name} once")

@@ -61,3 +61,20 @@ def test_helm_orchestrate_goes_through_the_one_call_path_on_its_builtin_connecti
         "args": {"session": "build-1"},
     }
     assert frozen is True
+
+
+def test_calls_made_at_once_each_get_their_own_answer(run: Any, frames: Any, tmp_path: Path) -> None:
+    # More calls than one batch carries, made in one go: each answer reaches its own promise.
+    handler = EchoHandler()
+    view = frames(copy_page("probe", tmp_path / "ext"), handler)
+
+    async def scenario() -> Any:
+        await wait_ready(view)
+        return await evaluate(
+            view,
+            "Promise.all(Array.from({length: 150}, (_, i) => helm.call('files', 'op' + i, {i: i})))"
+            ".then(rs => rs.map(r => [r.data.operation, r.data.args.i]))",
+        )
+
+    assert run(scenario()) == [[f"op{i}", i] for i in range(150)]
+    assert len(handler.seen) == 150
