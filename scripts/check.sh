@@ -24,7 +24,7 @@ whole=0
 # most of their time waiting on real servers and the web view, and its report follows theirs.
 mutate_pid=""
 if [ "$whole" -eq 1 ]; then
-  scripts/mutate.sh --sample "${HELM_MUTATE_SAMPLE:-8}" --seed "${HELM_MUTATE_SEED:-helm}" \
+  scripts/mutate.sh --sample "${HELM_MUTATE_SAMPLE:-6}" --seed "${HELM_MUTATE_SEED:-helm}" \
     > "$OUT/mutate.log" 2>&1 &
   mutate_pid=$!
 fi
@@ -33,7 +33,7 @@ fi
 # own: most tests wait on real servers, processes and the web view, so one process leaves a core
 # idle. The split is by folder, about even in time (see --durations in each shard's log). A
 # focused run (arguments given) is one process, its output shown as it comes.
-FIRST="tests/unit/agents tests/unit/kinds tests/unit/apps tests/unit/policy"
+FIRST="tests/unit/agents tests/unit/kinds tests/unit/apps tests/unit/policy tests/e2e/host"
 SHARDS=("$FIRST" "tests $(printf -- '--ignore=%s ' $FIRST)")
 pytest_in_session() {  # SHARD-INDEX PYTEST-ARGS...
   local i="$1"
