@@ -33,7 +33,7 @@ fi
 # own: most tests wait on real servers, processes and the web view, so one process leaves a core
 # idle. The split is by folder, about even in time (see --durations in each shard's log). A
 # focused run (arguments given) is one process, its output shown as it comes.
-FIRST="tests/unit/agents tests/unit/kinds tests/unit/apps tests/unit/policy tests/e2e/host"
+FIRST="tests/unit/agents tests/unit/kinds tests/unit/apps tests/unit/policy tests/e2e/host tests/e2e/dev"
 SHARDS=("$FIRST" "tests $(printf -- '--ignore=%s ' $FIRST)")
 pytest_in_session() {  # SHARD-INDEX PYTEST-ARGS...
   local i="$1"

@@ -45,9 +45,10 @@ EQUIVALENT = HERE / "equivalent.toml"
 THRESHOLD = 95.0
 TIMEOUT_ATTEMPTS = 2
 """A mutant that times out runs once more with twice the time before it counts as killed."""
-TIMEOUT_SLACK = (3.0, 3.0)
-"""A mutant's first run may take 3 s plus 3 times its module's unmutated run (timed under the
-same load, at the start): a mutant that loops costs a core that long, twice."""
+TIMEOUT_SLACK = (2.0, 2.0)
+"""A mutant's first run may take 2 s plus twice its module's unmutated run (timed under the
+same load, at the start), and its second run twice that: a mutant that loops costs a core that
+long, twice."""
 
 
 def deadline(attempt: int, baseline: float) -> float:

@@ -30,9 +30,10 @@ COPIED_FILES = (
 
 def helm_without(kind: str, where: Path) -> Path:
     """A copy of Helm's sources with ``broker/kinds/<kind>/`` (and its Qt part, if any) gone."""
-    ignore = shutil.ignore_patterns("__pycache__")
     for folder in COPIED:
-        shutil.copytree(REPO / folder, where / folder, ignore=ignore)
+        # The bytecode comes along: copied with their sources' times it stays valid, so the child
+        # does not compile all of Helm again (the deleted kind's goes with its folder).
+        shutil.copytree(REPO / folder, where / folder)
     for file in COPIED_FILES:
         (where / file).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(REPO / file, where / file)
