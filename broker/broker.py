@@ -43,7 +43,7 @@ from broker.manifest import Manifest
 from broker.policy import enforce, managed
 from broker.policy.enforce import PolicyChange
 from broker.ratelimit import CallAdmission, instance_key
-from broker.resolution import Manifests, Resolved, pin_first_contact, resolve
+from broker.resolution import Manifests, Resolutions, Resolved, pin_first_contact
 from broker.running import RunningKinds
 from broker.settings import Home
 from broker.summary import Confirmer, WriteSummary
@@ -109,6 +109,7 @@ class Broker:
         """The running kinds, loaded off the loop (``broker.running``)."""
         self._pinning: dict[type, bool] = {}
         self._manifests = Manifests()
+        self._resolutions = Resolutions(self.home, self._manifests)
         self._policy = enforce.PolicyWatch(self.home, self.activity, self._manifests.load)
 
     async def __aenter__(self) -> Self:
@@ -369,7 +370,7 @@ class Broker:
     def _resolve(
         self, ctx: CallContext, connection_id: str, operation: str, args: Mapping[str, Any]
     ) -> Resolved:
-        return resolve(self.home, self._manifests.load, ctx, connection_id, operation, args)
+        return self._resolutions.resolve(ctx, connection_id, operation, args)
 
     async def _pinned(self, r: Resolved) -> Resolved:
         """Pin what the kind pins, at the connection's first contact, if approval could not."""

@@ -7,8 +7,10 @@ connection and operation on the manifest's allowlist, plain JSON arguments, ``pe
 for a write, what the policy says of this call (its kind, its write, what its profile reaches:
 ``broker.policy``), and the pins approval recorded. ``pin_first_contact`` pins what a kind
 pins when approval could not (audited).
-``Manifests`` is the stat-checked cache of parsed manifests every call reads. Each raises
-``CallError`` for a request that must be refused; the broker makes it the envelope.
+``Manifests`` is the stat-checked cache of parsed manifests every call reads, and
+``Resolutions`` the broker's ``resolve``, which keeps each decision while the readings it was
+made on stay the same. Each raises ``CallError`` for a request that must be refused; the broker
+makes it the envelope.
 """
 
 from __future__ import annotations
@@ -24,9 +26,17 @@ from broker import approval
 from broker.arguments import check_arguments
 from broker.audit import AuditLog, AuditRecord
 from broker.context import CallContext
-from broker.errors import CallError, ErrorCode, PolicyRefusal, ProfileError, SettingsError
+from broker.errors import (
+    CallError,
+    ErrorCode,
+    HomeWriteError,
+    ManifestError,
+    PolicyRefusal,
+    ProfileError,
+    SettingsError,
+)
 from broker.jsonutil import digest
-from broker.kinds import KINDS
+from broker.kinds import KINDS, AnySpec
 from broker.kinds.base import Call, Connection, Kind
 from broker.manifest import MANIFEST_FILE, Manifest
 from broker.manifest import load as load_manifest
@@ -34,7 +44,7 @@ from broker.policy import PolicyState, in_force
 from broker.policy import decide as policy_decide
 from broker.policy.decide import Refusal
 from broker.profiles import Reach
-from broker.settings import Home, Settings
+from broker.settings import Home, Settings, Workspace
 
 SETTINGS_UNREADABLE = (
     "Helm's settings cannot be read: settings.json in Helm's home folder is damaged "
@@ -91,6 +101,41 @@ def resolve(
     operation: str,
     args: Mapping[str, Any],
 ) -> Resolved:
+    return _decide(home, manifests, ctx, connection_id, operation, args).resolved(ctx, operation, args)
+
+
+class _Decided(NamedTuple):
+    """What resolving a declared call decided, and the readings it was decided on."""
+
+    settings: Settings
+    policy: PolicyState
+    folder: Path
+    manifest: Manifest
+    spec: AnySpec
+    workspace: Workspace
+    conn: Connection
+    write: bool
+    pins: Mapping[str, Any]
+
+    def resolved(self, ctx: CallContext, operation: str, args: Mapping[str, Any]) -> Resolved:
+        # A read runs now, on the settings and policy just checked; a write reads them again
+        # once the user has confirmed (a profile changed meanwhile must not be sent to).
+        read = not self.write
+        call = Call(
+            ctx, self.workspace, self.conn, operation, dict(args), self.write, self.pins,
+            self.settings if read else None, self.policy if read else None,
+        )  # fmt: skip
+        return Resolved(ctx, self.manifest, call, self.conn.kind)
+
+
+def _decide(
+    home: Home,
+    manifests: Callable[[Path], Manifest],
+    ctx: CallContext,
+    connection_id: str,
+    operation: str,
+    args: Mapping[str, Any],
+) -> _Decided:
     try:
         settings = home.settings()
     except SettingsError as exc:  # the extension cannot fix it: say what the user must fix
@@ -103,7 +148,7 @@ def resolve(
     decision = approval.check(workspace, ctx.extension, manifests, policy)
     if decision.forbidden is not None:
         raise PolicyRefusal(decision.forbidden.rule, decision.message)
-    if not decision.allows_calls or decision.manifest is None:
+    if not decision.allows_calls or decision.manifest is None or decision.installed is None:
         raise CallError(ErrorCode.REFUSED, decision.message)
     manifest = decision.manifest
     conn = manifest.connection(connection_id)
@@ -112,29 +157,72 @@ def resolve(
     write = conn.operations.get(operation)
     if write is None:
         raise CallError(ErrorCode.REFUSED, f"operation {operation!r} is not declared for {connection_id!r}")
-    check_arguments(args, KINDS[conn.kind].scalar_args)
+    spec = KINDS[conn.kind]
+    check_arguments(args, spec.scalar_args)
     if write and not manifest.may_write:
         raise CallError(ErrorCode.REFUSED, "the manifest does not declare permissions.write")
     refusal = policy_refusal(settings, manifest, conn, write, policy)
     if refusal is not None:
         raise refusal.error()
     pins = decision.pins(connection_id)
-    # A read runs now, on the settings and policy just checked; a write reads them again once
-    # the user has confirmed (a profile changed meanwhile must not be sent to).
-    call = Call(
-        ctx, workspace, conn, operation, dict(args), write, pins,
-        None if write else settings, None if write else policy,
-    )  # fmt: skip
-    return Resolved(ctx, manifest, call, conn.kind)
+    return _Decided(settings, policy, decision.installed.path, manifest, spec, workspace, conn, write, pins)
+
+
+KEEP_DECIDED = 512
+"""Most decisions ``Resolutions`` keeps (each is one declared operation of one extension)."""
+
+
+class Resolutions:
+    """``resolve`` for every call of a broker, deciding again only what may have changed.
+
+    A decision depends on nothing but the settings, the policy in force, the extension's
+    manifest and the kind registry, each read as ``resolve`` reads it: one stat of the settings
+    file, one look at the policy files, one stat of the manifest. When all four are the very
+    objects a call's decision was made on, the next call of the same operation by the same
+    extension is decided the same way; only its arguments are checked again. Anything else, a
+    refusal included, is decided afresh.
+    """
+
+    def __init__(self, home: Home, manifests: Manifests) -> None:
+        self._home = home
+        self._manifests = manifests
+        self._decided: dict[tuple[str, str, str, str], _Decided] = {}
+
+    def resolve(
+        self, ctx: CallContext, connection_id: str, operation: str, args: Mapping[str, Any]
+    ) -> Resolved:
+        key = (ctx.workspace, ctx.extension, connection_id, operation)
+        kept = self._decided.get(key)
+        if kept is not None and self._current(kept):
+            check_arguments(args, kept.spec.scalar_args)  # all the rest passed, on these readings
+            return kept.resolved(ctx, operation, args)
+        decided = _decide(self._home, self._manifests.load, ctx, connection_id, operation, args)
+        if len(self._decided) >= KEEP_DECIDED:
+            self._decided.clear()
+        self._decided[key] = decided
+        return decided.resolved(ctx, operation, args)
+
+    def _current(self, kept: _Decided) -> bool:
+        """Whether ``kept`` was decided on what the settings, policy, kinds and manifest are now."""
+        try:
+            if self._home.settings() is not kept.settings:
+                return False
+        except SettingsError:
+            return False
+        if in_force() is not kept.policy or KINDS.get(kept.conn.kind) is not kept.spec:
+            return False
+        try:
+            return self._manifests.load(kept.folder) is kept.manifest
+        except ManifestError:
+            return False
 
 
 def policy_refusal(
-    settings: Settings, manifest: Manifest, conn: Connection, write: bool, state: PolicyState | None = None
+    settings: Settings, manifest: Manifest, conn: Connection, write: bool, state: PolicyState
 ) -> Refusal | None:
-    """What the organisation's policy (``state``: the one in force now unless given) says of one
-    call through ``conn``: its kind, whether it writes, and what the connection's profile
+    """What the organisation's policy (``state``: the one the call was checked against) says of
+    one call through ``conn``: its kind, whether it writes, and what the connection's profile
     reaches (its URLs, its program, its host)."""
-    state = in_force() if state is None else state
     if not state.managed:
         return None
     reaches, who = profile_reaches(settings, conn)
@@ -169,6 +257,12 @@ async def pin_first_contact(home: Home, audit: AuditLog, r: Resolved, adapter: K
         )
     except SettingsError as exc:
         raise CallError(ErrorCode.NOT_CONFIGURED, "Helm's settings cannot be updated") from exc
+    except HomeWriteError as exc:  # a full disk, say: the pin is not recorded, so the call is not made
+        raise CallError(
+            ErrorCode.UNAVAILABLE,
+            f"Helm could not record its first contact with {r.call.connection_id!r} "
+            f"in its settings ({exc.strerror}); nothing was sent",
+        ) from exc
     if pinned is pin:
         audit.record(
             AuditRecord(

@@ -77,18 +77,19 @@ async def test_damaged_settings_say_helms_settings_cannot_be_read_not_that_the_w
 
 
 @pytest.mark.parametrize(
-    ("connection", "operation", "args"),
+    ("connection", "operation", "args", "why"),
     [
-        pytest.param("undeclared", "list", {}, id="undeclared-connection"),
-        pytest.param("notes", "delete", {}, id="undeclared-operation"),
-        pytest.param("notes", "list", [1, 2], id="args-not-an-object"),
-        pytest.param("notes", "list", {"x": float("nan")}, id="args-not-json"),
+        pytest.param("undeclared", "list", {}, "'undeclared' is not declared", id="undeclared-connection"),
+        pytest.param("notes", "delete", {}, "operation 'delete' is not declared", id="undeclared-operation"),
+        pytest.param("notes", "list", [1, 2], "must be a JSON object", id="args-not-an-object"),
+        pytest.param("notes", "list", {"x": float("nan")}, "plain JSON values", id="args-not-json"),
     ],
 )
 async def test_undeclared_calls_and_bad_arguments_are_refused(
-    broker: Broker, ctx: CallContext, connection: str, operation: str, args: Any
+    broker: Broker, ctx: CallContext, connection: str, operation: str, args: Any, why: str
 ) -> None:
-    assert code(await broker.call(ctx, connection, operation, args)) == "refused"
+    result = await broker.call(ctx, connection, operation, args)
+    assert code(result) == "refused" and why in result["error"]["message"]
 
 
 async def test_an_extension_not_installed_or_disabled_is_refused(broker: Broker, ctx: CallContext) -> None:

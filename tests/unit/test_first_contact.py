@@ -3,13 +3,18 @@ against (a real home and a real installed, approved extension)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from broker import Broker
+from broker import Broker, CallContext
 from broker.approval import record_first_contact
 from broker.errors import CallError, ErrorCode
+from broker.kinds.base import Connection
+from broker.resolution import pin_first_contact
+from broker.settings import Home, Workspace
 from tests.helpers import manifest_dict, new_broker, setup_extension
 
 FILES = {"id": "notes", "kind": "files", "root": "workspace", "paths": ["*.md"], "operations": ["list"]}
@@ -70,3 +75,45 @@ async def test_a_call_whose_extension_lost_its_approval_or_install_is_refused(
             settings.workspace("ws").extensions[EXT].approval = None
     with pytest.raises(CallError, match="changed during this call"):
         record_first_contact(broker.home, "ws", extension, digest, "notes", {"tools": ["a"]})
+
+
+class ToolsNow:
+    """A kind that pins, as the mcp kind does: what it would pin now."""
+
+    async def pin(self, workspace: Workspace, conn: Connection) -> Mapping[str, Any]:
+        return {"tools": ["a"]}
+
+
+def _damage_settings(home: Home) -> None:
+    home.settings_path.write_text("{ damaged", encoding="utf-8")
+
+
+def _block_the_settings_lock(home: Home) -> None:
+    lock = home.path / ".settings.lock"
+    lock.unlink()
+    lock.mkdir()  # opening the lock fails, as a full disk or a wrong mode would
+
+
+@pytest.mark.parametrize(
+    ("damage", "expected", "words"),
+    [
+        (_damage_settings, ErrorCode.NOT_CONFIGURED, "Helm's settings cannot be updated"),
+        (
+            _block_the_settings_lock,
+            ErrorCode.UNAVAILABLE,
+            "Helm could not record its first contact with 'notes' in its settings (Is a directory); "
+            "nothing was sent",
+        ),
+    ],
+    ids=["settings damaged", "settings cannot be written"],
+)
+async def test_a_first_contact_the_home_cannot_record_refuses_the_call_clearly_and_pins_nothing(
+    tmp_path: Path, damage: Callable[[Home], None], expected: ErrorCode, words: str
+) -> None:
+    broker, _ = await approved(tmp_path)
+    resolved = broker._resolve(CallContext("ws", EXT, "frame"), "notes", "list", {})
+    damage(broker.home)
+    with pytest.raises(CallError) as caught:
+        await pin_first_contact(broker.home, broker.audit, resolved, ToolsNow())  # type: ignore[arg-type]
+    assert (caught.value.code, caught.value.message) == (expected, words)
+    assert [r.decision for r in broker.audit.records() if r.decision == "pinned"] == []
