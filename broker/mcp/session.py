@@ -149,6 +149,9 @@ class ServerSession:
 
     async def start(self) -> ClientSession:
         """The running session, starting it (again) if needed; ``unavailable`` if it cannot."""
+        session = self._session
+        if session is not None and not self._broken and self.alive and not self._start_lock.locked():
+            return session  # nearly every call: nothing to start, no lock to take
         async with self._start_lock:
             if not self.alive or self._session is None or self._broken:
                 await self._reap()
@@ -268,12 +271,11 @@ class ServerSession:
         """The server's tools by name: listed again after the TTL, or at the next call after a
         list_changed notification (at most once per ``list_changed_interval``). One listing at
         a time: calls that need it meanwhile wait for it and share it."""
+        if not self._listing.locked() and self._listed_is_current():  # nearly every call
+            return self._current_tools()
         async with self._listing:
             if self._listed_is_current():
-                if self._tools_refused is not None:
-                    raise self._tools_refused
-                assert self._tools is not None
-                return self._tools
+                return self._current_tools()
             now = time.monotonic()
             if self._tools_changed and self._tools is not None:
                 self._relisted_at = now
@@ -288,6 +290,12 @@ class ServerSession:
             if self._tools_refused is not None:
                 raise self._tools_refused
             return self._tools
+
+    def _current_tools(self) -> dict[str, types.Tool]:
+        if self._tools_refused is not None:
+            raise self._tools_refused
+        assert self._tools is not None
+        return self._tools
 
     def _listed_is_current(self) -> bool:
         if self._tools is None or not self.alive:
