@@ -18,35 +18,14 @@ import pytest
 from broker import Broker, CallContext, approval, resolution
 from broker.extensions import set_enabled
 from broker.kinds import KINDS
-from tests.helpers import manifest_dict, new_broker, setup_extension, write_extension
+from tests.helpers import manifest_dict, write_extension
 from tests.unit.policy.policy_setup import PolicyFile, policy
+from tests.unit.test_broker import FILES, broker, code, ctx
 
-__all__ = ["policy"]  # the policy file fixture
+__all__ = ["broker", "ctx", "policy"]  # the fixtures: a real broker, a files extension, a policy file
 
-FILES = {
-    "id": "notes",
-    "kind": "files",
-    "root": "workspace",
-    "paths": ["notes/*.md"],
-    "operations": ["list", "read", "write"],
-}
 READ = {"path": "notes/a.md"}
 WRITE = {"path": "notes/a.md", "text": "after\n"}
-
-
-@pytest.fixture
-async def broker(tmp_path: Path) -> Any:
-    async with new_broker(tmp_path / "home") as b:
-        yield b
-
-
-@pytest.fixture
-async def ctx(broker: Broker, tmp_path: Path) -> CallContext:
-    ctx = await setup_extension(broker, tmp_path, manifest_dict([FILES], write=True))
-    notes = tmp_path / "root" / "notes"
-    notes.mkdir()
-    (notes / "a.md").write_text("hello\n")
-    return ctx
 
 
 @pytest.fixture
@@ -61,10 +40,6 @@ def decisions(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     monkeypatch.setattr(resolution.approval, "check", counted)
     return decided
-
-
-def code(result: dict[str, Any]) -> str | None:
-    return None if result["ok"] else result["error"]["code"]
 
 
 async def test_the_next_call_of_an_operation_is_not_decided_again_but_its_arguments_are_checked(
