@@ -108,7 +108,7 @@ class Broker:
         self.running = RunningKinds(self.home, self.credentials, self.audit, kinds or {})
         """The running kinds, loaded off the loop (``broker.running``)."""
         self._pinning: dict[type, bool] = {}
-        self._manifests = Manifests()
+        self._manifests = Manifests.in_home(home)
         self._resolutions = Resolutions(self.home, self._manifests)
         self._policy = enforce.PolicyWatch(self.home, self.activity, self._manifests.load)
 

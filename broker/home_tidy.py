@@ -1,7 +1,7 @@
 """What a start of Helm puts right in its home after a crash: temp files and torn log tails.
 
 * The temp files of atomic saves that a killed process left (``broker.atomic``) in the home, its
-  ``state/``, ``agents/`` and ``tdt-previews/`` folders and the folders of MCP Apps —
+  ``state/``, ``agents/``, ``tdt-previews/`` and ``cache/`` folders and the folders of MCP Apps —
   credentials copies included.
 * The temp files of ``files`` writes that a killed process left in a user's folder, found from
   the temp ledger (``broker.fs.ledger``).
@@ -43,7 +43,8 @@ class Tidied:
 
 def save_folders(home: Path) -> list[Path]:
     """The folders of the home where Helm saves files atomically."""
-    return [home, home / "state", home / "agents", home / "tdt-previews", *_subfolders(home / "apps", 2)]
+    fixed = [home, home / "state", home / "agents", home / "tdt-previews", home / "cache"]
+    return [*fixed, *_subfolders(home / "apps", 2)]
 
 
 def _subfolders(folder: Path, depth: int) -> list[Path]:

@@ -7,13 +7,16 @@ connection's ``$defs`` (``KindSpec.schema``, composed in ``schema()``; the publi
 the same, for editors — ``scripts/write_schema.py`` writes it). The rules that span fields live
 with each kind (``KindSpec.lint``) plus the generic ones here, and run on every connection whose
 fields they read, so a problem in one field never hides another. A valid manifest's connections
-are parsed once, into each kind's frozen connection model (``KindSpec.parse``).
+are parsed once, into each kind's frozen connection model (``KindSpec.parse``). The schema does
+not validate again a manifest file it found valid before, when ``load`` is given the home's kept
+verdicts (``broker.verdicts``).
 """
 
 from __future__ import annotations
 
 import copy
 import functools
+import hashlib
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -30,6 +33,7 @@ from broker.kinds.base import Connection, ConnectionReview, Issue
 from broker.orchestrate import spec as orchestrate_spec
 from broker.orchestrate.spec import Orchestrate
 from broker.schema_words import issues_of
+from broker.verdicts import Verdicts, installed_version
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
@@ -161,20 +165,37 @@ def _validator() -> Validator:
     return _compiled()[1]
 
 
+_COMPOSED: dict[tuple[int, ...], tuple[dict[str, Any], str]] = {}
 _COMPILED: dict[tuple[int, ...], tuple[dict[str, Any], Validator]] = {}
 
 
+def _registry() -> tuple[int, ...]:
+    return tuple(id(spec) for spec in KINDS.values())  # the registry changes only in tests
+
+
+def _composed_schema() -> tuple[dict[str, Any], str]:
+    """The composed schema of the kinds registered now and its digest (which a kept verdict is
+    bound to), made once; without jsonschema."""
+    key = _registry()
+    found = _COMPOSED.get(key)
+    if found is None:
+        composed = _composed()
+        found = _COMPOSED[key] = (composed, digest(composed))
+    return found
+
+
 def _compiled() -> tuple[dict[str, Any], Validator]:
-    """The composed schema and its validator, made on the first manifest read (jsonschema is
-    imported then, not when Helm starts). The schema is Helm's own: the tests check that it is
-    a valid JSON Schema with every kind (and with the test kind added), so a start does not
-    check it again against the metaschema, which costs more than validating every manifest."""
-    key = tuple(id(spec) for spec in KINDS.values())  # the registry changes only in tests
+    """The composed schema and its validator, made on the first manifest the schema validates
+    (jsonschema is imported then, not when Helm starts). The schema is Helm's own: the tests
+    check that it is a valid JSON Schema with every kind (and with the test kind added), so a
+    start does not check it again against the metaschema, which costs more than validating
+    every manifest."""
+    key = _registry()
     found = _COMPILED.get(key)
     if found is None:
         import jsonschema
 
-        composed = _composed()
+        composed = _composed_schema()[0]
         cls = jsonschema.validators.validator_for(composed)
         found = _COMPILED[key] = (composed, cls(composed))
     return found
@@ -239,7 +260,11 @@ def _writes(spec: Any, conn: Mapping[str, Any]) -> list[str]:
 def validate(raw: Any) -> list[Issue]:
     """Every problem of a parsed manifest at once: the schema's (every field's own rules) and
     the rules that span fields."""
-    found = set(_schema_issues(raw))
+    return _with_rules(raw, set(_schema_issues(raw)))
+
+
+def _with_rules(raw: Any, found: set[Issue]) -> list[Issue]:
+    """``found`` (the schema's problems) and the problems of the rules beside it, sorted."""
     if isinstance(raw, dict):
         found |= set(_rule_issues(raw))
         found |= set(orchestrate_spec.lint(raw))
@@ -257,8 +282,12 @@ def parse(text: str | bytes) -> Any:
         raise ManifestError([Issue("$", f"not valid JSON: {exc}")]) from exc
 
 
-def load(folder: Path) -> Manifest:
-    """Read and validate ``folder/manifest.json``; raise ManifestError listing every problem."""
+def load(folder: Path, verdicts: Verdicts | None = None) -> Manifest:
+    """Read and validate ``folder/manifest.json``; raise ManifestError listing every problem.
+
+    ``verdicts``: the home's kept verdicts (``broker.verdicts``). A file whose exact bytes the
+    schema found valid before is not validated by it again, and a valid one is kept; every
+    other check runs all the same, so the manifest returned is the same with and without."""
     file = folder / MANIFEST_FILE
     try:
         data = file.read_bytes()
@@ -269,7 +298,9 @@ def load(folder: Path) -> Manifest:
     if len(data) > MAX_MANIFEST_BYTES:
         raise ManifestError([Issue("$", "manifest.json is larger than 1 MiB")])
     raw = parse(data)
-    issues = validate(raw)
+    key = _verdict_key(data) if verdicts is not None else None
+    known = verdicts is not None and key is not None and key in verdicts
+    issues = _with_rules(raw, set() if known else set(_schema_issues(raw)))
     entry = raw.get("entry") if isinstance(raw, dict) else None
     if not issues and isinstance(entry, str) and not (folder / entry).is_file():
         issues.append(Issue("$.entry", f"{entry} does not exist in the extension folder"))
@@ -277,4 +308,18 @@ def load(folder: Path) -> Manifest:
         raise ManifestError(issues)
     manifest = Manifest(raw, folder.resolve())
     manifest.connections  # noqa: B018 - parsed now, once, not at the first call
+    if verdicts is not None and key is not None and not known:
+        verdicts.add(key)
     return manifest
+
+
+def _verdict_key(data: bytes) -> str | None:
+    """What the verdict on a manifest file is kept under: a digest of everything the schema's
+    validation reads; None when a version cannot be read (then no verdict is kept or used)."""
+    helm, validator = installed_version("helm-desktop"), installed_version("jsonschema")
+    if helm is None or validator is None:
+        return None
+    manifest = hashlib.sha256(data).hexdigest()
+    return digest(
+        {"manifest": manifest, "schema": _composed_schema()[1], "helm": helm, "jsonschema": validator}
+    )

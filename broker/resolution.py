@@ -7,10 +7,11 @@ connection and operation on the manifest's allowlist, plain JSON arguments, ``pe
 for a write, what the policy says of this call (its kind, its write, what its profile reaches:
 ``broker.policy``), and the pins approval recorded. ``pin_first_contact`` pins what a kind
 pins when approval could not (audited).
-``Manifests`` is the stat-checked cache of parsed manifests every call reads, and
-``Resolutions`` the broker's ``resolve``, which keeps each decision while the readings it was
-made on stay the same. Each raises ``CallError`` for a request that must be refused; the broker
-makes it the envelope.
+``Manifests`` is the stat-checked cache of parsed manifests every call reads (with the home's
+kept verdicts, ``broker.verdicts``, a manifest unchanged since an earlier process is not
+validated by the schema again), and ``Resolutions`` the broker's ``resolve``, which keeps each
+decision while the readings it was made on stay the same. Each raises ``CallError`` for a
+request that must be refused; the broker makes it the envelope.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from broker.policy import decide as policy_decide
 from broker.policy.decide import Refusal
 from broker.profiles import Reach
 from broker.settings import Home, Settings, Workspace
+from broker.verdicts import Verdicts
 
 SETTINGS_UNREADABLE = (
     "Helm's settings cannot be read: settings.json in Helm's home folder is damaged "
@@ -73,8 +75,14 @@ class _Loaded(NamedTuple):
 class Manifests:
     """Parsed manifests by folder, parsed again whenever the file changed on disk."""
 
-    def __init__(self) -> None:
+    def __init__(self, verdicts: Verdicts | None = None) -> None:
         self._loaded: dict[Path, _Loaded] = {}
+        self._verdicts = verdicts
+
+    @classmethod
+    def in_home(cls, home: Path) -> Manifests:
+        """The cache with the verdicts kept in ``home``."""
+        return cls(Verdicts.in_home(home))
 
     def load(self, folder: Path) -> Manifest:
         """The folder's manifest: every call stats it (the file's name is kept as text, so the
@@ -84,11 +92,11 @@ class Manifests:
         try:
             st = os.stat(file)
         except OSError:
-            return load_manifest(folder)  # raises ManifestError with the reason
+            return load_manifest(folder, self._verdicts)  # raises ManifestError with the reason
         stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
         if cached is not None and cached.stamp == stamp:
             return cached.manifest
-        manifest = load_manifest(folder)
+        manifest = load_manifest(folder, self._verdicts)
         self._loaded[folder] = _Loaded(file, stamp, manifest)
         return manifest
 

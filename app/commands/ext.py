@@ -17,6 +17,7 @@ from broker import approval, extensions
 from broker.errors import ApprovalChanged, ManifestError
 from broker.manifest import MANIFEST_FILE, Manifest, Review
 from broker.manifest import load as load_manifest
+from broker.resolution import Manifests
 from broker.visible import visible
 from resources import path as resource_path
 
@@ -217,7 +218,9 @@ def _approve(args: argparse.Namespace) -> int:
 def _not_an_app(args: argparse.Namespace) -> None:
     """An MCP App is approved through its own review (the server's HTML, CSP and tools), never
     the generic one, which shows none of what the app's approval pins."""
-    manifest = approval.check(home(args).settings().workspace(args.workspace), args.id).manifest
+    h = home(args)
+    ws = h.settings().workspace(args.workspace)
+    manifest = approval.check(ws, args.id, Manifests.in_home(h.path).load).manifest
     app = manifest.app if manifest is not None else None
     if app is not None:
         fail(
@@ -255,9 +258,10 @@ def approve_reviewed(args: argparse.Namespace, reviewed: extensions.Reviewed) ->
 def _list(args: argparse.Namespace) -> int:
     h = home(args)
     ws = h.settings().workspace(args.workspace)
+    manifests = Manifests.in_home(h.path)
     rows = []
     for e in sorted(ws.extensions.values(), key=lambda e: e.id):
-        decision = approval.check(ws, e.id)
+        decision = approval.check(ws, e.id, manifests.load)
         m = decision.manifest
         name, version = (m.name, m.version) if m is not None else ("?", "?")
         state = "approved" if decision.approved else decision.standing.value

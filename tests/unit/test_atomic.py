@@ -107,7 +107,13 @@ def test_stale_temp_files_of_dead_saves_are_removed_and_a_live_saves_is_kept(tmp
 
 def test_a_start_removes_dead_saves_temp_files_in_every_save_folder_of_the_home(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    folders = [home, home / "state", home / "agents", home / "apps" / "0123abcd" / "com.example.app"]
+    folders = [
+        home,
+        home / "state",
+        home / "agents",
+        home / "cache",
+        home / "apps" / "0123abcd" / "com.example.app",
+    ]
     temps = []
     for folder in folders:
         folder.mkdir(parents=True, exist_ok=True)
