@@ -207,6 +207,22 @@ def test_the_versions_are_those_importlib_metadata_reads(fresh_versions: None) -
     assert installed_version("no-such-distribution") is None
 
 
+def test_without_the_versions_no_verdict_is_kept_or_used(
+    tmp_path: Path,
+    home: Path,
+    schema_runs: list[object],
+    fresh_versions: None,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    folder = extension(tmp_path)
+    plain = load(folder)  # jsonschema imported, before its metadata is out of sight
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "no-metadata")])  # an egg, a bare bundle
+    installed_version.cache_clear()
+    for _ in range(2):
+        assert load(folder, Verdicts.in_home(home)) == plain
+    assert len(schema_runs) == 3 and not (home / "cache").exists()
+
+
 def test_the_store_is_one_owner_only_file_written_once_per_new_verdict(tmp_path: Path, home: Path) -> None:
     a, b = extension(tmp_path, "a"), extension(tmp_path, "b")
     verdicts = Verdicts.in_home(home)
