@@ -48,7 +48,9 @@ from broker.kinds.http.oauth2 import (
 )
 from broker.kinds.http.profiles import SERVICES, ServiceProfile
 from broker.kinds.http.rules import HttpConnection
+from broker.manifest import load as load_manifest
 from broker.settings import Home
+from broker.verdicts import Verdicts
 
 
 class ConnectError(HelmError):
@@ -72,8 +74,9 @@ def connect_plan(home: Home, service: str, workspace: str) -> ConnectPlan:
         raise ConnectError(str(exc)) from exc
     urls: dict[tuple[str, str], list[str]] = {}
     scopes: set[str] = set()
+    verdicts = Verdicts.in_home(home.path)  # the manifests are read as every call reads them
     for ext_id in sorted(ws.extensions):
-        decision = approval.check(ws, ext_id)
+        decision = approval.check(ws, ext_id, lambda folder: load_manifest(folder, verdicts))
         if not decision.allows_calls or decision.manifest is None:
             continue  # disabled, not approved, or changed since: its declarations do not count
         for conn in decision.manifest.connections:
