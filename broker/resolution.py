@@ -201,9 +201,11 @@ class Resolutions:
     ) -> Resolved:
         key = (ctx.workspace, ctx.extension, connection_id, operation)
         kept = self._decided.get(key)
-        if kept is not None and self._current(kept):
-            check_arguments(args, kept.spec.scalar_args)  # all the rest passed, on these readings
-            return kept.resolved(ctx, operation, args)
+        if kept is not None:
+            if self._current(kept):
+                check_arguments(args, kept.spec.scalar_args)  # all the rest passed, on these readings
+                return kept.resolved(ctx, operation, args)
+            del self._decided[key]  # made on readings that are gone: never kept past them
         decided = _decide(self._home, self._manifests.load, ctx, connection_id, operation, args)
         if len(self._decided) >= KEEP_DECIDED:
             self._decided.clear()

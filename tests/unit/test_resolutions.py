@@ -113,6 +113,7 @@ async def test_a_change_of_any_reading_after_a_call_decides_the_next_call_afresh
     change(Scene(broker, ctx, tmp_path / "ext" / ctx.extension, policy))
     assert code(await broker.call(ctx, "notes", "read", READ)) == "refused"
     assert decisions == [ctx.extension] * 2
+    assert broker._resolutions._decided == {}  # nothing made on the old readings is kept
 
 
 @pytest.mark.parametrize(
