@@ -266,8 +266,8 @@ class Broker:
         spec = KINDS.get(kind)
         if spec is None:
             raise CallError(ErrorCode.UNAVAILABLE, f"the {kind} kind is not available in this Helm")
-        running: Kind[Any] = await self.kind(spec)
-        return running
+        running = self.running.made(spec.name)
+        return running if running is not None else await self.kind(spec)
 
     # -- the pipeline --------------------------------------------------------------------
     async def _admitted(

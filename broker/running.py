@@ -54,6 +54,12 @@ class RunningKinds:
         found: K = running
         return found
 
+    def made(self, name: str) -> Kind[Any] | None:
+        """The running part of kind ``name`` if it was made already (every call after its
+        kind's first), without awaiting anything; None when it is still to be made."""
+        made: Kind[Any] | None = self._kinds.get(name)
+        return made
+
     def kind_now[K](self, spec: KindSpec[Any, Any, K]) -> K:
         running = self._kinds.get(spec.name)
         if running is None:

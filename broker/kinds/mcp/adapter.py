@@ -97,6 +97,8 @@ class McpKind:
 
     async def execute(self, call: Call[McpConnection]) -> dict[str, JSON]:
         session = await self._checked(call)
+        if not session.secrets:  # Helm sent this server no secret (most stdio servers): none to scrub
+            return await self._call_tool(call, session)
         return await scrubbed(self.env, call, session.secrets, self._call_tool(call, session))
 
     async def _call_tool(self, call: Call[McpConnection], session: ServerSession) -> dict[str, JSON]:
