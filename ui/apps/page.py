@@ -64,9 +64,22 @@ class AppBridge(QObject):
     ) -> None:
         super().__init__(parent)
         self._receive, self._refused = receive, refused
+        self._closed = False
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def close(self) -> None:
+        """Take nothing more from the page: the app reaches Helm no more. Its channel stays
+        while the page lives (``ui.host.frame`` says why); the view holds back what Helm would
+        send (``AppView.send``)."""
+        self._closed = True
 
     @Slot(str)
     def post(self, text: str) -> None:
+        if self._closed:
+            return
         if len(text) <= MAX_MESSAGE_CHARS:
             self._receive(text)
         else:  # the isolated world refuses these; one that got here anyway is counted too
@@ -74,11 +87,13 @@ class AppBridge(QObject):
 
     @Slot(str, int)
     def refused(self, method: str, chars: int) -> None:
-        self._refused(method[:100], max(int(chars), 0))
+        if not self._closed:
+            self._refused(method[:100], max(int(chars), 0))
 
     @Slot()
     def ready(self) -> None:
-        self.pageReady.emit()
+        if not self._closed:
+            self.pageReady.emit()
 
 
 @cache

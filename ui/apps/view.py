@@ -122,7 +122,8 @@ class AppView(QWidget):
             self._stop("Helm stopped this app: its host page was taken elsewhere.")
 
     def _stop(self, why: str) -> None:
-        self.stack.cut_off()
+        self.bridge.close()
+        self.stack.stop()
         self.web.hide()
         self.stopped.emit(why)
 
@@ -133,6 +134,8 @@ class AppView(QWidget):
 
     # -- the app's HostWindow ------------------------------------------------------------
     def send(self, text: str) -> None:
+        if self.bridge.closed:  # stopped or closing: nothing more reaches the page
+            return
         if self._services.observe is not None:
             self._services.observe("helm → app", text)
         self.bridge.deliver.emit(text)
@@ -157,7 +160,8 @@ class AppView(QWidget):
 
     def _look_changed(self, look: Look) -> None:
         self.profile.pages.scheme = look.scheme.value
-        self.bridge.scheme.emit(look.scheme.value)
+        if not self.bridge.closed:
+            self.bridge.scheme.emit(look.scheme.value)
         self.session.notify_context(look_context(look))
 
     # -- closing -------------------------------------------------------------------------
@@ -169,7 +173,7 @@ class AppView(QWidget):
         try:
             await self.session.teardown("the app is closing", TEARDOWN_SECONDS)
         finally:
-            self.page.setWebChannel(None)  # type: ignore[arg-type]
+            self.bridge.close()
             await self.session.aclose()
             await self.loader.aclose()
             self.stack.release()

@@ -71,10 +71,15 @@ class Bridge(QObject):
         self._confirm = confirm
         self._tasks = OwnedTasks(self)
         self._gathered: list[list[str]] | None = None  # a batch's answers, while it is started
+        self._closed = False
 
     @property
     def ctx(self) -> CallContext:
         return self._ctx
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
 
     @Slot(str, str, str, str)
     def call(self, request_id: str, connection_id: str, operation: str, args_json: str) -> None:
@@ -103,7 +108,7 @@ class Bridge(QObject):
             self.doneMany.emit(gathered)
 
     def _start(self, request_id: str, connection_id: str, operation: str, args_json: str) -> None:
-        if len(request_id) > MAX_NAME_CHARS:
+        if self._closed or len(request_id) > MAX_NAME_CHARS:
             return
         # Helm's isolated world cuts every part one character past its limit, so nothing
         # longer arrives; cut here too, so the handler never holds more whatever the sender.
@@ -117,7 +122,8 @@ class Bridge(QObject):
 
     @Slot()
     def ready(self) -> None:
-        self.pageReady.emit()
+        if not self._closed:
+            self.pageReady.emit()
 
     @property
     def in_flight(self) -> int:
@@ -140,9 +146,17 @@ class Bridge(QObject):
         else:
             self.done.emit(request_id, result)
 
-    async def aclose(self) -> None:
-        """Cancel the calls still running (the frame is closing) and wait for them to end."""
-        await self._tasks.aclose()
+    def close(self) -> None:
+        """Take no more calls and cancel those still running: the page reaches Helm no more.
 
-    def cancel_all(self) -> None:
+        The page's web channel stays, with this bridge on it, for as long as the page lives:
+        the engine binds a document's first message to the page's channel without checking that
+        there is one, so a page left without its channel while its renderer is about to send
+        (a load or reload under way) crashes Helm's process."""
+        self._closed = True
         self._tasks.cancel()
+
+    async def aclose(self) -> None:
+        """Close (the frame is closing) and wait for the calls that were running to end."""
+        self.close()
+        await self._tasks.wait()

@@ -5,6 +5,14 @@ An extension frame (``ui.host.view.ExtensionView``) and an MCP App's host page
 on the frame's ``SandboxProfile``, no context menu, the page's scripts, one bridge object on a
 web channel in Helm's isolated world only, and the clipboard guard watching the widget. What
 differs — the page's navigation policy, the scripts, the bridge — is given.
+
+The page keeps its view and its channel until Qt deletes it: a frame that closes or is cut
+off closes its bridge (which then takes no more calls) instead of taking the channel or the view
+away from a page that still runs. The engine binds each document's first message on the channel
+to the page's channel without checking that it has one, so a page left without its channel
+while its renderer is about to send (a load or reload under way) crashes Helm's process; and a
+view without a page makes a default one, on the default profile, the next time it is shown or
+hidden.
 """
 
 from __future__ import annotations
@@ -42,16 +50,14 @@ class WebStack:
         if isinstance(app, QApplication):
             ClipboardGuard.of(app).watch(owner, extension)
 
-    def cut_off(self) -> None:
-        """The page can reach Helm no more (its channel is gone) and stops what it loads."""
-        self.page.setWebChannel(None)  # type: ignore[arg-type]
+    def stop(self) -> None:
+        """The page stops what it loads (its owner has closed the bridge: it is cut off)."""
         self.page.triggerAction(self.page.WebAction.Stop)
 
     def release(self) -> None:
-        """The frame is closing: its channel goes, and Qt deletes the page."""
+        """The frame is closing (its owner has closed the bridge): Qt deletes the page, and its
+        channel with it, before the view."""
         app = QApplication.instance()
         if isinstance(app, QApplication):
             ClipboardGuard.of(app).forget(self.owner)
-        self.page.setWebChannel(None)  # type: ignore[arg-type]
-        self.web.setPage(None)  # type: ignore[arg-type]
         self.page.deleteLater()

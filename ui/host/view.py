@@ -155,8 +155,8 @@ class ExtensionView(QWidget):
     def engine_check_failed(self, outcome: EgressCheck) -> None:
         """The start-up check failed late: cut the page off from Helm and stop it."""
         log.error("frame of %s stopped: %s", self.ctx.extension, outcome.message)
-        self.stack.cut_off()
-        self.bridge.cancel_all()
+        self.bridge.close()
+        self.stack.stop()
         self._show_refusal(outcome.message)
 
     def _url_changed(self, url: QUrl) -> None:
@@ -206,7 +206,6 @@ class ExtensionView(QWidget):
         with contextlib.suppress(RuntimeError):  # already disconnected
             self._theme.changed.disconnect(self._look_changed)
         self._tasks.cancel()
-        self.page.setWebChannel(None)  # type: ignore[arg-type]
         await self.bridge.aclose()
         self.stack.release()
         self.deleteLater()

@@ -94,3 +94,27 @@ def test_a_batch_is_read_up_to_its_bound_and_entries_of_another_shape_are_skippe
     read = MAX_BATCH_CALLS - len(malformed)
     assert answers.seen == [f"op{i}" for i in range(read)]
     assert [rid for rid, _ in many[0]] == [str(i) for i in range(read)]
+
+
+def test_a_closed_bridge_takes_no_more_calls_and_ends_those_running_unanswered(
+    qtbot: QtBot, run: Any
+) -> None:
+    answers = Answers()
+    bridge = Bridge(answers, CTX, RefuseConfirmer())
+    single, many = _listen(bridge)
+    connected: list[bool] = []
+    bridge.pageReady.connect(lambda: connected.append(True))
+
+    async def scenario() -> None:
+        bridge.call("1", "c", "wait", "{}")
+        bridge.close()  # the frame is cut off; what its page sends from now on is dropped
+        bridge.call("2", "c", "now", "{}")
+        bridge.callMany([["3", "c", "now", "{}"], ["4", "c", "now", "{}"]])
+        bridge.ready()
+        await bridge.aclose()
+
+    run(scenario())
+    assert bridge.closed
+    assert answers.seen == ["wait"]
+    assert bridge.in_flight == 0
+    assert (single, many, connected) == ([], [], [])
