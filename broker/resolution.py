@@ -1,7 +1,7 @@
 """From a request to the typed call a kind runs: the declaration, checked once.
 
-``resolve`` takes who asks (``CallContext``), the connection, operation and arguments, and
-returns a ``Resolved``: the extension's standing (``broker.approval``: installed, manifest
+``Resolutions.resolve`` takes who asks (``CallContext``), the connection, operation and
+arguments, and returns a ``Resolved``: the extension's standing (``broker.approval``: installed, manifest
 valid, allowed by the organisation's policy, approved with the same digest, enabled), the
 connection and operation on the manifest's allowlist, plain JSON arguments, ``permissions.write``
 for a write, what the policy says of this call (its kind, its write, what its profile reaches:
@@ -9,9 +9,9 @@ for a write, what the policy says of this call (its kind, its write, what its pr
 pins when approval could not (audited).
 ``Manifests`` is the stat-checked cache of parsed manifests every call reads (with the home's
 kept verdicts, ``broker.verdicts``, a manifest unchanged since an earlier process is not
-validated by the schema again), and ``Resolutions`` the broker's ``resolve``, which keeps each
-decision while the readings it was made on stay the same. Each raises ``CallError`` for a
-request that must be refused; the broker makes it the envelope.
+validated by the schema again); ``Resolutions`` keeps each decision while the readings it was
+made on stay the same. Each raises ``CallError`` for a request that must be refused; the
+broker makes it the envelope.
 """
 
 from __future__ import annotations
@@ -101,17 +101,6 @@ class Manifests:
         return manifest
 
 
-def resolve(
-    home: Home,
-    manifests: Callable[[Path], Manifest],
-    ctx: CallContext,
-    connection_id: str,
-    operation: str,
-    args: Mapping[str, Any],
-) -> Resolved:
-    return _decide(home, manifests, ctx, connection_id, operation, args).resolved(ctx, operation, args)
-
-
 class _Decided(NamedTuple):
     """What resolving a declared call decided, and the readings it was decided on."""
 
@@ -181,10 +170,10 @@ KEEP_DECIDED = 512
 
 
 class Resolutions:
-    """``resolve`` for every call of a broker, deciding again only what may have changed.
+    """The resolution of every call of a broker, deciding again only what may have changed.
 
     A decision depends on nothing but the settings, the policy in force, the extension's
-    manifest and the kind registry, each read as ``resolve`` reads it: one stat of the settings
+    manifest and the kind registry, each read at every call: one stat of the settings
     file, one look at the policy files, one stat of the manifest. When all four are the very
     objects a call's decision was made on, the next call of the same operation by the same
     extension is decided the same way; only its arguments are checked again. Anything else, a
