@@ -2,38 +2,53 @@
 
 The composition root of the GUI, in the order that gets a window on the screen soonest: the
 engine set-up and the QApplication first, then the frames' start-up check, which needs nothing
-else and runs while the rest of Helm is imported in a worker thread; then the broker on the
-Helm home and the window. The keychain is looked up once the dashboard's frames are ready
-(nothing reads a secret before, and a use before starts it), and the demo workspace is set up, for
-a user who has none, in the window already showing; the frames load when the check has passed.
-The Qt event loop is entered once.
+else; then the main window's frame (``ui.shell``), in the user's look, while the rest of Helm is
+imported in a worker thread; then the broker on the Helm home and the window, put in that frame.
+The keychain is looked up once the dashboard's frames are ready (nothing reads a secret before,
+and a use before starts it), and the demo workspace is set up, for a user who has none, in the
+window already showing; the frames load when the check has passed. The Qt event loop is entered
+once.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import importlib
 import sys
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from app.window import Window
+    from ui.shell import WindowShell
 
 
 def main(args: argparse.Namespace) -> int:
-    return run_qt(lambda: run(args))
+    return desktop(args)
 
 
-def run_qt(body: Callable[[], Coroutine[Any, Any, int]]) -> int:
+def desktop(
+    args: argparse.Namespace,
+    opened: Callable[[Window], object] | None = None,
+    framed: Callable[[WindowShell], object] | None = None,
+) -> int:
+    """The desktop (``run``) on the process's one loop; it starts the check itself."""
+    return run_qt(lambda: run(args, opened, framed), check=False)
+
+
+def run_qt(body: Callable[[], Coroutine[Any, Any, int]], *, check: bool = True) -> int:
     """Run ``body`` on the process's one qasync loop and return its exit code.
 
     The web engine is prepared before the QApplication exists (the extension scheme and the
-    WebRTC flags must be set first), and the Qt event loop is entered exactly once.
+    WebRTC flags must be set first), and the Qt event loop is entered exactly once. The frames'
+    start-up check starts before ``body``; with ``check=False``, ``body`` starts it itself (the
+    desktop, once its window's frame is painted: the engine's own start would hold the paint).
     """
     from ui.host import prepare_engine
-    from ui.host.egress_check import ENGINE_CHECK
 
     dead_end = prepare_engine()
     import qasync
@@ -51,10 +66,8 @@ def run_qt(body: Callable[[], Coroutine[Any, Any, int]]) -> int:
     asyncio.set_event_loop(loop)
 
     async def checked() -> int:
-        ENGINE_CHECK.start()
-        # One turn of the loop: the check's probe page starts loading (in the engine's own
-        # threads and processes) before ``body`` imports the rest of Helm.
-        await asyncio.sleep(0)
+        if check:
+            await start_check()
         return await body()
 
     try:
@@ -65,23 +78,66 @@ def run_qt(body: Callable[[], Coroutine[Any, Any, int]]) -> int:
         dead_end.close()
 
 
-async def run(args: argparse.Namespace, opened: Callable[[Window], object] | None = None) -> int:
-    """The desktop on the home ``args`` names; ``opened`` is told when the window shows."""
-    # Helm's modules are imported in a worker thread: meanwhile the event loop serves the
-    # start-up check's page.
-    await asyncio.to_thread(importlib.import_module, "app.window")
-    from app.commands.common import home_path
+async def start_check() -> None:
+    """Start the frames' start-up check, and give it one turn of the loop: its probe page starts
+    loading (in the engine's own threads and processes) before the caller goes on."""
+    from ui.host.egress_check import ENGINE_CHECK
+
+    ENGINE_CHECK.start()
+    await asyncio.sleep(0)
+
+
+FRAME_WITHIN_SECONDS = 0.2
+"""Longest the start-up check waits for the window's frame to be painted."""
+
+
+async def run(
+    args: argparse.Namespace,
+    opened: Callable[[Window], object] | None = None,
+    framed: Callable[[WindowShell], object] | None = None,
+) -> int:
+    """The desktop on the home ``args`` names; ``framed`` is told when the window's frame
+    shows, ``opened`` when the window does, in it."""
+    from broker.settings import Home
+    from ui.shell import WindowShell
+
+    path = Home.chosen_path(getattr(args, "home", None))
+    shell = WindowShell(path)
+    gone = asyncio.Event()  # the frame closed before a window was put in it
+    shell.closing.connect(gone.set)
+    painted = asyncio.Event()
+    shell.painted.connect(painted.set)
+    shell.show()
+    if framed is not None:
+        framed(shell)
+    try:
+        # The frame first: the engine's start (the check's page) holds the loop for a while.
+        with contextlib.suppress(TimeoutError):  # not painted (minimised, on no screen)
+            await asyncio.wait_for(painted.wait(), FRAME_WITHIN_SECONDS)
+        await start_check()
+        # Helm's modules are imported in a worker thread: meanwhile the event loop serves the
+        # start-up check's page.
+        await asyncio.to_thread(importlib.import_module, "app.window")
+        return 0 if gone.is_set() else await _desktop(path, shell, gone, opened)
+    finally:
+        shell.deleteLater()
+
+
+async def _desktop(
+    path: Path, shell: WindowShell, gone: asyncio.Event, opened: Callable[[Window], object] | None
+) -> int:
     from app.demo import needs_demo
     from app.keychain import OpeningStore
     from app.window import open_window
     from broker import Broker
     from broker.credentials import open_store
 
-    path = home_path(args)
     credentials = OpeningStore(lambda: open_store(path))
     async with Broker(path, credentials=credentials) as broker:
+        if gone.is_set():
+            return 0
         new_user = needs_demo(broker)
-        window = open_window(broker, fill=not new_user)
+        window = open_window(broker, fill=not new_user, shell=shell)
         # The keychain once the dashboard's frames are ready: its lookup (keyring's imports and
         # D-Bus) would take the cores the frames' renderers start on. A use before starts it at
         # once.

@@ -41,6 +41,7 @@ from ui.qt import (
     Signal,
 )
 from ui.settings.backend import BrokerConnections
+from ui.shell import WindowShell
 from ui.updates_view import UpdatesView
 from ui.workspace_model import WorkspaceModel
 
@@ -214,11 +215,16 @@ class Window:
         self.window.deleteLater()
 
 
-def open_window(broker: Broker, confirm: Confirmer | None = None, *, fill: bool = True) -> Window:
-    """Show Helm's window; it fills itself in once painted, or, with ``fill=False``, when its
-    ``window.fill()`` is called (after the demo is set up, so no half-installed extension is
-    shown or reviewed)."""
+def open_window(
+    broker: Broker, confirm: Confirmer | None = None, *, fill: bool = True, shell: WindowShell | None = None
+) -> Window:
+    """Show Helm's window, in ``shell`` when one is given (the frame the start showed first);
+    it fills itself in once painted, or, with ``fill=False``, when its ``window.fill()`` is
+    called (after the demo is set up, so no half-installed extension is shown or reviewed)."""
     window = Window(broker, confirm)
     window.window.fill_when_shown = fill
-    window.window.show()
+    if shell is None:
+        window.window.show()
+    else:
+        shell.adopt(window.window)
     return window

@@ -55,24 +55,34 @@ The decisions and pipelines other parts of Helm reuse:
   file writes (``broker.agents``), the DB explorer (``broker.kinds.db.explorer``) and anything else that
   writes on the user's behalf go through it.
 * ``broker.visible`` — untrusted text made visible as text, for dialogs and terminals.
+
+The names above are imported on first use, so a module that needs only a leaf (``broker.errors``,
+``broker.atomic``) does not import the whole broker: the desktop's start shows its window with
+those alone, before the rest of Helm is imported.
 """
 
-from broker.approval import ApprovalDecision, Standing
-from broker.broker import Broker
-from broker.context import AgentRequester, AppInstance, CallContext, ExtensionFrame, HelmItself, Requester
-from broker.errors import (
-    ApprovalChanged,
-    CallError,
-    CredentialStoreError,
-    ErrorCode,
-    HelmError,
-    ManifestError,
-    ProfileError,
-    SettingsError,
-)
-from broker.manifest import Manifest, Review
-from broker.summary import Confirmer, Decision, WriteSummary
-from broker.writes import Prepared, WritePipeline, WriteTarget
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from broker.approval import ApprovalDecision, Standing
+    from broker.broker import Broker
+    from broker.context import AgentRequester, AppInstance, CallContext, ExtensionFrame, HelmItself, Requester
+    from broker.errors import (
+        ApprovalChanged,
+        CallError,
+        CredentialStoreError,
+        ErrorCode,
+        HelmError,
+        ManifestError,
+        ProfileError,
+        SettingsError,
+    )
+    from broker.manifest import Manifest, Review
+    from broker.summary import Confirmer, Decision, WriteSummary
+    from broker.writes import Prepared, WritePipeline, WriteTarget
 
 __all__ = [
     "AgentRequester",
@@ -101,3 +111,37 @@ __all__ = [
     "WriteSummary",
     "WriteTarget",
 ]
+
+_LAZY = {
+    **dict.fromkeys(("ApprovalDecision", "Standing"), "broker.approval"),
+    "Broker": "broker.broker",
+    **dict.fromkeys(
+        ("AgentRequester", "AppInstance", "CallContext", "ExtensionFrame", "HelmItself", "Requester"),
+        "broker.context",
+    ),
+    **dict.fromkeys(
+        (
+            "ApprovalChanged",
+            "CallError",
+            "CredentialStoreError",
+            "ErrorCode",
+            "HelmError",
+            "ManifestError",
+            "ProfileError",
+            "SettingsError",
+        ),
+        "broker.errors",
+    ),
+    **dict.fromkeys(("Manifest", "Review"), "broker.manifest"),
+    **dict.fromkeys(("Confirmer", "Decision", "WriteSummary"), "broker.summary"),
+    **dict.fromkeys(("Prepared", "WritePipeline", "WriteTarget"), "broker.writes"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'broker' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # found once; later lookups are plain attribute reads
+    return value

@@ -260,6 +260,11 @@ class Home:
         env = os.environ.get("HELM_HOME")
         return Path(env).expanduser() if env else Path.home() / ".helm"
 
+    @classmethod
+    def chosen_path(cls, explicit: str | None) -> Path:
+        """The home a command's ``--home`` names, or else the default one."""
+        return Path(explicit).expanduser() if explicit else cls.default_path()
+
     def ensure(self) -> None:
         self.path.mkdir(mode=0o700, parents=True, exist_ok=True)
 

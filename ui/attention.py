@@ -48,9 +48,10 @@ class TrayNotifier(QObject):
 
     def _come_back(self) -> None:
         # The user clicked Helm's icon: now the window may have the keyboard.
-        self.window.showNormal()
-        self.window.raise_()
-        self.window.activateWindow()
+        top = self.window.window()  # the frame it sits in, if any (ui.shell)
+        top.showNormal()
+        top.raise_()
+        top.activateWindow()
 
 
 def tray_notifier(window: QWidget) -> Notifier | None:
@@ -83,16 +84,17 @@ class Attention:
     def show(self, dialog: QDialog, title: str, message: str) -> bool:
         """Open ``dialog``; when the user is elsewhere, call them (True) without the keys."""
         away = self.background()
-        behind = away or not self.window.isActiveWindow()
+        top = self.window.window()  # the frame it sits in, if any (ui.shell)
+        behind = away or not top.isActiveWindow()
         if behind:
             dialog.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating, True)
         dialog.open()
         if not behind:
             return False
-        if self.window.isMinimized():
-            self.window.setWindowState(self.window.windowState() & ~Qt.WindowState.WindowMinimized)
-        self.window.raise_()
-        QApplication.alert(self.window)
+        if top.isMinimized():
+            top.setWindowState(top.windowState() & ~Qt.WindowState.WindowMinimized)
+        top.raise_()
+        QApplication.alert(top)
         if away and self.notifier is not None:
             self.notifier.notify(plain_notice(title), plain_notice(message))
         return True

@@ -56,6 +56,7 @@ from ui.qt import (
 )
 from ui.settings.backend import ConnectionsBackend
 from ui.settings.connections import ConnectionsPage
+from ui.shell import HEIGHT, WIDTH
 from ui.text import plain_label, set_plain
 from ui.theme import Theme, set_tone
 from ui.window_commands import window_commands
@@ -92,7 +93,7 @@ class MainWindow(QMainWindow):
         self._names: dict[tuple[str, str], str] = {}
         self.command_palette: CommandPalette | None = None
         self.setWindowTitle("Helm")
-        self.resize(1200, 760)
+        self.resize(WIDTH, HEIGHT)
         Theme.of().follow(model.preferences.get())
         Theme.of().changed.connect(self._look_changed)
         self._menu()

@@ -31,8 +31,7 @@ class CommandFailed(Exception):
 
 
 def home_path(args: argparse.Namespace) -> Path:
-    explicit: str | None = getattr(args, "home", None)
-    return Path(explicit).expanduser() if explicit else Home.default_path()
+    return Home.chosen_path(getattr(args, "home", None))
 
 
 def home(args: argparse.Namespace) -> Home:

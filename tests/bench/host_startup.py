@@ -4,8 +4,9 @@
 runs (app.gui), on a home whose demo is already set up. ``... raw DIR SPAWNED``: a bare
 QWebEngineView in a plain window, on a custom scheme serving DIR. ``SPAWNED`` is the parent's
 ``time.monotonic()`` just before it started this process (the clock is the system's, shared by
-both). Prints ``PAINTED <seconds>`` when the window is first painted and ``READY <seconds>``
-when the first page is ready, then exits.
+both). Prints ``PAINTED <seconds>`` when the window is first painted (Helm's: its frame,
+``ui.shell``; then ``CONTENT <seconds>`` when Helm's window is painted in it) and
+``READY <seconds>`` when the first page is ready, then exits.
 
 The floors of those two milestones: ``... raw7 DIR SPAWNED`` starts seven raw pages together, each
 on a profile of its own, as the demo dashboard starts its seven frames (``READY`` is the first,
@@ -13,8 +14,9 @@ on a profile of its own, as the demo dashboard starts its seven frames (``READY`
 class Helm's modules name (``ui.qt`` imported first).
 
 ``... timeline HOME SPAWNED`` is the ``helm`` start with every milestone on the way, for a
-person looking for where a start's time goes: the start-up check's verdict (``CHECKED``), the
-window painted and filled (its frames made), the first frame ready and every dashboard frame
+person looking for where a start's time goes: the window's frame shown and painted (``FRAMED``,
+``PAINTED``), the start-up check's verdict (``CHECKED``), Helm's window opened, painted in the
+frame (``CONTENT``) and filled (its frames made), the first frame ready and every dashboard frame
 ready (``ALL``). For example, from the repository root::
 
     python -m tests.bench.host_startup timeline ~/.helm "$(python3 -c 'import time; print(time.monotonic())')"
@@ -106,7 +108,7 @@ def raw_qt(folder: Path) -> None:
 
 def helm(home: Path) -> None:
     from app.cli import desktop_args
-    from app.gui import run, run_qt
+    from app.gui import desktop
 
     args = desktop_args(["--home", str(home)])
     assert args is not None
@@ -116,16 +118,19 @@ def helm(home: Path) -> None:
         if await window.wait_ready(1, 60):
             ready()
 
+    def framed(shell: Any) -> None:
+        shell.painted.connect(lambda: milestone("PAINTED"))
+
     def opened(window: Any) -> None:
-        window.window.painted.connect(lambda: milestone("PAINTED"))
+        window.window.painted.connect(lambda: milestone("CONTENT"))
         waiting.append(asyncio.ensure_future(first_frame(window)))
 
-    run_qt(lambda: run(args, opened))
+    desktop(args, opened, framed)
 
 
 def timeline(home: Path) -> None:
     from app.cli import desktop_args
-    from app.gui import run, run_qt
+    from app.gui import desktop
     from ui.host.egress_check import ENGINE_CHECK
 
     args = desktop_args(["--home", str(home)])
@@ -141,13 +146,17 @@ def timeline(home: Path) -> None:
             milestone(f"ALL {cards}")
         os._exit(0)
 
+    def framed(shell: Any) -> None:
+        milestone("FRAMED")
+        shell.painted.connect(lambda: milestone("PAINTED"))
+
     def opened(window: Any) -> None:
         milestone("OPENED")
-        window.window.painted.connect(lambda: milestone("PAINTED"))
+        window.window.painted.connect(lambda: milestone("CONTENT"))
         window.window.filled.connect(lambda: milestone("FILLED"))
         waiting.append(asyncio.ensure_future(frames(window)))
 
-    run_qt(lambda: run(args, opened))
+    desktop(args, opened, framed)
 
 
 MODES = {"helm": helm, "raw": raw, "raw7": raw_seven, "rawqt": raw_qt, "timeline": timeline}

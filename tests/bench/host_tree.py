@@ -38,7 +38,7 @@ async def report() -> None:
 
 def helm(home: Path, count: int) -> None:
     from app.cli import desktop_args
-    from app.gui import run, run_qt
+    from app.gui import desktop
 
     args = desktop_args(["--home", str(home)])
     assert args is not None
@@ -51,7 +51,7 @@ def helm(home: Path, count: int) -> None:
                 await asyncio.sleep(0.05)
         await report()
 
-    run_qt(lambda: run(args, lambda window: waiting.append(asyncio.ensure_future(measure(window)))))
+    desktop(args, lambda window: waiting.append(asyncio.ensure_future(measure(window))))
 
 
 def raw(folder: Path, count: int) -> None:

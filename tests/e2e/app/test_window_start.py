@@ -1,4 +1,5 @@
-"""The desktop window at start-up: painted first, then filled with the workspace's widgets."""
+"""The desktop window at start-up: its frame painted first, then the window in it, painted, then
+filled with the workspace's widgets."""
 
 from __future__ import annotations
 
@@ -6,11 +7,14 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from app.cli import desktop_args
 from app.demo import EXTENSIONS, set_up_demo
 from app.gui import after_frames
+from app.gui import run as desktop
 from app.gui import set_up_demo as set_up_demo_in
-from app.window import FILL_WITHIN_MS, open_window
+from app.window import FILL_WITHIN_MS, Window, open_window
 from tests.helpers import new_broker
+from ui.shell import WindowShell
 
 
 def test_the_window_is_painted_before_it_reads_the_workspaces_and_makes_frames(
@@ -86,3 +90,43 @@ def test_the_keychain_is_looked_up_once_every_frame_of_the_dashboard_is_ready(
     started, cards = run(scenario(), timeout=60)
     assert cards == len(EXTENSIONS)
     assert started == [cards], "started once, with every frame ready"
+
+
+def test_the_desktop_paints_its_frame_first_and_opens_the_window_in_it(run: Any, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+
+    async def set_up() -> None:
+        async with new_broker(home) as broker:
+            await set_up_demo(broker)
+
+    run(set_up())
+    seen: list[str] = []
+    frames: list[WindowShell] = []
+
+    def framed(shell: WindowShell) -> None:
+        frames.append(shell)
+        shell.painted.connect(lambda: seen.append("frame painted"))
+
+    def opened(window: Window) -> None:
+        seen.append("window opened")
+        shell = frames[0]
+        seen.append(f"in the frame: {window.window.window() is shell and window.window.parent() is shell}")
+        window.window.closing.connect(lambda: seen.append("window closed"))
+        window.window.filled.connect(lambda: asyncio.get_running_loop().call_soon(shell.close))
+
+    args = desktop_args(["--home", str(home)])
+    assert args is not None
+    code = run(desktop(args, opened, framed), timeout=60)
+    assert code == 0
+    # Closing the frame closed the window in it, which ended the desktop.
+    assert seen == ["frame painted", "window opened", "in the frame: True", "window closed"]
+
+
+def test_a_frame_closed_before_the_window_came_ends_the_start_without_one(run: Any, tmp_path: Path) -> None:
+    opened: list[Window] = []
+    args = desktop_args(["--home", str(tmp_path / "home")])
+    assert args is not None
+    code = run(desktop(args, opened.append, lambda shell: shell.close()), timeout=60)
+    assert code == 0
+    assert opened == []
+    assert not (tmp_path / "home" / "workspaces").exists(), "no demo set up for a window never opened"

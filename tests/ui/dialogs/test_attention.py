@@ -21,7 +21,8 @@ from tests.e2e.host.kit import Dialogs
 from tests.helpers import manifest_dict, new_broker, setup_extension
 from ui.attention import Attention, in_background, tray_notifier
 from ui.dialogs.confirm import DialogConfirmer
-from ui.qt import QApplication, QMainWindow, Qt, QWindow
+from ui.qt import QApplication, QMainWindow, Qt, QWidget, QWindow
+from ui.shell import WindowShell
 
 FILES = {"id": "fs", "kind": "files", "root": "workspace", "paths": ["notes/*.md"], "operations": ["write"]}
 OLD, NEW = "line 1\n", "line one\n"
@@ -61,14 +62,19 @@ def elsewhere(qtbot: QtBot) -> QWindow:
     return other
 
 
+@pytest.mark.parametrize("framed", [False, True], ids=["window", "window-in-its-frame"])
 def test_a_confirmation_in_the_background_raises_the_window_and_notifies_but_leaves_the_keys(
-    qtbot: QtBot, run: Any, home: tuple[Broker, CallContext, Path]
+    qtbot: QtBot, run: Any, home: tuple[Broker, CallContext, Path], framed: bool
 ) -> None:
     broker, ctx, note = home
     window = QMainWindow()
-    qtbot.addWidget(window)
-    window.show()
-    window.showMinimized()
+    top: QWidget = window
+    if framed:  # as the desktop shows it: in the frame the start painted first (ui.shell)
+        top = WindowShell()
+        top.adopt(window)
+    qtbot.addWidget(top)
+    top.show()
+    top.showMinimized()
     dialogs, notes = Dialogs(), Notes()
     confirm = DialogConfirmer(factory=dialogs)
     confirm.set_parent(window, Attention(window, notes))
@@ -78,7 +84,7 @@ def test_a_confirmation_in_the_background_raises_the_window_and_notifies_but_lea
         request = asyncio.ensure_future(broker.request(ctx, "fs", "write", write_args(), confirm))
         dialog = await asyncio.wait_for(dialogs.shown.get(), 10)
         seen = {
-            "minimised": window.isMinimized(),
+            "minimised": top.isMinimized(),
             "without_activating": dialog.testAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating),
             "focus_on_cancel": dialog.focusWidget() is dialog.cancel_button,
             "cancel_default": dialog.cancel_button.isDefault() and not dialog.accept_button.isDefault(),
