@@ -62,6 +62,7 @@ from ui.main_window import MainWindow  # noqa: E402
 from ui.qt import QApplication, QWidget  # noqa: E402
 from ui.settings.backend import BrokerConnections  # noqa: E402
 from ui.settings.connections import ConnectionsPage  # noqa: E402
+from ui.shell import WindowShell  # noqa: E402
 from ui.workspace_model import WorkspaceModel  # noqa: E402
 from ui.workspace_settings import WorkspaceSettings  # noqa: E402
 
@@ -337,6 +338,9 @@ def shoot(out: Path) -> list[Path]:
 
 async def _shoot_all(out: Path, broker: Broker, root: Path) -> list[Path]:
     written: list[Path] = []
+    frame = WindowShell()  # what a start paints first
+    written.append(await save(frame, out, "start-frame", (1280, 760)))
+    frame.deleteLater()
     model = WorkspaceModel(broker)
     window = MainWindow(model, placeholder_view, BrokerConnections(broker), ExplorerLogic(broker))
     window.show_workspace("side-project", ask=False)
@@ -376,6 +380,7 @@ def again_in_dark(broker: Broker) -> dict[str, tuple[Callable[[], QWidget], tupl
 
     return {
         "audit-log-detail": (audit_detail, (1100, 620)),
+        "start-frame": (WindowShell, (1280, 760)),
         "confirm-files": (lambda: ConfirmDialog(SUMMARIES["confirm-files"], guard_ms=0), (640, 560)),
         "review-install": (lambda: ReviewDialog(review, ReviewReason.INSTALL, guard_ms=0), (720, 760)),
     }

@@ -93,7 +93,8 @@ def _median_starts(sides: dict[str, tuple[str, Path]], cache: Path) -> dict[str,
         for side, (mode, target) in sides.items():
             runs[side].append(_cold_start(mode, target, cache))
     return {
-        side: {name: statistics.median(r[name] for r in found) for name in found[0]} for side, found in runs.items()
+        side: {name: statistics.median(r[name] for r in found) for name in found[0]}
+        for side, found in runs.items()
     }
 
 

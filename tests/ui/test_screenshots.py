@@ -18,7 +18,7 @@ EXPECTED = {
     "dashboard-live", "dashboard-live-stopped", "activity-live", "agents-page", "agents-permission",
     "agents-write", "agents-permission-hostile", "settings-agents", "settings-agents-adapter",
     "settings-agents-invalid", "command-palette", "command-palette-no-match", "main-window-empty",
-    "updates", "review-update", "start-build", "start-build-move",
+    "updates", "review-update", "start-build", "start-build-move", "start-frame",
 }  # fmt: skip
 
 
