@@ -67,11 +67,11 @@ def security_headers(csp: str, **more: str) -> Headers:
     return headers
 
 
-RESPONSE_HEADERS = security_headers(
-    content_security_policy(),
-    Cross_Origin_Opener_Policy="same-origin",
-    Cross_Origin_Resource_Policy="same-origin",
-)
+# No Cross-Origin-Opener-Policy: it separates a page from windows of other origins, and a frame
+# has none (it opens no window, loads no other origin, and its profile is its extension's alone).
+# So it would guard nothing, and it costs a renderer: a document with it starts a new browsing
+# context group, so the engine starts every frame's renderer a second time at its first page.
+RESPONSE_HEADERS = security_headers(content_security_policy(), Cross_Origin_Resource_Policy="same-origin")
 
 
 class Gate(Protocol):

@@ -1,9 +1,10 @@
 """The start-up check in Helm's own process: it passes here, a late preconnect revokes it, and no
-file of an extension is served before it has passed."""
+file of an extension is served before it has passed (while the frame's renderer starts)."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 import time
 from collections.abc import Callable
@@ -83,6 +84,62 @@ class ScriptedGate:
         self.verdict = passed
         for callback in self._callbacks:
             callback(passed)
+
+
+def _children(parents: set[int]) -> set[int]:
+    found = set()
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat") as stat:
+                    parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):  # ended meanwhile
+                continue
+            if parent in parents:
+                found.add(int(name))
+    return found
+
+
+def renderers() -> set[int]:
+    """This process's renderers: on Linux the engine forks each from a zygote it started."""
+    return _children(_children({os.getpid()}))
+
+
+async def renderers_started(since: set[int], within: float = 20) -> set[int]:
+    async with asyncio.timeout(within):
+        while not (started := renderers() - since):
+            await asyncio.sleep(0.01)
+    return started
+
+
+def test_a_held_frame_starts_the_renderer_its_page_then_runs_in(run: Any, tmp_path: Path) -> None:
+    """The verdict holds a frame's files, not its start: its renderer starts meanwhile, and the
+    page runs in that one once served. A document that asked for a browsing context group of its
+    own (``Cross-Origin-Opener-Policy``) would have the engine start a second renderer for it,
+    after the wait: the start of every dashboard frame twice over."""
+    folder = copy_page("probe", tmp_path / "ext")
+    profile = ExtensionProfile(folder, extension_host("ws", "com.example.early"))
+    gate = ScriptedGate()
+    profile.handler.hold_until(gate)
+    page = HostPage(profile.profile, profile.host)
+
+    async def scenario() -> tuple[set[int], bool]:
+        loaded = emitted(page.loadFinished, 20)
+        before = renderers()
+        page.load(QUrl(entry_url(profile.host, "index.html")))
+        await asyncio.wait_for(gate.asked.wait(), 20)
+        held = await renderers_started(before)
+        gate.decide(True)
+        (ok,) = await loaded
+        return held, bool(ok)
+
+    try:
+        held, ok = run(scenario())
+        assert ok
+        assert page.renderProcessPid() in held, f"the page runs in {page.renderProcessPid()}, not in {held}"
+    finally:
+        page.deleteLater()
+        profile.deleteLater()
 
 
 @pytest.mark.parametrize("passed", [True, False], ids=["passed", "failed"])
