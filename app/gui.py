@@ -66,9 +66,14 @@ def run_qt(body: Callable[[], Coroutine[Any, Any, int]], *, check: bool = True) 
     asyncio.set_event_loop(loop)
 
     async def checked() -> int:
-        if check:
-            await start_check()
-        return await body()
+        try:
+            if check:
+                await start_check()
+            return await body()
+        finally:
+            from ui.host.egress_check import ENGINE_CHECK  # here: nothing of it before the paint
+
+            await ENGINE_CHECK.aclose()  # its canary's port closed before the loop is
 
     try:
         with loop:

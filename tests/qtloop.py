@@ -16,6 +16,7 @@ engine is prepared by ``tests/e2e/conftest.py``, which every Qt-driven tree impo
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Coroutine, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -53,6 +54,11 @@ def qloop(qapp: QApplication) -> Iterator[asyncio.AbstractEventLoop]:
     loop.set_default_executor(executor)
     asyncio.set_event_loop(loop)
     yield loop
+    # The process's start-up check, if a test started it: its canary's port is closed now, not
+    # at the interpreter's exit should the session end in the check's late window.
+    check = sys.modules.get("ui.host.egress_check")
+    if check is not None:
+        drive(loop, check.ENGINE_CHECK.aclose())
     executor.shutdown(wait=True)
     # Helm's own copies are QMimeData objects made in Python: emptied now, Qt would delete the
     # last one at process exit, after Python has gone, and crash.

@@ -10,8 +10,10 @@ both). Prints ``PAINTED <seconds>`` when the window is first painted (Helm's: it
 
 The floors of those two milestones: ``... raw7 DIR SPAWNED`` starts seven raw pages together, each
 on a profile of its own, as the demo dashboard starts its seven frames (``READY`` is the first,
-``ALL 7`` every one); ``... rawqt DIR SPAWNED`` is the raw page once PySide6 has made every Qt
-class Helm's modules name (``ui.qt`` imported first).
+``ALL 7`` every one); ``... raw7imported DIR SPAWNED`` starts those seven once the window is
+painted and Helm's modules are imported in a worker thread (``IMPORTED``), as Helm's start
+imports them before it makes a frame; ``... rawqt DIR SPAWNED`` is the raw page once PySide6 has
+made every Qt class Helm's modules name (``ui.qt`` imported first).
 
 ``... timeline HOME SPAWNED`` is the ``helm`` start with every milestone on the way, for a
 person looking for where a start's time goes: the window's frame shown and painted (``FRAMED``,
@@ -25,9 +27,12 @@ ready (``ALL``). For example, from the repository root::
 from __future__ import annotations
 
 import asyncio
+import importlib
 import os
 import sys
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,8 +48,10 @@ def ready() -> None:
     os._exit(0)
 
 
-def raw(folder: Path, pages: int = 1) -> None:
-    from PySide6.QtCore import QUrl
+def raw(folder: Path, pages: int = 1, first: Callable[[], object] | None = None) -> None:
+    """The raw window with ``pages`` raw pages; with ``first``, the pages are made and loaded
+    only once the window is painted and ``first()`` has run in a worker thread (``IMPORTED``)."""
+    from PySide6.QtCore import QObject, QTimer, QUrl, Signal
     from PySide6.QtWebEngineCore import QWebEngineProfile, QWebEngineUrlScheme
     from PySide6.QtWebEngineWidgets import QWebEngineView
     from PySide6.QtWidgets import QApplication, QVBoxLayout, QWidget
@@ -56,6 +63,9 @@ def raw(folder: Path, pages: int = 1) -> None:
     QWebEngineUrlScheme.registerScheme(scheme)
     app = QApplication(sys.argv[:1])
 
+    class Done(QObject):
+        done = Signal()
+
     class Window(QWidget):
         painted = False
 
@@ -64,6 +74,8 @@ def raw(folder: Path, pages: int = 1) -> None:
             if not self.painted:
                 self.painted = True
                 milestone("PAINTED")
+                if first is not None:
+                    QTimer.singleShot(0, start_first)
 
     window = Window()
     window.resize(1200, 760)
@@ -79,17 +91,40 @@ def raw(folder: Path, pages: int = 1) -> None:
             os._exit(0)
 
     # One profile per page, as Helm gives each extension its own (and so its own renderer).
-    handlers, views = [], []
-    for _ in range(pages):
-        profile = QWebEngineProfile(app)
-        handlers.append(FolderHandler(folder, profile))  # kept: a collected handler hangs loads
-        profile.installUrlSchemeHandler(b"bench", handlers[-1])
-        views.append(QWebEngineView(profile, window))
-        layout.addWidget(views[-1])
-        views[-1].loadFinished.connect(lambda _ok: finished())
-    window.show()
-    for view in views:
-        view.load(QUrl("bench://x/index.html"))
+    handlers: list[FolderHandler] = []  # kept: a collected handler hangs loads
+
+    def make_views() -> list[QWebEngineView]:
+        views = []
+        for _ in range(pages):
+            profile = QWebEngineProfile(app)
+            handlers.append(FolderHandler(folder, profile))
+            profile.installUrlSchemeHandler(b"bench", handlers[-1])
+            views.append(QWebEngineView(profile, window))
+            layout.addWidget(views[-1])
+            views[-1].loadFinished.connect(lambda _ok: finished())
+        return views
+
+    def load(views: list[QWebEngineView]) -> None:
+        for view in views:
+            view.load(QUrl("bench://x/index.html"))
+
+    imported = Done()
+
+    def first_done() -> None:
+        milestone("IMPORTED")
+        load(make_views())
+
+    def start_first() -> None:
+        assert first is not None
+        imported.done.connect(first_done)  # queued: the thread emits it
+        threading.Thread(target=lambda: (first(), imported.done.emit())).start()
+
+    if first is None:
+        views = make_views()
+        window.show()
+        load(views)
+    else:
+        window.show()
     app.exec()
 
 
@@ -97,6 +132,14 @@ def raw_seven(folder: Path) -> None:
     """The raw side of the demo dashboard's start: seven pages, each on a profile of its own,
     started together (the demo home has seven widgets)."""
     raw(folder, pages=7)
+
+
+def raw_seven_after_helm_imports(folder: Path) -> None:
+    """A floor of Helm's first ready: the seven raw pages once the window is painted and Helm's
+    modules are imported in a worker thread, as the desktop imports them (``app.gui``) before
+    it can make a frame. What Helm takes over it is its window, the fill and its frames' own
+    work."""
+    raw(folder, pages=7, first=lambda: importlib.import_module("app.window"))
 
 
 def raw_qt(folder: Path) -> None:
@@ -159,7 +202,14 @@ def timeline(home: Path) -> None:
     desktop(args, opened, framed)
 
 
-MODES = {"helm": helm, "raw": raw, "raw7": raw_seven, "rawqt": raw_qt, "timeline": timeline}
+MODES = {
+    "helm": helm,
+    "raw": raw,
+    "raw7": raw_seven,
+    "raw7imported": raw_seven_after_helm_imports,
+    "rawqt": raw_qt,
+    "timeline": timeline,
+}
 
 if __name__ == "__main__":
     MODES[sys.argv[1]](Path(sys.argv[2]))

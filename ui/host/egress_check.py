@@ -221,6 +221,14 @@ class EngineCheck:
         assert self.outcome is not None
         return self.outcome
 
+    async def aclose(self) -> None:
+        """Stop the check, its late window too (Helm is quitting): its canary's port is closed
+        now, not left to the interpreter's exit."""
+        task = self._task
+        if task is not None and not task.done():
+            task.cancel()
+            await asyncio.wait({task})
+
     def watch(self, frame: Any) -> None:
         """Call ``frame.engine_check_failed(outcome)`` if a passed check fails late."""
         self._watchers.add(frame)

@@ -58,6 +58,38 @@ def test_a_preconnect_that_arrives_late_fails_the_check_and_cuts_every_frame_off
     assert run(evaluate(view, "1 + 1")) == 2, "the page itself is left alone, only cut off"
 
 
+def test_a_check_closed_in_its_late_window_closes_its_port_and_keeps_its_verdict(run: Any) -> None:
+    check = EngineCheck()
+
+    async def scenario() -> Any:
+        first = await check.result()
+        assert check.canary_port is not None
+        with socket.socket() as other, pytest.raises(OSError, match="in use"):  # the canary holds its port
+            other.bind(("127.0.0.1", check.canary_port))
+        await check.aclose()
+        await check.aclose()  # closing again is harmless
+        return first, await check.final()
+
+    first, final = run(scenario())
+    assert first.passed and final is first
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", check.canary_port), timeout=5).close()
+
+
+def test_a_check_closed_before_its_verdict_does_not_pass(run: Any) -> None:
+    check = EngineCheck()
+
+    async def scenario() -> Any:
+        check.start()
+        await asyncio.sleep(0)
+        await check.aclose()
+        return await check.result()
+
+    outcome = run(scenario())
+    assert outcome.passed is False
+    assert check.passed is False
+
+
 class PageOnly:
     def __init__(self, page: HostPage) -> None:
         self.page = page
