@@ -14,7 +14,9 @@ The other rows say where an app's time goes:
   there by a plain listener, with nothing of Helm on the way (the relay drops it unread: it
   carries a BigInt, which JSON cannot hold). The app's frame is sandboxed, an opaque origin,
   so every message crosses between frames of different origins; the engine delivers each one
-  as a task of the other frame, and that, not Helm, is most of an app's round trip.
+  as a task of the other frame, and that, not Helm, is most of an app's round trip;
+* the same echo over a ``MessageChannel`` whose port the host page handed to the app's frame:
+  what a relay that spoke to the app over a port could reach (Helm's does not, yet).
 """
 
 from __future__ import annotations
@@ -57,6 +59,18 @@ PING = "(id) => window.parent.postMessage({jsonrpc: '2.0', id, method: 'ping', p
 ECHO = "(id) => window.parent.postMessage({id, unreadable: 1n}, '*')"
 ECHOER = """window.addEventListener("message", (e) => { const d = e.data;
   if (d && typeof d.unreadable === "bigint") e.source.postMessage({ id: d.id, echoed: true }, "*"); });"""
+# The host page keeps one port of a channel and hands the other to the app's frame, which waits
+# for it first (APP_PORT), then echoes over it (PORT_SEND).
+HOST_PORT = """(() => { const channel = new MessageChannel();
+  channel.port1.onmessage = (e) => channel.port1.postMessage({ id: e.data.id, echoed: true });
+  document.querySelector("iframe").contentWindow.postMessage("bench-port", "*", [channel.port2]); })()"""
+APP_PORT = """(window.benchPort = new Promise((resolve) => window.addEventListener("message", (e) => {
+  if (e.source === window.parent && e.data === "bench-port") resolve(e.ports[0]); })), true)"""
+PORT_SEND = """(async () => { const port = await window.benchPort; let id = 0; const waiting = new Map();
+  port.onmessage = (e) => { waiting.get(e.data.id)(e.data); waiting.delete(e.data.id); };
+  window.benchPortSend = () => new Promise((resolve) => {
+    id += 1; waiting.set(id, resolve); port.postMessage({ id }); });
+  return true; })()"""
 TIMED = """(async () => {{ const t = performance.now();
   for (let i = 0; i < {n}; i++) {{ const r = await {call}; if ({failed}) throw new Error("failed"); }}
   return (performance.now() - t) / 1000 / {n}; }})()"""
@@ -71,7 +85,7 @@ async def by_hand(app: AppView, post: str, failed: str) -> Any:
 def test_an_apps_tool_call_against_an_extensions_helm_call_on_the_same_server(
     run: Any, bench: Bench, tmp_path: Path
 ) -> None:
-    async def scenario() -> tuple[float, float, float, float, float]:
+    async def scenario() -> tuple[float, float, float, float, float, float]:
         async with new_broker(tmp_path / "home") as broker:
             await app_home(broker, tmp_path)
             ext_id = await added(broker)
@@ -96,16 +110,22 @@ def test_an_apps_tool_call_against_an_extensions_helm_call_on_the_same_server(
                 ping = await by_hand(plain, PING, "!r.result")
                 plain.page.runJavaScript(ECHOER, QWebEngineScript.ScriptWorldId.MainWorld.value)
                 echo = await by_hand(plain, ECHO, "!r.echoed")
-                values = (result, raw, ping, echo)
+                await in_app(plain, APP_PORT)
+                plain.page.runJavaScript(HOST_PORT, QWebEngineScript.ScriptWorldId.MainWorld.value)
+                await in_app(plain, PORT_SEND)
+                over_port = TIMED.format(n=CALLS, call="window.benchPortSend()", failed="!r.echoed")
+                port = await in_app(plain, over_port)
+                values = (result, raw, ping, echo, port)
                 return (*(float(v["value"]) for v in values), float(extension))
             finally:
                 await apps.aclose()
                 await view.aclose()
 
-    app, raw, ping, echo, extension = run(scenario(), timeout=180)
+    app, raw, ping, echo, port, extension = run(scenario(), timeout=180)
     same = "helm.call, same server and tool"
     bench.record("MCP Apps: tools/call round trip, SDK App (per call)", app, extension, note=same)
     bench.record("MCP Apps: tools/call round trip, plain postMessage (per call)", raw, extension, note=same)
     bench.record("MCP Apps: ping round trip, Helm's relay only (per call)", ping, extension, note=same)
     bench.record("MCP Apps: frame to host page and back, no Helm (per call)", echo, extension, note=same)
-    assert min(app, raw, ping, echo, extension) > 0
+    bench.record("MCP Apps: the same over a MessagePort, no Helm (per call)", port, extension, note=same)
+    assert min(app, raw, ping, echo, port, extension) > 0
