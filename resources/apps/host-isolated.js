@@ -5,11 +5,17 @@
 // which knows which app it is; every message Helm sends goes back to the app's window only.
 // A message larger than Helm takes never crosses: the app is answered here that it was refused
 // (when it was a request), and Helm is told only its method and size, to count the refusal.
+// The app's frame asks once for a port (app-port.js, Helm's script in the app's world): messages
+// then go both ways over it, which costs the engine far less than a window message. What comes
+// over the port is taken exactly as what the frame posts; until the port comes, and for what the
+// app posts another way, the window's messages are used.
 // The frame's color-scheme is Helm's (light or dark), which is what prefers-color-scheme reads
 // inside it: set before the app loads, and again whenever Helm's scheme changes.
 (function () {
   'use strict';
   var MAX_MESSAGE_CHARS = %MAX_MESSAGE_CHARS%;
+  var PORT_ASK = '%PORT_ASK%';
+  var PORT_GIVE = '%PORT_GIVE%';
   var meta = document.querySelector('meta[name="helm-app"]');
   if (meta === null) return;
   var frame = document.createElement('iframe');
@@ -22,42 +28,60 @@
   setScheme(schemeMeta === null ? 'light' : schemeMeta.content);
   var bridge = null;
   var queued = [];
+  var port = null; // the app's document's port, once it asked for one
+
+  function toApp(data) {
+    if (port !== null) { port.postMessage(data); return; }
+    var target = frame.contentWindow;
+    if (target !== null) target.postMessage(data, '*');
+  }
 
   function refuse(data, length) {
     var request = data !== null && typeof data === 'object' && !Array.isArray(data) ? data : {};
     var method = typeof request.method === 'string' ? request.method.slice(0, 100) : '';
     var id = request.id;
     if (method !== '' && (typeof id === 'string' || typeof id === 'number')) {
-      frame.contentWindow.postMessage({
+      toApp({
         jsonrpc: '2.0', id: id,
         error: { code: -32000, message: 'too_large: Helm refused the message: it is larger than ' +
           MAX_MESSAGE_CHARS + ' characters as JSON' },
-      }, '*');
+      });
     }
     var told = function () { bridge.refused(method, length); };
     if (bridge === null) queued.push(told); else told();
   }
 
-  window.addEventListener('message', function (event) {
-    if (event.source === null || event.source !== frame.contentWindow) return;
+  function fromApp(data) {
     var text;
     try {
-      text = JSON.stringify(event.data);
+      text = JSON.stringify(data);
     } catch (e) {
       return;
     }
     if (typeof text !== 'string') return;
-    if (text.length > MAX_MESSAGE_CHARS) { refuse(event.data, text.length); return; }
+    if (text.length > MAX_MESSAGE_CHARS) { refuse(data, text.length); return; }
     if (bridge === null) queued.push(function () { bridge.post(text); }); else bridge.post(text);
+  }
+
+  // A new port for each time the frame asks (a reloaded app's document asks again); the one it
+  // replaces is closed, so nothing is taken from a document that is gone.
+  function givePort(target) {
+    if (port !== null) port.close();
+    var channel = new MessageChannel();
+    port = channel.port1;
+    port.onmessage = function (event) { fromApp(event.data); };
+    target.postMessage(PORT_GIVE, '*', [channel.port2]);
+  }
+
+  window.addEventListener('message', function (event) {
+    if (event.source === null || event.source !== frame.contentWindow) return;
+    if (event.data === PORT_ASK) { givePort(event.source); return; }
+    fromApp(event.data);
   });
 
   new QWebChannel(qt.webChannelTransport, function (channel) {
     bridge = channel.objects.helmApp;
-    bridge.deliver.connect(function (text) {
-      var target = frame.contentWindow;
-      if (target === null) return;
-      target.postMessage(JSON.parse(text), '*');
-    });
+    bridge.deliver.connect(function (text) { toApp(JSON.parse(text)); });
     bridge.scheme.connect(setScheme);
     queued.splice(0).forEach(function (send) { send(); });
     bridge.ready();

@@ -1,8 +1,9 @@
 """MCP Apps: an app's ``tools/call`` round trip against an extension's ``helm.call``.
 
 Both in the real web view, through the real broker, to the same tool of the same MCP server
-(the ext-apps SDK test server): the app's call is the SDK's ``App.callServerTool`` posted to
-Helm's host page, relayed by its isolated world, answered by the app's session; the
+(the ext-apps SDK test server): the app's call is the SDK's ``App.callServerTool`` sent to
+Helm's host page over the app frame's port, relayed by its isolated world, answered by the
+app's session; the
 extension's is ``helm.call`` over the bridge. The goal is at most 1.5 times the extension's. Each
 side makes 50 sequential calls per row from its own instance, within the rate limit.
 
@@ -10,13 +11,13 @@ The other rows say where an app's time goes:
 * the same JSON-RPC posted by hand, without the SDK, so what the SDK itself costs (its
   validation, its logging) shows apart;
 * ``ping`` by hand: Helm's relay and the app's session, without the broker or the server;
-* the engine's floor: a message posted from the app's frame to its host page and answered
-  there by a plain listener, with nothing of Helm on the way (the relay drops it unread: it
-  carries a BigInt, which JSON cannot hold). The app's frame is sandboxed, an opaque origin,
-  so every message crosses between frames of different origins; the engine delivers each one
-  as a task of the other frame, and that, not Helm, is most of an app's round trip;
+* the engine's cost of a window message: one posted from the app's frame to its host page
+  (``window.top``) and answered there by a plain listener, with nothing of Helm on the way (the
+  relay drops it unread: it carries a BigInt, which JSON cannot hold). The app's frame is
+  sandboxed, an opaque origin, so such a message crosses between frames of different origins,
+  and costs milliseconds;
 * the same echo over a ``MessageChannel`` whose port the host page handed to the app's frame:
-  what a relay that spoke to the app over a port could reach (Helm's does not, yet).
+  what a message over the port the app's frame speaks to Helm by costs.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ BY_HAND = """((post) => {{
   }});
 }})({post})"""
 PING = "(id) => window.parent.postMessage({jsonrpc: '2.0', id, method: 'ping', params: {}}, '*')"
-ECHO = "(id) => window.parent.postMessage({id, unreadable: 1n}, '*')"
+ECHO = "(id) => window.top.postMessage({id, unreadable: 1n}, '*')"  # a window message, not the port
 ECHOER = """window.addEventListener("message", (e) => { const d = e.data;
   if (d && typeof d.unreadable === "bigint") e.source.postMessage({ id: d.id, echoed: true }, "*"); });"""
 # The host page keeps one port of a channel and hands the other to the app's frame, which waits

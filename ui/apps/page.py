@@ -4,7 +4,8 @@
 permissions, windows, dialogs, downloads, full screen) whose navigation policy allows exactly
 two documents: the host page in the main frame and the app in its one subframe. ``AppBridge``
 is the one object the host page's isolated world reaches over the web channel: ``post``
-carries a JSON-RPC message from the app, ``deliver`` one from Helm. The app's identity is
+carries a JSON-RPC message from the app, ``deliver`` one from Helm. Between the app's frame and
+the host page, messages go over a port the frame asks for (``port_script``). The app's identity is
 fixed by whoever made the bridge. A message longer than ``MAX_MESSAGE_CHARS`` is refused in
 the isolated world before it crosses (the app is answered there); ``refused`` tells Helm its
 method and size, to count it.
@@ -28,6 +29,10 @@ log = logging.getLogger(__name__)
 
 BRIDGE_OBJECT = "helmApp"
 MAX_MESSAGE_CHARS = meta.MAX_MESSAGE_CHARS
+PORT_ASK = "helm-app-port?"
+"""What the app's frame posts to the host page for a port (``port_script``), once per document."""
+PORT_GIVE = "helm-app-port"
+"""What the host page posts back, with the port."""
 
 
 def app_navigation(hosts: AppHosts) -> Navigation:
@@ -96,10 +101,23 @@ class AppBridge(QObject):
             self.pageReady.emit()
 
 
+def _resource(name: str, **values: str) -> str:
+    """``resources/apps/<name>`` with each ``%NAME%`` replaced by its value (each must be there)."""
+    text = resources.files("resources").joinpath("apps", name).read_text(encoding="utf-8")
+    for key, value in values.items():
+        mark = f"%{key}%"
+        if mark not in text:
+            raise RuntimeError(f"{name} must name {mark}")
+        text = text.replace(mark, value)
+    return text
+
+
 @cache
 def _host_script_source() -> str:
-    relay = resources.files("resources").joinpath("apps", "host-isolated.js").read_text(encoding="utf-8")
-    return _qwebchannel_js() + "\n" + relay.replace("%MAX_MESSAGE_CHARS%", str(MAX_MESSAGE_CHARS))
+    relay = _resource(
+        "host-isolated.js", MAX_MESSAGE_CHARS=str(MAX_MESSAGE_CHARS), PORT_ASK=PORT_ASK, PORT_GIVE=PORT_GIVE
+    )
+    return _qwebchannel_js() + "\n" + relay
 
 
 def console_script() -> QWebEngineScript:
@@ -107,12 +125,22 @@ def console_script() -> QWebEngineScript:
     world as it is created, so a console line reads as in a browser."""
     script = QWebEngineScript()
     script.setName("helm-app-console")
-    script.setSourceCode(
-        resources.files("resources").joinpath("apps", "console-format.js").read_text("utf-8")
-    )
+    script.setSourceCode(_resource("console-format.js"))
     script.setWorldId(QWebEngineScript.ScriptWorldId.MainWorld.value)
     script.setInjectionPoint(QWebEngineScript.InjectionPoint.DocumentCreation)
     script.setRunsOnSubFrames(True)
+    return script
+
+
+def port_script() -> QWebEngineScript:
+    """The app's end of its port to the host page (``resources/apps/app-port.js``): in the app's
+    own world, as its document is created, before any script of the app's."""
+    script = QWebEngineScript()
+    script.setName("helm-app-port")
+    script.setSourceCode(_resource("app-port.js", PORT_ASK=PORT_ASK, PORT_GIVE=PORT_GIVE))
+    script.setWorldId(QWebEngineScript.ScriptWorldId.MainWorld.value)
+    script.setInjectionPoint(QWebEngineScript.InjectionPoint.DocumentCreation)
+    script.setRunsOnSubFrames(True)  # the app's document is the page's one subframe
     return script
 
 

@@ -25,7 +25,7 @@ from broker.broker import Broker
 from broker.context import CallContext
 from broker.summary import Confirmer
 from ui.apps.loader import AppLoader
-from ui.apps.page import BRIDGE_OBJECT, AppBridge, app_page, console_script, host_script
+from ui.apps.page import BRIDGE_OBJECT, AppBridge, app_page, console_script, host_script, port_script
 from ui.apps.policy import app_hosts
 from ui.apps.profile import AppProfile
 from ui.host.egress_check import ENGINE_CHECK, EgressCheck
@@ -94,7 +94,7 @@ class AppView(QWidget):
             self,
             lambda parent: app_page(profile, hosts, parent),
             # Author mode (a log that observes) also formats the console as a browser does.
-            (host_script(), *((console_script(),) if services.observe is not None else ())),
+            (host_script(), port_script(), *((console_script(),) if services.observe is not None else ())),
             (BRIDGE_OBJECT, self.bridge),
             ctx.extension,
         )

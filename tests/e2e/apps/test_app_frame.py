@@ -13,6 +13,7 @@ import pytest
 from broker.agents import Option, PermissionQuestion
 from tests.e2e.apps.kit import Links, app_broker, app_host, in_app, open_frame
 from tests.e2e.host.kit import Dialogs
+from ui.apps.page import PORT_ASK
 from ui.dialogs.agent_permission import PermissionDialog
 from ui.qt import QLabel, Qt
 
@@ -34,6 +35,49 @@ def test_the_sdk_app_initializes_with_helm_and_calls_a_read_tool(run: Any, tmp_p
     context, items = run(scenario(), timeout=60)
     assert context["value"]["platform"] == "desktop"
     assert items == {"value": {"items": ["first"]}}
+
+
+# A tools/call posted to the real parent, the window message the port replaced; its answer
+# comes back as any message from Helm does: from window.parent, the port.
+BY_WINDOW = """new Promise((resolve) => {
+  const id = "by-window-" + Math.random();
+  window.addEventListener("message", (event) => {
+    if (event.source === window.parent && event.data && event.data.id === id) resolve(event.data);
+  });
+  window.top.postMessage({ jsonrpc: "2.0", id, method: "tools/call",
+    params: { name: "list_items", arguments: {} } }, "*");
+})"""
+
+
+def test_an_apps_parent_is_its_port_to_helm_and_its_real_parent_still_takes_its_messages(
+    run: Any, tmp_path: Path
+) -> None:
+    async def scenario() -> dict[str, Any]:
+        async with app_broker(tmp_path) as (broker, ext_id):
+            host = app_host(broker, Dialogs(), Links())
+            try:
+                view = await open_frame(host, ext_id)
+                is_port = "window.parent instanceof MessagePort && window.top !== window.parent"
+                seen = {
+                    "port": await in_app(view, is_port),
+                    "sdk": await in_app(view, "board.call('list_items').then(r => r.structuredContent)"),
+                    "window": await in_app(view, BY_WINDOW),
+                }
+                # A document that asks for a port again (as a reloaded one does) gets a new one,
+                # and the one it had is closed: the app goes on over the new one.
+                await in_app(view, f"(window.top.postMessage({json.dumps(PORT_ASK)}, '*'), true)")
+                await asyncio.sleep(0.2)
+                seen["again"] = await in_app(view, "board.call('list_items').then(r => r.structuredContent)")
+                seen["records"] = [(r.operation, r.outcome) for r in broker.activity.history()]
+                return seen
+            finally:
+                await host.aclose()
+
+    seen = run(scenario(), timeout=60)
+    assert seen["port"] == {"value": True}
+    assert seen["sdk"] == seen["again"] == {"value": {"items": ["first"]}}
+    assert seen["window"]["value"]["result"]["structuredContent"] == {"items": ["first"]}
+    assert seen["records"].count(("list_items", "ok")) == 3, seen["records"]
 
 
 def test_a_write_waits_for_helms_dialog_confirmed_then_declined(run: Any, tmp_path: Path) -> None:
@@ -203,12 +247,19 @@ def _link_dialogs(host: Any) -> asyncio.Queue[Any]:
     return asked
 
 
+BIG_BY_WINDOW = """new Promise((resolve) => {
+  window.addEventListener("message", (e) => { if (e.data && e.data.id === "big") resolve(e.data); });
+  window.top.postMessage({ jsonrpc: "2.0", id: "big", method: "ping",
+    params: { pad: "z".repeat(5 * 1024 * 1024) } }, "*");
+})"""
+
+
 def test_a_message_too_large_is_refused_before_it_reaches_helm_and_the_app_is_answered(
     run: Any, tmp_path: Path
 ) -> None:
     seen: list[int] = []
 
-    async def scenario() -> tuple[Any, Any, int, list[tuple[str, str]]]:
+    async def scenario() -> tuple[Any, Any, Any, int, list[tuple[str, str]]]:
         async with app_broker(tmp_path) as (broker, ext_id):
             host = app_host(broker, Dialogs(), Links())
             host.services = dataclasses.replace(
@@ -219,15 +270,17 @@ def test_a_message_too_large_is_refused_before_it_reaches_helm_and_the_app_is_an
                 big = await in_app(view, "board.rawCall('list_items', {pad: 'x'.repeat(5 * 1024 * 1024)})")
                 await in_app(view, "window.parent.postMessage({jsonrpc: '2.0', method: 'ping',"
                                    " params: {pad: 'y'.repeat(5 * 1024 * 1024)}}, '*')")  # fmt: skip
+                by_window = await in_app(view, BIG_BY_WINDOW)  # to the real parent, not over the port
                 after = await in_app(view, "board.rawCall('list_items')")
                 records = [(r.operation, r.outcome) for r in broker.activity.history()]
-                return big, after, view.session.refused, records
+                return big, by_window, after, view.session.refused, records
             finally:
                 await host.aclose()
 
-    big, after, refused, records = run(scenario(), timeout=90)
+    big, by_window, after, refused, records = run(scenario(), timeout=90)
     assert big["value"]["error"]["message"].startswith("too_large: Helm refused the message")
-    assert refused == 2
+    assert by_window["value"]["error"]["message"].startswith("too_large: Helm refused the message")
+    assert refused == 3
     assert ("tools/call", "too_large") in records and ("ping", "too_large") in records
     assert max(seen) < 4 * 1024 * 1024, "no large message crossed into Helm"
     assert after["value"]["result"]["structuredContent"] == {"items": ["first"]}
