@@ -7,11 +7,15 @@
 // The host page takes what comes over the port exactly as a message the frame posted, with the
 // same checks; a message posted to the real parent (`window.top`) still arrives. Until the port
 // has come, messages wait here in order, each copied when it was posted, as postMessage does.
+// The request names this document (a word of its own), and only the port sent back with that
+// word is taken: one meant for the frame's earlier document (a reload) is not.
 (function () {
   'use strict';
-  if (window.top === window || window.parent !== window.top) return; // the app's frame only
-  var ASK = '%PORT_ASK%';
-  var GIVE = '%PORT_GIVE%';
+  // The app's document only: not the host page, nor the frame's first, empty document.
+  if (window.top === window || window.parent !== window.top || location.protocol === 'about:') return;
+  var word = Math.random().toString(36).slice(2, 12);
+  var ASK = '%PORT_ASK%' + word;
+  var GIVE = '%PORT_GIVE%' + word;
   var host = window.parent;
   var send = MessagePort.prototype.postMessage;
   var dispatch = EventTarget.prototype.dispatchEvent;

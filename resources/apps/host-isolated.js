@@ -2,7 +2,7 @@
 // main frame, after qwebchannel.js; the host page has no script of its own. It makes the one
 // sandboxed frame the app runs in (an opaque origin: scripts, nothing else) and relays JSON-RPC:
 // every message the app posts to its parent goes, as JSON text, to this frame's bridge object,
-// which knows which app it is; every message Helm sends goes back to the app's window only.
+// which knows which app it is; every message Helm sends goes back to the app's frame only.
 // A message larger than Helm takes never crosses: the app is answered here that it was refused
 // (when it was a request), and Helm is told only its method and size, to count the refusal.
 // The app's frame asks once for a port (app-port.js, Helm's script in the app's world): messages
@@ -28,7 +28,7 @@
   setScheme(schemeMeta === null ? 'light' : schemeMeta.content);
   var bridge = null;
   var queued = [];
-  var port = null; // the app's document's port, once it asked for one
+  var port = null; // the port the app's document last spoke on
 
   function toApp(data) {
     if (port !== null) { port.postMessage(data); return; }
@@ -63,19 +63,35 @@
     if (bridge === null) queued.push(function () { bridge.post(text); }); else bridge.post(text);
   }
 
-  // A new port for each time the frame asks (a reloaded app's document asks again); the one it
-  // replaces is closed, so nothing is taken from a document that is gone.
-  function givePort(target) {
-    if (port !== null) port.close();
+  // A new port each time the frame asks (a reloaded app's document asks again), sent back with
+  // the word the request named. What Helm sends goes over the port the app last spoke on, and
+  // the one it spoke on before is closed then: a port that was asked for but never taken (its
+  // word named no document) changes nothing. At most a few such ports are kept open.
+  var unspoken = [];
+  function givePort(target, word) {
     var channel = new MessageChannel();
-    port = channel.port1;
-    port.onmessage = function (event) { fromApp(event.data); };
-    target.postMessage(PORT_GIVE, '*', [channel.port2]);
+    var mine = channel.port1;
+    mine.onmessage = function (event) {
+      if (port !== mine) {
+        if (port !== null) port.close();
+        port = mine;
+        unspoken = unspoken.filter(function (other) { return other !== mine; });
+      }
+      fromApp(event.data);
+    };
+    unspoken.push(mine);
+    if (unspoken.length > 4) unspoken.shift().close();
+    target.postMessage(PORT_GIVE + word, '*', [channel.port2]);
+  }
+
+  function portAsked(data) {
+    return typeof data === 'string' && data.length <= PORT_ASK.length + 32 &&
+      data.slice(0, PORT_ASK.length) === PORT_ASK;
   }
 
   window.addEventListener('message', function (event) {
     if (event.source === null || event.source !== frame.contentWindow) return;
-    if (event.data === PORT_ASK) { givePort(event.source); return; }
+    if (portAsked(event.data)) { givePort(event.source, event.data.slice(PORT_ASK.length)); return; }
     fromApp(event.data);
   });
 

@@ -30,9 +30,10 @@ log = logging.getLogger(__name__)
 BRIDGE_OBJECT = "helmApp"
 MAX_MESSAGE_CHARS = meta.MAX_MESSAGE_CHARS
 PORT_ASK = "helm-app-port?"
-"""What the app's frame posts to the host page for a port (``port_script``), once per document."""
-PORT_GIVE = "helm-app-port"
-"""What the host page posts back, with the port."""
+"""What the app's frame posts to the host page for a port (``port_script``), once per document,
+followed by a word naming the document."""
+PORT_GIVE = "helm-app-port:"
+"""What the host page posts back with the port, followed by the word it was asked with."""
 
 
 def app_navigation(hosts: AppHosts) -> Navigation:

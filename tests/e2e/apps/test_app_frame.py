@@ -63,9 +63,10 @@ def test_an_apps_parent_is_its_port_to_helm_and_its_real_parent_still_takes_its_
                     "sdk": await in_app(view, "board.call('list_items').then(r => r.structuredContent)"),
                     "window": await in_app(view, BY_WINDOW),
                 }
-                # A document that asks for a port again (as a reloaded one does) gets a new one,
-                # and the one it had is closed: the app goes on over the new one.
-                await in_app(view, f"(window.top.postMessage({json.dumps(PORT_ASK)}, '*'), true)")
+                # A request for a port that names another document (a stray one, or one of the
+                # frame's earlier document) gets a port no document takes: the app goes on over
+                # its own.
+                await in_app(view, f"(window.top.postMessage({json.dumps(PORT_ASK + 'another')}, '*'), true)")
                 await asyncio.sleep(0.2)
                 seen["again"] = await in_app(view, "board.call('list_items').then(r => r.structuredContent)")
                 seen["records"] = [(r.operation, r.outcome) for r in broker.activity.history()]
@@ -78,6 +79,26 @@ def test_an_apps_parent_is_its_port_to_helm_and_its_real_parent_still_takes_its_
     assert seen["sdk"] == seen["again"] == {"value": {"items": ["first"]}}
     assert seen["window"]["value"]["result"]["structuredContent"] == {"items": ["first"]}
     assert seen["records"].count(("list_items", "ok")) == 3, seen["records"]
+
+
+def test_an_app_whose_document_reloads_goes_on_over_its_new_documents_port(run: Any, tmp_path: Path) -> None:
+    async def scenario() -> tuple[Any, Any]:
+        async with app_broker(tmp_path) as (broker, ext_id):
+            host = app_host(broker, Dialogs(), Links())
+            try:
+                view = await open_frame(host, ext_id)
+                await in_app(view, "(window.reloaded = false, setTimeout(() => location.reload(), 10), true)")
+                await asyncio.sleep(1.0)
+                again = await in_app(view, "board.ready.then(() => board.call('list_items'))"
+                                           ".then(r => [r.structuredContent, window.reloaded])")  # fmt: skip
+                port = await in_app(view, "window.parent instanceof MessagePort")
+                return again, port
+            finally:
+                await host.aclose()
+
+    again, port = run(scenario(), timeout=60)
+    assert again == {"value": [{"items": ["first"]}, None]}, "a new document, initialized with Helm again"
+    assert port == {"value": True}
 
 
 def test_a_write_waits_for_helms_dialog_confirmed_then_declined(run: Any, tmp_path: Path) -> None:
