@@ -133,8 +133,10 @@ def _children(parents: set[int]) -> set[int]:
 
 
 def renderers() -> set[int]:
-    """This process's renderers: on Linux the engine forks each from a zygote it started."""
-    return _children(_children({os.getpid()}))
+    """The engine's processes, its renderers among them: this process's children (the zygotes
+    the engine starts) and theirs (it forks each renderer from a zygote)."""
+    children = _children({os.getpid()})
+    return children | _children(children)
 
 
 async def renderers_started(since: set[int], within: float = 20) -> set[int]:
