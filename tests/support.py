@@ -145,6 +145,32 @@ def _group_exists(pgid: int) -> bool:
     return True
 
 
+def process_children() -> dict[int, list[int]]:
+    """Every running process's children, by the parent's pid (read from ``/proc``)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:  # ended meanwhile
+                continue
+            children.setdefault(int(stat[1]), []).append(int(entry))
+    return children
+
+
+def descendants(pid: int) -> set[int]:
+    """Every process descended from ``pid`` now, its children's children included."""
+    children = process_children()
+    found: set[int] = set()
+    todo = list(children.get(pid, []))
+    while todo:
+        child = todo.pop()
+        if child not in found:
+            found.add(child)
+            todo.extend(children.get(child, []))
+    return found
+
+
 def start_server(
     name: str,
     argv: Sequence[str],

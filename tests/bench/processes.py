@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.support import process_children
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -29,18 +31,6 @@ def run_child(
     ).stdout
 
 
-def _children() -> dict[int, list[int]]:
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            children.setdefault(int(stat[1]), []).append(int(entry))
-    return children
-
-
 def _pss_kib(pid: int) -> int:
     try:
         for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
@@ -61,7 +51,7 @@ def _is_engine(pid: int) -> bool:
 def tree_pss_mib(root: int | None = None, *, engine_only: bool = False) -> float:
     """Proportional memory of ``root`` (this process) and its descendants, MiB; with
     ``engine_only``, of the web engine's processes alone below it (not, say, MCP servers)."""
-    children = _children()
+    children = process_children()
     top = os.getpid() if root is None else root
     total_kib, todo = _pss_kib(top), list(children.get(top, []))
     while todo:

@@ -43,6 +43,7 @@ from broker.kinds.db.values import FETCH_ROWS
 from tests.bench.conftest import Bench
 from tests.helpers import manifest_dict, new_broker, setup_extension
 from tests.servers.databases import DatabaseServer
+from tests.support import descendants
 from tests.unit.kinds.db_relay import Relay
 from tests.unit.kinds.db_setup import add_profile, server_profile
 
@@ -90,20 +91,6 @@ def _listening(port: int) -> int:
     raise LookupError(f"nothing listens on port {port}")
 
 
-def _family(pid: int) -> set[int]:
-    """``pid`` and every process descended from it."""
-    parents: dict[int, int] = {}
-    for child in filter(str.isdigit, os.listdir("/proc")):
-        with contextlib.suppress(OSError, ValueError, IndexError), open(f"/proc/{child}/stat") as stat:
-            parents[int(child)] = int(stat.read().rsplit(")", 1)[1].split()[1])
-    family, grew = {pid}, True
-    while grew:
-        more = {child for child, parent in parents.items() if parent in family} - family
-        family |= more
-        grew = bool(more)
-    return family
-
-
 @contextlib.contextmanager
 def one_core(port: int) -> Iterator[None]:
     """Every thread of this process and of the server listening on ``port`` (its children too,
@@ -122,14 +109,14 @@ def one_core(port: int) -> Iterator[None]:
                         os.sched_setaffinity(tid, {cpu} if cpus is None else cpus)
 
     every = os.sched_getaffinity(0)
-    pin({os.getpid(), *_family(server)}, None)
+    pin({os.getpid(), server, *descendants(server)}, None)
     try:
         yield
     finally:
         for tid, cpus in saved.items():
             with contextlib.suppress(OSError):
                 os.sched_setaffinity(tid, cpus)
-        pin(_family(server) - {server}, every)  # the children it started meanwhile
+        pin(descendants(server), every)  # the children it started meanwhile
 
 
 async def _compare(

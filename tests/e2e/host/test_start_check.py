@@ -15,6 +15,7 @@ import pytest
 
 import ui.host.view as view_module
 from tests.e2e.host.kit import EchoHandler, copy_page, evaluate, wait_ready
+from tests.support import descendants
 from ui.aio import emitted
 from ui.host import ExtensionProfile, entry_url, extension_host
 from ui.host.egress_check import ENGINE_CHECK, EngineCheck
@@ -118,25 +119,10 @@ class ScriptedGate:
             callback(passed)
 
 
-def _children(parents: set[int]) -> set[int]:
-    found = set()
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                with open(f"/proc/{name}/stat") as stat:
-                    parent = int(stat.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):  # ended meanwhile
-                continue
-            if parent in parents:
-                found.add(int(name))
-    return found
-
-
 def renderers() -> set[int]:
-    """The engine's processes, its renderers among them: this process's children (the zygotes
-    the engine starts) and theirs (it forks each renderer from a zygote)."""
-    children = _children({os.getpid()})
-    return children | _children(children)
+    """The engine's processes, its renderers among them (it forks each from a zygote it
+    started): every process below this one."""
+    return descendants(os.getpid())
 
 
 async def renderers_started(since: set[int], within: float = 20) -> set[int]:
