@@ -102,8 +102,10 @@ class AppBridge(QObject):
             self.pageReady.emit()
 
 
+@cache
 def _resource(name: str, **values: str) -> str:
-    """``resources/apps/<name>`` with each ``%NAME%`` replaced by its value (each must be there)."""
+    """``resources/apps/<name>`` with each ``%NAME%`` replaced by its value (each must be there),
+    read once per process: every app's frame gets the same text."""
     text = resources.files("resources").joinpath("apps", name).read_text(encoding="utf-8")
     for key, value in values.items():
         mark = f"%{key}%"
