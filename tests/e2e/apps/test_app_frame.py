@@ -37,16 +37,15 @@ def test_the_sdk_app_initializes_with_helm_and_calls_a_read_tool(run: Any, tmp_p
     assert items == {"value": {"items": ["first"]}}
 
 
-# A tools/call posted to the real parent, the window message the port replaced; its answer
-# comes back as any message from Helm does: from window.parent, the port.
-BY_WINDOW = """new Promise((resolve) => {
-  const id = "by-window-" + Math.random();
-  window.addEventListener("message", (event) => {
-    if (event.source === window.parent && event.data && event.data.id === id) resolve(event.data);
-  });
-  window.top.postMessage({ jsonrpc: "2.0", id, method: "tools/call",
-    params: { name: "list_items", arguments: {} } }, "*");
-})"""
+def by_window(request_id: str, method: str, params: str) -> str:
+    """A request posted to the app's real parent (a window message, not over the port), and its
+    answer, which comes back as any message from Helm does: from ``window.parent``, the port."""
+    return f"""new Promise((resolve) => {{
+  window.addEventListener("message", (event) => {{
+    if (event.source === window.parent && event.data && event.data.id === "{request_id}") resolve(event.data);
+  }});
+  window.top.postMessage({{ jsonrpc: "2.0", id: "{request_id}", method: "{method}", params: {params} }}, "*");
+}})"""
 
 
 def test_an_apps_parent_is_its_port_to_helm_and_its_real_parent_still_takes_its_messages(
@@ -61,7 +60,9 @@ def test_an_apps_parent_is_its_port_to_helm_and_its_real_parent_still_takes_its_
                 seen = {
                     "port": await in_app(view, is_port),
                     "sdk": await in_app(view, "board.call('list_items').then(r => r.structuredContent)"),
-                    "window": await in_app(view, BY_WINDOW),
+                    "window": await in_app(
+                        view, by_window("by-window", "tools/call", "{name: 'list_items', arguments: {}}")
+                    ),
                 }
                 # A request for a port that names another document (a stray one, or one of the
                 # frame's earlier document) gets a port no document takes: the app goes on over
@@ -282,13 +283,6 @@ def _link_dialogs(host: Any) -> asyncio.Queue[Any]:
     return asked
 
 
-BIG_BY_WINDOW = """new Promise((resolve) => {
-  window.addEventListener("message", (e) => { if (e.data && e.data.id === "big") resolve(e.data); });
-  window.top.postMessage({ jsonrpc: "2.0", id: "big", method: "ping",
-    params: { pad: "z".repeat(5 * 1024 * 1024) } }, "*");
-})"""
-
-
 def test_a_message_too_large_is_refused_before_it_reaches_helm_and_the_app_is_answered(
     run: Any, tmp_path: Path
 ) -> None:
@@ -305,16 +299,17 @@ def test_a_message_too_large_is_refused_before_it_reaches_helm_and_the_app_is_an
                 big = await in_app(view, "board.rawCall('list_items', {pad: 'x'.repeat(5 * 1024 * 1024)})")
                 await in_app(view, "window.parent.postMessage({jsonrpc: '2.0', method: 'ping',"
                                    " params: {pad: 'y'.repeat(5 * 1024 * 1024)}}, '*')")  # fmt: skip
-                by_window = await in_app(view, BIG_BY_WINDOW)  # to the real parent, not over the port
+                big_ping = by_window("big", "ping", "{pad: 'z'.repeat(5 * 1024 * 1024)}")
+                by_window_big = await in_app(view, big_ping)  # to the real parent, not over the port
                 after = await in_app(view, "board.rawCall('list_items')")
                 records = [(r.operation, r.outcome) for r in broker.activity.history()]
-                return big, by_window, after, view.session.refused, records
+                return big, by_window_big, after, view.session.refused, records
             finally:
                 await host.aclose()
 
-    big, by_window, after, refused, records = run(scenario(), timeout=90)
+    big, by_window_big, after, refused, records = run(scenario(), timeout=90)
     assert big["value"]["error"]["message"].startswith("too_large: Helm refused the message")
-    assert by_window["value"]["error"]["message"].startswith("too_large: Helm refused the message")
+    assert by_window_big["value"]["error"]["message"].startswith("too_large: Helm refused the message")
     assert refused == 3
     assert ("tools/call", "too_large") in records and ("ping", "too_large") in records
     assert max(seen) < 4 * 1024 * 1024, "no large message crossed into Helm"
